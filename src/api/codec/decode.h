@@ -1,0 +1,42 @@
+// Decoding of Kueue manifests: multi-document YAML or JSON text into typed
+// api::Object values, with Kueue's defaulting applied and its webhook
+// validation run. Every error names the document (index, kind, name, line),
+// the field path and the offending value. Unknown fields are errors.
+// Stateless functions; safe to call from any thread.
+#pragma once
+
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/object.h"
+#include "base/result.h"
+
+namespace kuota::codec {
+
+struct DecodeOptions {
+  // Documents whose "apiVersion/kind" is listed here are skipped silently
+  // (e.g. "conformance/v1/Expectation" in scenario files).
+  std::set<std::string> skip_kinds;
+  // Run api validation (Kueue's webhook rules) on each decoded object.
+  bool validate = true;
+  // Inputs larger than this are refused before parsing.
+  size_t max_bytes = 64u << 20;
+};
+
+struct DecodedObject {
+  api::Object object;
+  int document_index = 0;  // 0-based among the stream's documents
+  int line = 0;            // 1-based line where the document starts
+};
+
+// Decodes every document of a YAML/JSON stream. Empty documents are skipped.
+// Fails on the first bad document.
+Result<std::vector<DecodedObject>> DecodeDocuments(std::string_view text,
+                                                   const DecodeOptions& options = {});
+
+// Decodes exactly one object (one document).
+Result<api::Object> DecodeObject(std::string_view text, const DecodeOptions& options = {});
+
+}  // namespace kuota::codec

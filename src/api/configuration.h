@@ -1,0 +1,45 @@
+// Configuration (config.kueue.x-k8s.io/v1beta1): the parts of Kueue's manager
+// configuration that change scheduling decisions: fair sharing and
+// waitForPodsReady. Other known sections are accepted and ignored. Plain struct.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/time.h"
+
+namespace kuota::api {
+
+enum class FairSharingStrategy { kLessThanOrEqualToFinalShare, kLessThanInitialShare };
+
+struct FairSharingConfig {
+  bool enable = false;
+  // Default: [LessThanOrEqualToFinalShare, LessThanInitialShare].
+  std::vector<FairSharingStrategy> preemption_strategies = {
+      FairSharingStrategy::kLessThanOrEqualToFinalShare, FairSharingStrategy::kLessThanInitialShare};
+};
+
+enum class RequeuingTimestamp { kEviction, kCreation };
+
+struct RequeuingStrategy {
+  RequeuingTimestamp timestamp = RequeuingTimestamp::kEviction;
+  std::optional<int32_t> backoff_limit_count;  // absent: requeue forever
+  int32_t backoff_base_seconds = 60;
+  int32_t backoff_max_seconds = 3600;
+};
+
+struct WaitForPodsReady {
+  bool enable = false;
+  Duration timeout{300'000};
+  bool block_admission = false;
+  std::optional<Duration> recovery_timeout;
+  RequeuingStrategy requeuing_strategy;
+};
+
+struct Configuration {
+  FairSharingConfig fair_sharing;
+  WaitForPodsReady wait_for_pods_ready;
+};
+
+}  // namespace kuota::api

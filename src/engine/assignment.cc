@@ -1,0 +1,48 @@
+#include "engine/assignment.h"
+
+#include <algorithm>
+
+namespace kuota::engine {
+
+Mode CoarseMode(FitMode m) {
+  switch (m) {
+    case FitMode::kNoFit: return Mode::kNoFit;
+    case FitMode::kFit: return Mode::kFit;
+    default: return Mode::kPreempt;
+  }
+}
+
+const char* ModeName(Mode m) {
+  switch (m) {
+    case Mode::kNoFit: return "NoFit";
+    case Mode::kPreempt: return "Preempt";
+    case Mode::kFit: return "Fit";
+  }
+  return "?";
+}
+
+std::set<FrId> Assignment::NeedPreemption() const {
+  std::set<FrId> out;
+  for (const auto& ps : pod_sets) {
+    for (const auto& [res, ra] : ps.flavors) {
+      if (ra.mode != FitMode::kFit && ra.mode != FitMode::kNoFit) out.insert(ra.fr);
+    }
+  }
+  return out;
+}
+
+std::string Assignment::Message() const {
+  std::string out;
+  for (const auto& ps : pod_sets) {
+    if (ps.reasons.empty()) continue;
+    std::vector<std::string> reasons = ps.reasons;
+    std::sort(reasons.begin(), reasons.end());
+    reasons.erase(std::unique(reasons.begin(), reasons.end()), reasons.end());
+    if (!out.empty()) out += "; ";
+    out += "couldn't assign flavors to pod set " + ps.name + ": ";
+    for (size_t i = 0; i < reasons.size(); ++i) out += (i ? ", " : "") + reasons[i];
+  }
+  return out;
+}
+
+}  // namespace kuota::engine

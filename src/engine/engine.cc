@@ -1,0 +1,442 @@
+#include "engine/engine.h"
+
+#include <algorithm>
+#include <variant>
+
+#include "engine/queue_manager.h"
+
+namespace kuota::engine {
+namespace {
+
+std::string Key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+}  // namespace
+
+Engine::Engine(const Clock& clock, api::Configuration config)
+    : state_(std::make_unique<EngineState>(clock)) {
+  state_->config = std::move(config);
+  scheduler_ = std::make_unique<Scheduler>(*state_);
+}
+
+Engine::~Engine() = default;
+
+Status Engine::Apply(const api::Object& object) {
+  EngineState& s = *state_;
+  return std::visit(
+      Overloaded{
+          [&](const api::ResourceFlavor& x) {
+            s.flavors[x.metadata.name] = x;
+            s.dirty = true;
+            return Status::Ok();
+          },
+          [&](const api::ClusterQueue& x) {
+            s.cluster_queues[x.metadata.name] = x;
+            s.dirty = true;
+            return Status::Ok();
+          },
+          [&](const api::Cohort& x) {
+            s.cohorts[x.metadata.name] = x;
+            s.dirty = true;
+            return Status::Ok();
+          },
+          [&](const api::LocalQueue& x) {
+            s.local_queues[Key(x.metadata.namespace_, x.metadata.name)] = x;
+            s.dirty = true;
+            return Status::Ok();
+          },
+          [&](const api::Namespace& x) {
+            s.namespaces[x.metadata.name] = x;
+            s.dirty = true;
+            return Status::Ok();
+          },
+          [&](const api::WorkloadPriorityClass& x) {
+            s.workload_priority_classes[x.metadata.name] = x;
+            return Status::Ok();
+          },
+          [&](const api::PriorityClass& x) {
+            s.priority_classes[x.metadata.name] = x;
+            return Status::Ok();
+          },
+          [&](const api::AdmissionCheck& x) {
+            s.admission_checks[x.metadata.name] = x;
+            s.dirty = true;
+            return Status::Ok();
+          },
+          [&](const api::Configuration& x) {
+            s.config = x;
+            s.dirty = true;
+            return Status::Ok();
+          },
+          [&](const api::Workload& x) {
+            AddWorkload(x);
+            return Status::Ok();
+          },
+      },
+      object.value);
+}
+
+Status Engine::Delete(const std::string& kind, const std::string& ns, const std::string& name) {
+  EngineState& s = *state_;
+  auto erase = [&](auto& map, const std::string& key) {
+    if (map.erase(key) == 0) return Status::NotFound(kind + " \"" + key + "\" not found");
+    s.dirty = true;
+    return Status::Ok();
+  };
+  if (kind == "ResourceFlavor") return erase(s.flavors, name);
+  if (kind == "ClusterQueue") return erase(s.cluster_queues, name);
+  if (kind == "Cohort") return erase(s.cohorts, name);
+  if (kind == "LocalQueue") return erase(s.local_queues, Key(ns, name));
+  if (kind == "Namespace") return erase(s.namespaces, name);
+  if (kind == "WorkloadPriorityClass") return erase(s.workload_priority_classes, name);
+  if (kind == "PriorityClass") return erase(s.priority_classes, name);
+  if (kind == "AdmissionCheck") return erase(s.admission_checks, name);
+  if (kind == "Workload") {
+    if (!s.FindWorkload(Key(ns, name))) {
+      return Status::NotFound("Workload \"" + Key(ns, name) + "\" not found");
+    }
+    RemoveWorkload(Key(ns, name));
+    return Status::Ok();
+  }
+  return Status::Invalid("kind \"" + kind + "\" is not handled by the engine");
+}
+
+void Engine::Refresh() {
+  EngineState& s = *state_;
+  if (!s.dirty) return;
+  s.dirty = false;
+  for (auto& [key, wl] : s.workloads) {
+    if (wl->queued_in) {
+      wl->queued_in->pending().Remove(wl.get());
+      wl->queued_in = nullptr;
+    }
+  }
+  std::vector<std::unique_ptr<ClusterQueueNode>> removed;
+  QuotaTree::Inputs in{&s.cluster_queues, &s.cohorts, &s.flavors, &s.admission_checks};
+  s.tree.Rebuild(in, &removed);
+  for (auto& node : removed) {
+    for (WorkloadInfo* wl : node->admitted()) wl->admitted_in = nullptr;
+  }
+  for (auto& [key, wl] : s.workloads) {
+    if (wl->holds_quota() && wl->admitted_in == nullptr && wl->object.status.admission) {
+      if (ClusterQueueNode* cq = s.tree.FindClusterQueue(wl->object.status.admission->cluster_queue)) {
+        wl->admitted_in = cq;
+        cq->AddAdmitted(wl.get());
+        wl->usage = UsageOf(s, wl->admission);
+        for (const auto& [fr, v] : wl->usage) cq->AddUsage(fr, v);
+      }
+    }
+  }
+  for (auto& [key, wl] : s.workloads) {
+    if (wl->state == WorkloadState::kPending) RouteWorkload(s, wl.get());
+  }
+}
+
+void Engine::AddWorkload(const api::Workload& obj) {
+  EngineState& s = *state_;
+  Refresh();
+  const std::string key = Key(obj.metadata.namespace_, obj.metadata.name);
+  if (s.FindWorkload(key)) RemoveWorkload(key);
+  auto info = std::make_unique<WorkloadInfo>();
+  WorkloadInfo* wl = info.get();
+  s.workloads[key] = std::move(info);
+  wl->key = key;
+  wl->object = obj;
+  const Time now = s.clock.Now();
+  wl->creation = obj.metadata.creation_timestamp.value_or(now);
+  if (!wl->object.metadata.creation_timestamp) wl->object.metadata.creation_timestamp = now;
+  wl->queue_order_time = wl->creation;
+  const auto& spec = wl->object.spec;
+  // Priority: the value on the workload, else its class, else the pod's class,
+  // else the lowest global default PriorityClass, else 0.
+  if (spec.priority) {
+    wl->priority = *spec.priority;
+  } else if (!spec.priority_class_name.empty()) {
+    auto wpc = s.workload_priority_classes.find(spec.priority_class_name);
+    auto pc = s.priority_classes.find(spec.priority_class_name);
+    if (spec.priority_class_source != api::kPodPriorityClassSource &&
+        wpc != s.workload_priority_classes.end()) {
+      wl->priority = wpc->second.value;
+    } else if (pc != s.priority_classes.end()) {
+      wl->priority = pc->second.value;
+    }
+  } else {
+    bool found = false;
+    for (const auto& ps : spec.pod_sets) {
+      const auto& name = ps.template_.spec.priority_class_name;
+      if (name.empty()) continue;
+      auto pc = s.priority_classes.find(name);
+      if (pc != s.priority_classes.end()) wl->priority = pc->second.value;
+      found = true;
+      break;
+    }
+    if (!found) {
+      bool have_default = false;
+      for (const auto& [name, pc] : s.priority_classes) {
+        if (pc.global_default && (!have_default || pc.value < wl->priority)) {
+          wl->priority = pc.value;
+          have_default = true;
+        }
+      }
+    }
+  }
+  wl->pod_sets = BuildPodSets(wl->object);
+  const auto& st = wl->object.status;
+  if (const api::Condition* ev = api::FindCondition(st.conditions, api::kEvicted);
+      ev && ev->status == "True" && ev->reason == "PodsReadyTimeout" &&
+      s.config.wait_for_pods_ready.requeuing_strategy.timestamp ==
+          api::RequeuingTimestamp::kEviction &&
+      ev->last_transition_time) {
+    wl->queue_order_time = *ev->last_transition_time;
+  }
+  if (st.requeue_state) {
+    wl->requeue_at = st.requeue_state->requeue_at;
+    wl->requeue_count = st.requeue_state->count.value_or(0);
+  }
+  if (!spec.active) {
+    wl->state = WorkloadState::kInactive;
+    wl->pending_reason = "Inactive";
+    wl->pending_message = "The workload is deactivated";
+    return;
+  }
+  if (api::IsConditionTrue(st.conditions, api::kFinished)) {
+    wl->state = WorkloadState::kFinished;
+    return;
+  }
+  if (st.admission && api::IsConditionTrue(st.conditions, api::kQuotaReserved)) {
+    std::vector<PodSetAdmission> admission;
+    for (const auto& psa : st.admission->pod_set_assignments) {
+      PodSetAdmission a;
+      a.name = psa.name;
+      const PodSetInfo* info = nullptr;
+      for (const auto& p : wl->pod_sets) {
+        if (p.name == psa.name) info = &p;
+      }
+      a.count = psa.count.value_or(info ? info->count : 1);
+      a.flavors = psa.flavors;
+      for (const auto& [res, flavor] : psa.flavors) {
+        auto it = psa.resource_usage.find(res);
+        int64_t v = 0;
+        if (it != psa.resource_usage.end()) {
+          v = it->second.milli();
+        } else if (res == "pods") {
+          v = int64_t{a.count} * 1000;
+        } else if (info) {
+          for (const auto& [r, per] : info->per_pod) {
+            if (r == res) v = api::Quantity::Mul(per, a.count);
+          }
+        }
+        a.usage.emplace_back(res, v);
+      }
+      admission.push_back(std::move(a));
+    }
+    const api::Condition* qr = api::FindCondition(st.conditions, api::kQuotaReserved);
+    wl->quota_reserved_at = qr->last_transition_time.value_or(now);
+    ClusterQueueNode* cq = s.tree.FindClusterQueue(st.admission->cluster_queue);
+    if (cq) {
+      HoldQuota(s, wl, cq, std::move(admission));
+      if (api::IsConditionTrue(st.conditions, api::kAdmitted)) wl->state = WorkloadState::kAdmitted;
+    } else {
+      wl->admission = std::move(admission);
+      wl->state = api::IsConditionTrue(st.conditions, api::kAdmitted) ? WorkloadState::kAdmitted
+                                                                      : WorkloadState::kQuotaReserved;
+    }
+    return;
+  }
+  wl->state = WorkloadState::kPending;
+  RouteWorkload(s, wl);
+}
+
+void Engine::RemoveWorkload(const std::string& key) {
+  EngineState& s = *state_;
+  WorkloadInfo* wl = s.FindWorkload(key);
+  if (wl == nullptr) return;
+  if (wl->queued_in) wl->queued_in->pending().Remove(wl);
+  if (wl->admitted_in) {
+    ClusterQueueNode* cq = wl->admitted_in;
+    ReleaseQuota(s, wl);
+    FlushInadmissible(s, cq);
+  }
+  s.workloads.erase(key);
+}
+
+Status Engine::FinishWorkload(const std::string& key) {
+  EngineState& s = *state_;
+  Refresh();
+  WorkloadInfo* wl = s.FindWorkload(key);
+  if (wl == nullptr) return Status::NotFound("Workload \"" + key + "\" not found");
+  if (wl->queued_in) {
+    wl->queued_in->pending().Remove(wl);
+    wl->queued_in = nullptr;
+  }
+  ClusterQueueNode* cq = wl->admitted_in;
+  ReleaseQuota(s, wl);
+  wl->state = WorkloadState::kFinished;
+  SetCondition(wl->object.status.conditions, api::kFinished, "True", "Succeeded",
+               "The workload finished", s.clock.Now());
+  if (cq) FlushInadmissible(s, cq);
+  return Status::Ok();
+}
+
+Status Engine::EvictWorkload(const std::string& key, const std::string& reason,
+                             const std::string& message, bool backoff) {
+  EngineState& s = *state_;
+  Refresh();
+  WorkloadInfo* wl = s.FindWorkload(key);
+  if (wl == nullptr) return Status::NotFound("Workload \"" + key + "\" not found");
+  if (!wl->holds_quota()) return Status::Invalid("Workload \"" + key + "\" holds no quota");
+  const Time now = s.clock.Now();
+  ClusterQueueNode* cq = wl->admitted_in;
+  ReleaseQuota(s, wl);
+  wl->state = WorkloadState::kPending;
+  auto& st = wl->object.status;
+  st.admission.reset();
+  SetCondition(st.conditions, api::kEvicted, "True", reason, message, now);
+  SetCondition(st.conditions, api::kQuotaReserved, "False", "Pending", message, now);
+  SetCondition(st.conditions, api::kAdmitted, "False", "NoReservation",
+               "The workload has no reservation", now);
+  const auto& rs = s.config.wait_for_pods_ready.requeuing_strategy;
+  if (reason == "PodsReadyTimeout" && rs.timestamp == api::RequeuingTimestamp::kEviction) {
+    wl->queue_order_time = now;
+  }
+  if (backoff) {
+    wl->requeue_count++;
+    int64_t wait_s = rs.backoff_base_seconds;
+    for (int i = 1; i < wl->requeue_count && wait_s < rs.backoff_max_seconds; ++i) wait_s *= 2;
+    wait_s = std::min<int64_t>(wait_s, rs.backoff_max_seconds);
+    wl->requeue_at = now + Duration{wait_s * 1000};
+    st.requeue_state = api::RequeueState{wl->requeue_count, wl->requeue_at};
+    if (rs.backoff_limit_count && wl->requeue_count > *rs.backoff_limit_count) {
+      wl->state = WorkloadState::kInactive;
+      wl->object.spec.active = false;
+      wl->pending_reason = "Inactive";
+      wl->pending_message = "The workload is deactivated due to exceeding the maximum number of "
+                            "re-queuing retries";
+    }
+  }
+  if (wl->state == WorkloadState::kPending) {
+    wl->pending_reason = reason;
+    wl->pending_message = message;
+    RouteWorkload(s, wl);
+  }
+  if (cq) FlushInadmissible(s, cq);
+  return Status::Ok();
+}
+
+Status Engine::SetAdmissionCheckState(const std::string& key, const std::string& check,
+                                      const std::string& state, const std::string& message) {
+  EngineState& s = *state_;
+  Refresh();
+  WorkloadInfo* wl = s.FindWorkload(key);
+  if (wl == nullptr) return Status::NotFound("Workload \"" + key + "\" not found");
+  if (state != "Pending" && state != "Ready" && state != "Retry" && state != "Rejected") {
+    return Status::Invalid("admission check state \"" + state +
+                           "\" is not one of Pending, Ready, Retry, Rejected");
+  }
+  const Time now = s.clock.Now();
+  auto& checks = wl->object.status.admission_checks;
+  auto it = std::find_if(checks.begin(), checks.end(),
+                         [&](const api::AdmissionCheckState& c) { return c.name == check; });
+  if (it == checks.end()) {
+    checks.push_back({check, state, now, message});
+  } else {
+    it->state = state;
+    it->message = message;
+    it->last_transition_time = now;
+  }
+  if (wl->state == WorkloadState::kQuotaReserved && wl->admitted_in &&
+      ChecksReady(s, *wl->admitted_in, *wl)) {
+    wl->state = WorkloadState::kAdmitted;
+    SetCondition(wl->object.status.conditions, api::kAdmitted, "True", "Admitted",
+                 "The workload is admitted", now);
+  }
+  if (state == "Retry" && wl->holds_quota()) {
+    for (auto& c : checks) c.state = "Pending";
+    return EvictWorkload(key, "AdmissionCheck", "At least one admission check is false", false);
+  }
+  if (state == "Rejected") {
+    ClusterQueueNode* cq = wl->admitted_in;
+    if (wl->queued_in) {
+      wl->queued_in->pending().Remove(wl);
+      wl->queued_in = nullptr;
+    }
+    ReleaseQuota(s, wl);
+    wl->state = WorkloadState::kInactive;
+    wl->object.spec.active = false;
+    wl->pending_reason = "Inactive";
+    wl->pending_message = "The workload is deactivated due to Admission check(s): " + check +
+                          ", were rejected";
+    if (cq) FlushInadmissible(s, cq);
+  }
+  return Status::Ok();
+}
+
+CycleResult Engine::RunCycle() {
+  Refresh();
+  return scheduler_->RunCycle();
+}
+
+bool Engine::HasPendingHeads() {
+  Refresh();
+  const Time now = state_->clock.Now();
+  for (const auto& [name, cq] : state_->tree.cluster_queues()) {
+    cq->pending().ReleaseExpiredBackoff(now);
+    if (cq->active() && cq->pending().heap_size() > 0) return true;
+  }
+  return false;
+}
+
+const WorkloadInfo* Engine::FindWorkload(const std::string& key) {
+  Refresh();
+  return state_->FindWorkload(key);
+}
+
+std::vector<const WorkloadInfo*> Engine::Workloads() {
+  Refresh();
+  std::vector<const WorkloadInfo*> out;
+  for (const auto& [k, wl] : state_->workloads) out.push_back(wl.get());
+  return out;
+}
+
+const QuotaTree& Engine::tree() {
+  Refresh();
+  return state_->tree;
+}
+
+const EngineState& Engine::state() {
+  Refresh();
+  return *state_;
+}
+
+std::string Engine::PendingMessage(const std::string& key) {
+  Refresh();
+  const WorkloadInfo* wl = state_->FindWorkload(key);
+  if (wl == nullptr) return "workload not found";
+  if (wl->holds_quota()) {
+    if (wl->state == WorkloadState::kQuotaReserved) {
+      return "Quota reserved in ClusterQueue " +
+             (wl->admitted_in ? wl->admitted_in->name() : std::string("?")) +
+             "; waiting for admission checks to be Ready";
+    }
+    return "";
+  }
+  if (wl->state == WorkloadState::kFinished) return "finished";
+  if (!wl->pending_message.empty()) return wl->pending_message;
+  if (wl->queued_in) {
+    int pos = wl->queued_in->pending().PositionOf(wl);
+    if (!wl->queued_in->active()) return "ClusterQueue " + wl->queued_in->name() + " is inactive";
+    if (pos <= 0) return "Waiting to be considered by the scheduler in ClusterQueue " +
+                         wl->queued_in->name();
+    return "Waiting in ClusterQueue " + wl->queued_in->name() + ": " + std::to_string(pos) +
+           " workload(s) ahead in the queue";
+  }
+  return "Pending";
+}
+
+}  // namespace kuota::engine

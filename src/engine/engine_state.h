@@ -1,0 +1,53 @@
+// EngineState: everything the engine knows: the objects it was given (by
+// kind), the quota tree, and every workload's record. Shared by the Engine
+// (object events) and the Scheduler (cycles). Single-threaded.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/object.h"
+#include "base/clock.h"
+#include "engine/flavor_resource.h"
+#include "engine/quota_tree.h"
+#include "engine/workload_info.h"
+
+namespace kuota::engine {
+
+struct EngineState {
+  explicit EngineState(const Clock& c) : clock(c), tree(frs) {}
+
+  const Clock& clock;
+  api::Configuration config;
+  FlavorResourceTable frs;
+  QuotaTree tree;
+
+  std::map<std::string, api::ResourceFlavor> flavors;
+  std::map<std::string, api::ClusterQueue> cluster_queues;
+  std::map<std::string, api::Cohort> cohorts;
+  std::map<std::string, api::LocalQueue> local_queues;  // "ns/name"
+  std::map<std::string, api::Namespace> namespaces;
+  std::map<std::string, api::WorkloadPriorityClass> workload_priority_classes;
+  std::map<std::string, api::PriorityClass> priority_classes;
+  std::map<std::string, api::AdmissionCheck> admission_checks;
+  std::map<std::string, std::unique_ptr<WorkloadInfo>> workloads;  // "ns/name"
+
+  // Set when queues or quota objects changed: the tree is rebuilt and
+  // pending workloads re-routed before the next cycle or query.
+  bool dirty = true;
+
+  WorkloadInfo* FindWorkload(const std::string& key) const {
+    auto it = workloads.find(key);
+    return it == workloads.end() ? nullptr : it->second.get();
+  }
+};
+
+// Sets (or replaces) a condition, keeping lastTransitionTime when the status
+// does not change.
+void SetCondition(std::vector<api::Condition>& conditions, const std::string& type,
+                  const std::string& status, const std::string& reason,
+                  const std::string& message, Time now);
+
+}  // namespace kuota::engine

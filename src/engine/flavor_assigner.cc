@@ -1,0 +1,261 @@
+#include "engine/flavor_assigner.h"
+
+#include "engine/quota_tree.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace kuota::engine {
+namespace {
+
+std::string FormatAmount(const std::string& resource, int64_t milli) {
+  if (resource == "pods") return std::to_string(milli / 1000);
+  return api::Quantity::FromMilli(milli).ToString(api::IsBinaryResource(resource));
+}
+
+bool MatchRequirement(const api::NodeSelectorRequirement& r, const api::Labels& labels) {
+  auto it = labels.find(r.key);
+  bool has = it != labels.end();
+  if (r.op == "In") {
+    return has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
+  }
+  if (r.op == "NotIn") {
+    return !has || std::find(r.values.begin(), r.values.end(), it->second) == r.values.end();
+  }
+  if (r.op == "Exists") return has;
+  if (r.op == "DoesNotExist") return !has;
+  if (r.op == "Gt" || r.op == "Lt") {
+    if (!has || r.values.size() != 1) return false;
+    char* end = nullptr;
+    long long lv = std::strtoll(it->second.c_str(), &end, 10);
+    if (end == it->second.c_str() || *end != '\0') return false;
+    long long rv = std::strtoll(r.values[0].c_str(), &end, 10);
+    if (end == r.values[0].c_str() || *end != '\0') return false;
+    return r.op == "Gt" ? lv > rv : lv < rv;
+  }
+  return false;
+}
+
+std::string TaintText(const api::Taint& t) {
+  std::string s = t.key;
+  if (!t.value.empty()) s += "=" + t.value;
+  return s + ":" + t.effect;
+}
+
+struct Rep {
+  FitMode mode = FitMode::kFit;
+  int borrow = 0;
+};
+
+bool IsPreferred(const Rep& a, const std::optional<Rep>& b, api::FungibilityPreference pref) {
+  if (a.mode == FitMode::kNoFit) return false;
+  if (!b || b->mode == FitMode::kNoFit) return true;
+  if (a.mode == FitMode::kNoCandidates) return false;
+  if (b->mode == FitMode::kNoCandidates) return true;
+  if (pref == api::FungibilityPreference::kPreemptionOverBorrowing) {
+    if (a.borrow != b->borrow) return a.borrow < b->borrow;
+    return a.mode > b->mode;
+  }
+  if (a.mode != b->mode) return a.mode > b->mode;
+  return a.borrow < b->borrow;
+}
+
+}  // namespace
+
+bool MatchesNodeAffinity(const api::PodSpec& spec, const std::set<std::string>& keys,
+                         const api::Labels& labels) {
+  for (const auto& [k, v] : spec.node_selector) {
+    if (keys.count(k) == 0) continue;
+    auto it = labels.find(k);
+    if (it == labels.end() || it->second != v) return false;
+  }
+  if (!spec.node_affinity.required_terms || spec.node_affinity.required_terms->empty()) {
+    return true;
+  }
+  // Filter each term to the keys flavors define; a term emptied that way
+  // matches everything, and terms are ORed.
+  bool any_match = false;
+  for (const auto& term : *spec.node_affinity.required_terms) {
+    bool empty = true;
+    bool match = true;
+    for (const auto& req : term.match_expressions) {
+      if (keys.count(req.key) == 0) continue;
+      empty = false;
+      if (!MatchRequirement(req, labels)) match = false;
+    }
+    if (empty) return true;
+    if (match) any_match = true;
+  }
+  return any_match;
+}
+
+bool FlavorAssigner::FlavorSuits(const api::ResourceFlavor& flavor, const ResourceGroupInfo& group,
+                                 const api::PodSpec& spec, std::string* reason) const {
+  for (const auto& taint : flavor.node_taints) {
+    if (taint.effect != "NoSchedule" && taint.effect != "NoExecute") continue;
+    bool tolerated = false;
+    for (const auto& t : spec.tolerations) tolerated = tolerated || t.Tolerates(taint);
+    for (const auto& t : flavor.tolerations) tolerated = tolerated || t.Tolerates(taint);
+    if (!tolerated) {
+      *reason = "untolerated taint " + TaintText(taint) + " in flavor " + flavor.metadata.name;
+      return false;
+    }
+  }
+  if (!MatchesNodeAffinity(spec, group.label_keys, flavor.node_labels)) {
+    *reason = "flavor " + flavor.metadata.name + " doesn't match node affinity";
+    return false;
+  }
+  return true;
+}
+
+FitMode FlavorAssigner::FitsQuota(const ClusterQueueNode& cq, const WorkloadInfo& wl, FrId fr,
+                                  int64_t assumed, int64_t request, int* borrow,
+                                  std::string* reason) const {
+  const auto& name = frs_.Name(fr);
+  const int64_t value = SatAdd(assumed, request);
+  *borrow = 0;
+  const int64_t max_capacity = cq.PotentialAvailable(fr);
+  if (value > max_capacity) {
+    if (assumed > 0) {
+      *reason = "insufficient quota for " + name.resource + " in flavor " + name.flavor +
+                ", previously considered podsets requests (" + FormatAmount(name.resource, assumed) +
+                ") + current podset request (" + FormatAmount(name.resource, request) +
+                ") > maximum capacity (" + FormatAmount(name.resource, max_capacity) + ")";
+    } else {
+      *reason = "insufficient quota for " + name.resource + " in flavor " + name.flavor +
+                ", request > maximum capacity (" + FormatAmount(name.resource, value) + " > " +
+                FormatAmount(name.resource, max_capacity) + ")";
+    }
+    return FitMode::kNoFit;
+  }
+  bool may_reclaim = false;
+  *borrow = QuotaTree::BorrowingHeight(cq, fr, value, &may_reclaim);
+  const int64_t available = std::max<int64_t>(0, cq.Available(fr));
+  if (value <= available) return FitMode::kFit;
+  *reason = "insufficient unused quota for " + name.resource + " in flavor " + name.flavor + ", " +
+            FormatAmount(name.resource, value - available) + " more needed";
+  const auto& p = cq.spec().preemption;
+  const bool can_preempt_while_borrowing =
+      p.borrow_within_cohort.policy != api::BorrowWithinCohortPolicy::kNever ||
+      (fair_sharing_.enable && p.reclaim_within_cohort != api::ReclaimWithinCohortPolicy::kNever);
+  if (cq.quota(fr).nominal >= value || may_reclaim || can_preempt_while_borrowing) {
+    if (oracle_ == nullptr) return FitMode::kNoCandidates;
+    int after = *borrow;
+    FitMode m = oracle_->SimulatePreemption(cq, wl, fr, value, &after);
+    *borrow = after;
+    return m;
+  }
+  return FitMode::kNoFit;
+}
+
+Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode& cq,
+                                  const std::vector<int32_t>& counts) const {
+  Assignment out;
+  std::map<FrId, int64_t> used;  // by earlier pod sets of this workload
+  Mode worst = Mode::kFit;
+  const auto pref = cq.spec().flavor_fungibility.preference;
+  const bool try_next_on_borrow =
+      cq.spec().flavor_fungibility.when_can_borrow == api::FungibilityAction::kTryNextFlavor;
+  const bool try_next_on_preempt =
+      cq.spec().flavor_fungibility.when_can_preempt == api::FungibilityAction::kTryNextFlavor;
+
+  for (size_t i = 0; i < wl.pod_sets.size(); ++i) {
+    const PodSetInfo& ps = wl.pod_sets[i];
+    PodSetAssignmentResult psa;
+    psa.name = ps.name;
+    psa.count = counts.empty() ? ps.count : counts[i];
+    std::map<std::string, int64_t> reqs;
+    for (const auto& [res, v] : ps.per_pod) reqs[res] = api::Quantity::Mul(v, psa.count);
+    if (cq.covers_pods()) reqs["pods"] = api::Quantity::Mul(1000, psa.count);
+
+    for (const auto& [res, value] : reqs) {
+      if (psa.flavors.count(res)) continue;
+      int gi = cq.GroupOf(res);
+      if (gi < 0) {
+        if (value == 0) continue;
+        psa.reasons.push_back("resource " + res + " unavailable in ClusterQueue");
+        psa.failed = true;
+        break;
+      }
+      const ResourceGroupInfo& group = cq.resource_groups()[static_cast<size_t>(gi)];
+      // The group's requested resources, in covered order.
+      std::vector<std::pair<size_t, int64_t>> group_reqs;
+      for (size_t r = 0; r < group.covered.size(); ++r) {
+        auto it = reqs.find(group.covered[r]);
+        if (it != reqs.end()) group_reqs.emplace_back(r, it->second);
+      }
+      std::optional<Rep> best;
+      std::map<std::string, ResourceAssignment> best_assign;
+      std::vector<std::string> reasons;
+      bool chosen = false;
+      for (const auto& fig : group.flavors) {
+        auto fit = flavors_.find(fig.name);
+        if (fit == flavors_.end()) {
+          reasons.push_back("flavor " + fig.name + " not found");
+          continue;
+        }
+        std::string why;
+        if (!FlavorSuits(fit->second, group, *ps.spec, &why)) {
+          reasons.push_back(why);
+          continue;
+        }
+        Rep rep;
+        std::map<std::string, ResourceAssignment> assign;
+        for (const auto& [r, v] : group_reqs) {
+          FrId fr = fig.frs[r];
+          int borrow = 0;
+          std::string reason;
+          auto uit = used.find(fr);
+          int64_t assumed = uit == used.end() ? 0 : uit->second;
+          FitMode m = FitsQuota(cq, wl, fr, assumed, v, &borrow, &reason);
+          if (!reason.empty()) reasons.push_back(reason);
+          rep.mode = std::min(rep.mode, m);
+          rep.borrow = std::max(rep.borrow, borrow);
+          assign[group.covered[r]] = ResourceAssignment{fig.name, fr, m, borrow, v};
+        }
+        bool try_next = rep.mode == FitMode::kNoFit || rep.mode == FitMode::kNoCandidates ||
+                        ((rep.mode == FitMode::kPreempt || rep.mode == FitMode::kReclaim) &&
+                         try_next_on_preempt) ||
+                        (rep.borrow > 0 && try_next_on_borrow);
+        if (!try_next) {
+          best = rep;
+          best_assign = std::move(assign);
+          chosen = true;
+          break;
+        }
+        if (IsPreferred(rep, best, pref)) {
+          best = rep;
+          best_assign = std::move(assign);
+        }
+      }
+      if (!best || best->mode == FitMode::kNoFit) {
+        psa.reasons.insert(psa.reasons.end(), reasons.begin(), reasons.end());
+        psa.failed = true;
+        break;
+      }
+      (void)chosen;
+      if (best->mode != FitMode::kFit) {
+        psa.reasons.insert(psa.reasons.end(), reasons.begin(), reasons.end());
+      }
+      for (auto& [r, ra] : best_assign) psa.flavors[r] = ra;
+    }
+    Mode ps_mode = Mode::kFit;
+    if (psa.failed) {
+      ps_mode = Mode::kNoFit;
+    } else {
+      for (const auto& [r, ra] : psa.flavors) {
+        ps_mode = std::min(ps_mode, CoarseMode(ra.mode));
+        out.borrowing = std::max(out.borrowing, ra.borrow);
+        used[ra.fr] = SatAdd(used[ra.fr], ra.value);
+      }
+    }
+    worst = std::min(worst, ps_mode);
+    out.pod_sets.push_back(std::move(psa));
+    if (ps_mode == Mode::kNoFit) break;  // later pod sets are not evaluated
+  }
+  out.mode = worst;
+  out.usage.assign(used.begin(), used.end());
+  return out;
+}
+
+}  // namespace kuota::engine

@@ -1,0 +1,61 @@
+// FlavorAssigner: Kueue's flavor assignment. For each pod set and resource
+// group it walks the ClusterQueue's flavors in order, rejects flavors whose
+// taints or node labels do not suit the pod, measures quota fit per resource
+// (Fit / Preempt / NoFit, borrowing height) and applies flavorFungibility to
+// choose. Also the partial-admission search down to minCount.
+// Stateless apart from its inputs; single-threaded like the engine.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/configuration.h"
+#include "api/resource_flavor.h"
+#include "engine/assignment.h"
+#include "engine/cluster_queue_node.h"
+#include "engine/workload_info.h"
+
+namespace kuota::engine {
+
+// Asks whether preemption could make room for `value` of `fr` (Kueue's
+// preemption oracle). Returns kNoCandidates, kPreempt or kReclaim and the
+// borrowing height the workload would have after the preemptions.
+class PreemptionOracle {
+ public:
+  virtual ~PreemptionOracle() = default;
+  virtual FitMode SimulatePreemption(const ClusterQueueNode& cq, const WorkloadInfo& wl, FrId fr,
+                                     int64_t value, int* borrow_after) = 0;
+};
+
+class FlavorAssigner {
+ public:
+  FlavorAssigner(const std::map<std::string, api::ResourceFlavor>& flavors,
+                 const FlavorResourceTable& frs, const api::FairSharingConfig& fair_sharing,
+                 PreemptionOracle* oracle)
+      : flavors_(flavors), frs_(frs), fair_sharing_(fair_sharing), oracle_(oracle) {}
+
+  // Assigns flavors for the pod sets at `counts` (empty: the full counts).
+  Assignment Assign(const WorkloadInfo& wl, const ClusterQueueNode& cq,
+                    const std::vector<int32_t>& counts = {}) const;
+
+ private:
+  struct Choice;
+  bool FlavorSuits(const api::ResourceFlavor& flavor, const ResourceGroupInfo& group,
+                   const api::PodSpec& spec, std::string* reason) const;
+  FitMode FitsQuota(const ClusterQueueNode& cq, const WorkloadInfo& wl, FrId fr, int64_t assumed,
+                    int64_t request, int* borrow, std::string* reason) const;
+
+  const std::map<std::string, api::ResourceFlavor>& flavors_;
+  const FlavorResourceTable& frs_;
+  const api::FairSharingConfig& fair_sharing_;
+  PreemptionOracle* oracle_;  // borrowed; may be null (then no preemption)
+};
+
+// True when the pod's nodeSelector and required node affinity, restricted to
+// `keys`, match `labels`.
+bool MatchesNodeAffinity(const api::PodSpec& spec, const std::set<std::string>& keys,
+                         const api::Labels& labels);
+
+}  // namespace kuota::engine

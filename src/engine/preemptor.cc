@@ -1,0 +1,475 @@
+#include "engine/preemptor.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+
+#include "engine/cohort_node.h"
+#include "engine/fair_sharing.h"
+#include "engine/quota_tree.h"
+
+namespace kuota::engine {
+
+void RemoveWorkloadUsage(const WorkloadInfo& wl) {
+  for (const auto& [fr, v] : wl.usage) wl.admitted_in->RemoveUsage(fr, v);
+}
+
+void AddWorkloadUsage(const WorkloadInfo& wl) {
+  for (const auto& [fr, v] : wl.usage) wl.admitted_in->AddUsage(fr, v);
+}
+
+bool UsesResources(const WorkloadInfo& wl, const std::set<FrId>& need) {
+  for (const auto& [fr, v] : wl.usage) {
+    if (need.count(fr)) return true;
+  }
+  return false;
+}
+
+namespace {
+
+bool WithinNominal(const QuotaNode& node, const std::set<FrId>& need) {
+  for (FrId fr : need) {
+    if (node.usage(fr) > node.subtree_quota(fr)) return false;
+  }
+  return true;
+}
+
+bool SatisfiesWithin(api::WithinClusterQueuePolicy p, const WorkloadInfo& in,
+                     const WorkloadInfo& cand) {
+  switch (p) {
+    case api::WithinClusterQueuePolicy::kNever: return false;
+    case api::WithinClusterQueuePolicy::kLowerPriority: return in.priority > cand.priority;
+    case api::WithinClusterQueuePolicy::kLowerOrNewerEqualPriority:
+      return in.priority > cand.priority ||
+             (in.priority == cand.priority && in.queue_order_time < cand.queue_order_time);
+  }
+  return false;
+}
+
+bool SatisfiesReclaim(api::ReclaimWithinCohortPolicy p, const WorkloadInfo& in,
+                      const WorkloadInfo& cand) {
+  switch (p) {
+    case api::ReclaimWithinCohortPolicy::kNever: return false;
+    case api::ReclaimWithinCohortPolicy::kLowerPriority: return in.priority > cand.priority;
+    case api::ReclaimWithinCohortPolicy::kAny: return true;
+  }
+  return false;
+}
+
+bool IsEvicted(const WorkloadInfo& wl) {
+  return wl.evicted || api::IsConditionTrue(wl.object.status.conditions, api::kEvicted);
+}
+
+// Child of `lca` on the path from `x` up to it (x itself when its parent is lca).
+const QuotaNode* AlmostLca(const QuotaNode* x, const QuotaNode* lca) {
+  while (x->parent() != nullptr && x->parent() != lca) x = x->parent();
+  return x;
+}
+
+const QuotaNode* LowestCommonAncestor(const QuotaNode* a, const QuotaNode* b) {
+  std::set<const QuotaNode*> path;
+  for (const QuotaNode* n = a->parent(); n != nullptr; n = n->parent()) path.insert(n);
+  for (const QuotaNode* n = b->parent(); n != nullptr; n = n->parent()) {
+    if (path.count(n)) return n;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool Preemptor::CandidateBefore(const WorkloadInfo* a, const WorkloadInfo* b,
+                                const ClusterQueueNode* own) {
+  bool ae = IsEvicted(*a), be = IsEvicted(*b);
+  if (ae != be) return ae;
+  bool a_own = a->admitted_in == own, b_own = b->admitted_in == own;
+  if (a_own != b_own) return !a_own;
+  if (a->priority != b->priority) return a->priority < b->priority;
+  if (a->quota_reserved_at != b->quota_reserved_at) return a->quota_reserved_at > b->quota_reserved_at;
+  if (a->uid() != b->uid()) return a->uid() < b->uid();
+  return a->key < b->key;
+}
+
+bool Preemptor::Fits(const ClusterQueueNode& cq, const FrUsage& usage, bool allow_borrowing) {
+  for (const auto& [fr, v] : usage) {
+    if (!allow_borrowing && SatAdd(cq.usage(fr), v) > cq.subtree_quota(fr)) return false;
+    if (v > std::max<int64_t>(0, cq.Available(fr))) return false;
+  }
+  return true;
+}
+
+std::vector<PreemptionTarget> Preemptor::FillBack(std::vector<PreemptionTarget> targets,
+                                                  const ClusterQueueNode& cq, const FrUsage& usage,
+                                                  bool allow_borrowing) const {
+  for (int i = static_cast<int>(targets.size()) - 2; i >= 0; --i) {
+    AddWorkloadUsage(*targets[static_cast<size_t>(i)].workload);
+    if (Fits(cq, usage, allow_borrowing)) {
+      targets[static_cast<size_t>(i)] = targets.back();
+      targets.pop_back();
+    } else {
+      RemoveWorkloadUsage(*targets[static_cast<size_t>(i)].workload);
+    }
+  }
+  return targets;
+}
+
+bool Preemptor::CandidateValid(const Candidate& c, const ClusterQueueNode& cq,
+                               const std::set<FrId>& need, bool borrow) const {
+  const ClusterQueueNode* x = c.wl->admitted_in;
+  if (x == &cq) return true;
+  if (borrow && c.variant == Variant::kReclaimWithoutBorrowing) return false;
+  if (WithinNominal(*x, need)) return false;
+  for (const QuotaNode* a = x->parent(); a != nullptr && a != c.lca; a = a->parent()) {
+    if (WithinNominal(*a, need)) return false;
+  }
+  return true;
+}
+
+std::vector<PreemptionTarget> Preemptor::GetTargets(const WorkloadInfo& wl,
+                                                    const ClusterQueueNode& cq,
+                                                    const std::set<FrId>& need,
+                                                    const FrUsage& usage) {
+  if (need.empty()) return {};
+  if (fair_sharing_.enable) return Fair(wl, cq, need, usage);
+  return Classic(wl, cq, need, usage);
+}
+
+std::vector<PreemptionTarget> Preemptor::Classic(const WorkloadInfo& wl,
+                                                 const ClusterQueueNode& cq,
+                                                 const std::set<FrId>& need,
+                                                 const FrUsage& usage) {
+  const auto& policy = cq.spec().preemption;
+  std::vector<Candidate> cands;
+  if (policy.within_cluster_queue != api::WithinClusterQueuePolicy::kNever) {
+    for (WorkloadInfo* w : cq.admitted()) {
+      if (w == &wl || !UsesResources(*w, need)) continue;
+      if (SatisfiesWithin(policy.within_cluster_queue, wl, *w)) {
+        cands.push_back({w, Variant::kWithinCQ, nullptr});
+      }
+    }
+  }
+  const auto& bwc = policy.borrow_within_cohort;
+  const bool forbidden = bwc.policy == api::BorrowWithinCohortPolicy::kNever;
+  if (cq.has_parent() && policy.reclaim_within_cohort != api::ReclaimWithinCohortPolicy::kNever) {
+    auto classify = [&](const WorkloadInfo& w, bool adv) -> std::optional<Variant> {
+      if (!UsesResources(w, need)) return std::nullopt;
+      if (!SatisfiesReclaim(policy.reclaim_within_cohort, wl, w)) return std::nullopt;
+      if (adv) return Variant::kHierarchicalReclaim;
+      if (forbidden) return Variant::kReclaimWithoutBorrowing;
+      if (w.priority >= wl.priority ||
+          (bwc.max_priority_threshold && w.priority > *bwc.max_priority_threshold)) {
+        return Variant::kReclaimWithoutBorrowing;
+      }
+      return Variant::kReclaimWhileBorrowing;
+    };
+    std::function<void(const CohortNode*, const QuotaNode*, const QuotaNode*, bool)> collect =
+        [&](const CohortNode* node, const QuotaNode* lca, const QuotaNode* skip, bool adv) {
+          for (const CohortNode* c : node->child_cohorts()) {
+            if (c == skip || WithinNominal(*c, need)) continue;
+            collect(c, lca, nullptr, adv);
+          }
+          for (ClusterQueueNode* x : node->child_cluster_queues()) {
+            if (x == &cq || WithinNominal(*x, need)) continue;
+            for (WorkloadInfo* w : x->admitted()) {
+              if (auto v = classify(*w, adv)) cands.push_back({w, *v, lca});
+            }
+          }
+        };
+    bool adv = true;
+    std::map<FrId, int64_t> rem;
+    for (const auto& [fr, v] : usage) {
+      if (SatAdd(cq.usage(fr), v) > cq.subtree_quota(fr)) adv = false;
+      int64_t la = std::max<int64_t>(0, cq.guaranteed_quota(fr) - cq.usage(fr));
+      rem[fr] = std::max<int64_t>(0, v - la);
+    }
+    const QuotaNode* prev = nullptr;
+    for (const CohortNode* a = cq.parent(); a != nullptr; a = a->parent()) {
+      collect(a, a, prev, adv);
+      bool fits = true;
+      for (auto& [fr, v] : rem) {
+        if (SatAdd(a->usage(fr), v) > a->subtree_quota(fr)) fits = false;
+        int64_t la = std::max<int64_t>(0, a->guaranteed_quota(fr) - a->usage(fr));
+        v = std::max<int64_t>(0, v - la);
+      }
+      adv = adv || fits;
+      prev = a;
+    }
+  }
+  if (cands.empty()) return {};
+
+  // Order: [evicted H][evicted P][evicted own][H][P][own].
+  auto group_of = [&](const Candidate& c) {
+    int g = c.variant == Variant::kHierarchicalReclaim ? 0 : c.variant == Variant::kWithinCQ ? 2 : 1;
+    return (IsEvicted(*c.wl) ? 0 : 3) + g;
+  };
+  std::stable_sort(cands.begin(), cands.end(), [&](const Candidate& a, const Candidate& b) {
+    int ga = group_of(a), gb = group_of(b);
+    if (ga != gb) return ga < gb;
+    return CandidateBefore(a.wl, b.wl, &cq);
+  });
+  bool any_h = false, any_other = false;
+  for (const auto& c : cands) {
+    if (c.variant == Variant::kHierarchicalReclaim) any_h = true;
+    if (c.variant != Variant::kWithinCQ) any_other = true;
+  }
+  bool under_nominal = true;
+  for (FrId fr : need) {
+    if (!(cq.usage(fr) < cq.quota(fr).nominal)) under_nominal = false;
+  }
+  std::vector<bool> attempts;
+  if (!any_other || (forbidden && !under_nominal)) {
+    attempts = {true};
+  } else if (forbidden && !any_h) {
+    attempts = {false, true};
+  } else {
+    attempts = {true, false};
+  }
+  auto reason_of = [](Variant v) {
+    switch (v) {
+      case Variant::kWithinCQ: return "InClusterQueue";
+      case Variant::kReclaimWhileBorrowing: return "InCohortReclaimWhileBorrowing";
+      default: return "InCohortReclamation";
+    }
+  };
+  for (bool borrow : attempts) {
+    std::vector<PreemptionTarget> targets;
+    for (const Candidate& c : cands) {
+      if (!CandidateValid(c, cq, need, borrow)) continue;
+      RemoveWorkloadUsage(*c.wl);
+      targets.push_back({c.wl, reason_of(c.variant)});
+      if (Fits(cq, usage, borrow)) {
+        targets = FillBack(std::move(targets), cq, usage, borrow);
+        for (const auto& t : targets) AddWorkloadUsage(*t.workload);
+        return targets;
+      }
+    }
+    for (const auto& t : targets) AddWorkloadUsage(*t.workload);
+  }
+  return {};
+}
+
+namespace {
+
+// The fair-sharing tournament that picks the next ClusterQueue to take a
+// victim from: the child with the highest share at each level of the tree.
+class TargetOrdering {
+ public:
+  using Lists = std::map<const ClusterQueueNode*, std::deque<WorkloadInfo*>>;
+  TargetOrdering(const ClusterQueueNode& q, Lists& lists, const FlavorResourceTable& frs)
+      : q_(q), lists_(lists), frs_(frs) {
+    for (const QuotaNode* n = q.parent(); n != nullptr; n = n->parent()) q_path_.insert(n);
+  }
+
+  const ClusterQueueNode* Next() {
+    if (!q_.has_parent()) return lists_[&q_].empty() ? nullptr : &q_;
+    const auto* root = static_cast<const CohortNode*>(QuotaTree::Root(&q_));
+    if (pruned_.count(root)) return nullptr;
+    return NextIn(root);
+  }
+
+ private:
+  const ClusterQueueNode* NextIn(const CohortNode* cohort) {
+    while (true) {
+      const ClusterQueueNode* best_cq = nullptr;
+      Share best_cq_share;
+      for (const ClusterQueueNode* x : cohort->child_cluster_queues()) {
+        if (pruned_.count(x)) continue;
+        Share s = DominantResourceShare(*x, frs_);
+        auto it = lists_.find(x);
+        if ((x != &q_ && s.IsZero()) || it == lists_.end() || it->second.empty()) {
+          pruned_.insert(x);
+          continue;
+        }
+        int cmp = best_cq ? CompareShare(s, best_cq_share) : 1;
+        if (cmp > 0 || (cmp == 0 && Preemptor_CandidateBefore(it->second.front(),
+                                                              lists_[best_cq].front()))) {
+          best_cq = x;
+          best_cq_share = s;
+        }
+      }
+      const CohortNode* best_co = nullptr;
+      Share best_co_share;
+      for (const CohortNode* c : cohort->child_cohorts()) {
+        if (pruned_.count(c)) continue;
+        Share s = DominantResourceShare(*c, frs_);
+        if (s.IsZero() && q_path_.count(c) == 0) {
+          pruned_.insert(c);
+          continue;
+        }
+        if (!best_co || CompareShare(s, best_co_share) >= 0) {
+          best_co = c;
+          best_co_share = s;
+        }
+      }
+      if (!best_cq && !best_co) {
+        pruned_.insert(cohort);
+        return nullptr;
+      }
+      if (best_co && (!best_cq || CompareShare(best_co_share, best_cq_share) >= 0)) {
+        if (const ClusterQueueNode* t = NextIn(best_co)) return t;
+        continue;
+      }
+      return best_cq;
+    }
+  }
+
+  bool Preemptor_CandidateBefore(const WorkloadInfo* a, const WorkloadInfo* b) const {
+    if (a->priority != b->priority) return a->priority < b->priority;
+    if (a->quota_reserved_at != b->quota_reserved_at) return a->quota_reserved_at > b->quota_reserved_at;
+    if (a->uid() != b->uid()) return a->uid() < b->uid();
+    return a->key < b->key;
+  }
+
+  const ClusterQueueNode& q_;
+  Lists& lists_;
+  const FlavorResourceTable& frs_;
+  std::set<const QuotaNode*> q_path_;
+  std::set<const QuotaNode*> pruned_;
+};
+
+bool StrategyAllows(api::FairSharingStrategy s, const Share& preemptor, const Share& target_old,
+                    const Share& target_new) {
+  if (s == api::FairSharingStrategy::kLessThanOrEqualToFinalShare) {
+    return CompareShare(preemptor, target_new) <= 0;
+  }
+  return CompareShare(preemptor, target_old) < 0;
+}
+
+}  // namespace
+
+std::vector<PreemptionTarget> Preemptor::Fair(const WorkloadInfo& wl, const ClusterQueueNode& cq,
+                                              const std::set<FrId>& need, const FrUsage& usage) {
+  const auto& policy = cq.spec().preemption;
+  std::vector<WorkloadInfo*> cands;
+  if (policy.within_cluster_queue != api::WithinClusterQueuePolicy::kNever) {
+    for (WorkloadInfo* w : cq.admitted()) {
+      if (w != &wl && UsesResources(*w, need) &&
+          SatisfiesWithin(policy.within_cluster_queue, wl, *w)) {
+        cands.push_back(w);
+      }
+    }
+  }
+  if (cq.has_parent() && policy.reclaim_within_cohort != api::ReclaimWithinCohortPolicy::kNever) {
+    QuotaTree::ForEachClusterQueue(QuotaTree::Root(&cq), [&](ClusterQueueNode* x) {
+      if (x == &cq) return;
+      bool borrowing = false;
+      for (FrId fr : need) borrowing = borrowing || x->usage(fr) > x->subtree_quota(fr);
+      if (!borrowing) return;
+      for (WorkloadInfo* w : x->admitted()) {
+        if (UsesResources(*w, need) && SatisfiesReclaim(policy.reclaim_within_cohort, wl, *w)) {
+          cands.push_back(w);
+        }
+      }
+    });
+  }
+  if (cands.empty()) return {};
+  std::stable_sort(cands.begin(), cands.end(), [&](const WorkloadInfo* a, const WorkloadInfo* b) {
+    return CandidateBefore(a, b, &cq);
+  });
+  TargetOrdering::Lists lists;
+  for (WorkloadInfo* w : cands) lists[w->admitted_in].push_back(w);
+
+  auto& q = const_cast<ClusterQueueNode&>(cq);
+  for (const auto& [fr, v] : usage) q.AddUsage(fr, v);
+  bool within_nominal = true;
+  for (FrId fr : need) {
+    if (q.usage(fr) > q.quota(fr).nominal) within_nominal = false;
+  }
+  std::vector<PreemptionTarget> targets;
+  bool fits = false;
+  auto check_fit = [&]() {
+    for (const auto& [fr, v] : usage) q.RemoveUsage(fr, v);
+    fits = Fits(cq, usage, true);
+    for (const auto& [fr, v] : usage) q.AddUsage(fr, v);
+  };
+  const auto& strategies = fair_sharing_.preemption_strategies;
+  const api::FairSharingStrategy first =
+      strategies.empty() ? api::FairSharingStrategy::kLessThanOrEqualToFinalShare : strategies[0];
+  TargetOrdering::Lists retry;
+  {
+    TargetOrdering ordering(cq, lists, frs_);
+    while (!fits) {
+      const ClusterQueueNode* t = ordering.Next();
+      if (t == nullptr) break;
+      auto& list = lists[t];
+      if (t == &cq || within_nominal) {
+        WorkloadInfo* w = list.front();
+        list.pop_front();
+        RemoveWorkloadUsage(*w);
+        targets.push_back({w, t == &cq ? "InClusterQueue" : "InCohortReclamation"});
+        check_fit();
+        continue;
+      }
+      const QuotaNode* lca = LowestCommonAncestor(&cq, t);
+      const QuotaNode* qa = AlmostLca(&cq, lca);
+      const QuotaNode* ta = AlmostLca(t, lca);
+      Share p = DominantResourceShare(*qa, frs_);
+      Share told = DominantResourceShare(*ta, frs_);
+      if (p.infinite && !told.infinite) {
+        for (WorkloadInfo* w : list) retry[t].push_back(w);
+        list.clear();
+        continue;
+      }
+      bool taken = false;
+      while (!list.empty()) {
+        WorkloadInfo* w = list.front();
+        list.pop_front();
+        RemoveWorkloadUsage(*w);
+        Share tnew = DominantResourceShare(*ta, frs_);
+        if (StrategyAllows(first, p, told, tnew)) {
+          targets.push_back({w, "InCohortFairSharing"});
+          taken = true;
+          break;
+        }
+        AddWorkloadUsage(*w);
+        retry[t].push_back(w);
+      }
+      if (taken) check_fit();
+    }
+  }
+  if (!fits && strategies.size() > 1) {
+    TargetOrdering ordering(cq, retry, frs_);
+    while (!fits) {
+      const ClusterQueueNode* t = ordering.Next();
+      if (t == nullptr) break;
+      auto& list = retry[t];
+      const QuotaNode* lca = LowestCommonAncestor(&cq, t);
+      const QuotaNode* qa = lca ? AlmostLca(&cq, lca) : &cq;
+      const QuotaNode* ta = lca ? AlmostLca(t, lca) : t;
+      Share p = DominantResourceShare(*qa, frs_);
+      Share told = DominantResourceShare(*ta, frs_);
+      WorkloadInfo* w = list.front();
+      RemoveWorkloadUsage(*w);
+      Share tnew = DominantResourceShare(*ta, frs_);
+      if (StrategyAllows(strategies[1], p, told, tnew)) {
+        targets.push_back({w, "InCohortFairSharing"});
+        check_fit();
+      } else {
+        AddWorkloadUsage(*w);
+      }
+      list.clear();  // at most one victim per ClusterQueue in this pass
+    }
+  }
+  for (const auto& [fr, v] : usage) q.RemoveUsage(fr, v);
+  if (fits) targets = FillBack(std::move(targets), cq, usage, true);
+  for (const auto& t : targets) AddWorkloadUsage(*t.workload);
+  if (!fits) return {};
+  return targets;
+}
+
+FitMode Preemptor::SimulatePreemption(const ClusterQueueNode& cq, const WorkloadInfo& wl, FrId fr,
+                                      int64_t value, int* borrow_after) {
+  std::set<FrId> need{fr};
+  FrUsage usage{{fr, value}};
+  auto targets = GetTargets(wl, cq, need, usage);
+  if (targets.empty()) return FitMode::kNoCandidates;
+  bool own = false;
+  for (const auto& t : targets) {
+    RemoveWorkloadUsage(*t.workload);
+    own = own || t.workload->admitted_in == &cq;
+  }
+  *borrow_after = QuotaTree::BorrowingHeight(cq, fr, value, nullptr);
+  for (const auto& t : targets) AddWorkloadUsage(*t.workload);
+  return own ? FitMode::kPreempt : FitMode::kReclaim;
+}
+
+}  // namespace kuota::engine

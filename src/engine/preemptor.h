@@ -1,0 +1,74 @@
+// Preemptor: chooses the workloads to evict so that an incoming workload fits,
+// as Kueue does: classic preemption (withinClusterQueue, reclaimWithinCohort,
+// borrowWithinCohort, hierarchical cohorts) or fair-sharing preemption
+// (dominant resource share, LessThanOrEqualToFinalShare / LessThanInitialShare).
+// Victim search simulates removals on the live quota tree and restores it.
+// Also serves as the FlavorAssigner's preemption oracle. Single-threaded.
+#pragma once
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api/configuration.h"
+#include "engine/flavor_assigner.h"
+#include "engine/workload_info.h"
+
+namespace kuota::engine {
+
+struct PreemptionTarget {
+  WorkloadInfo* workload = nullptr;  // borrowed
+  std::string reason;  // InClusterQueue, InCohortReclamation, InCohortFairSharing, ...
+};
+
+using FrUsage = std::vector<std::pair<FrId, int64_t>>;
+
+class Preemptor final : public PreemptionOracle {
+ public:
+  Preemptor(const FlavorResourceTable& frs, const api::FairSharingConfig& fair_sharing)
+      : frs_(frs), fair_sharing_(fair_sharing) {}
+
+  // Victims that let `wl` (assigned `usage`, needing preemption in `need`)
+  // fit in `cq`; empty when no set of victims works.
+  std::vector<PreemptionTarget> GetTargets(const WorkloadInfo& wl, const ClusterQueueNode& cq,
+                                           const std::set<FrId>& need, const FrUsage& usage);
+
+  FitMode SimulatePreemption(const ClusterQueueNode& cq, const WorkloadInfo& wl, FrId fr,
+                             int64_t value, int* borrow_after) override;
+
+ private:
+  enum class Variant { kWithinCQ, kHierarchicalReclaim, kReclaimWithoutBorrowing,
+                       kReclaimWhileBorrowing };
+  struct Candidate {
+    WorkloadInfo* wl;
+    Variant variant;
+    const QuotaNode* lca;  // for cohort candidates: the ancestor it was found under
+  };
+
+  std::vector<PreemptionTarget> Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq,
+                                        const std::set<FrId>& need, const FrUsage& usage);
+  std::vector<PreemptionTarget> Fair(const WorkloadInfo& wl, const ClusterQueueNode& cq,
+                                     const std::set<FrId>& need, const FrUsage& usage);
+
+  bool CandidateValid(const Candidate& c, const ClusterQueueNode& cq, const std::set<FrId>& need,
+                      bool borrow) const;
+  static bool Fits(const ClusterQueueNode& cq, const FrUsage& usage, bool allow_borrowing);
+  static bool CandidateBefore(const WorkloadInfo* a, const WorkloadInfo* b,
+                              const ClusterQueueNode* own);
+  std::vector<PreemptionTarget> FillBack(std::vector<PreemptionTarget> targets,
+                                         const ClusterQueueNode& cq, const FrUsage& usage,
+                                         bool allow_borrowing) const;
+
+  const FlavorResourceTable& frs_;
+  const api::FairSharingConfig& fair_sharing_;
+};
+
+// Removes / restores a workload's usage on the quota tree (what-if guards).
+void RemoveWorkloadUsage(const WorkloadInfo& wl);
+void AddWorkloadUsage(const WorkloadInfo& wl);
+
+// Whether `wl` uses one of the flavor-resources in `need`.
+bool UsesResources(const WorkloadInfo& wl, const std::set<FrId>& need);
+
+}  // namespace kuota::engine

@@ -1,0 +1,147 @@
+#include "engine/queue_manager.h"
+
+#include <algorithm>
+#include <set>
+
+namespace kuota::engine {
+
+void SetCondition(std::vector<api::Condition>& conditions, const std::string& type,
+                  const std::string& status, const std::string& reason,
+                  const std::string& message, Time now) {
+  for (auto& c : conditions) {
+    if (c.type != type) continue;
+    if (c.status != status) c.last_transition_time = now;
+    c.status = status;
+    c.reason = reason;
+    c.message = message;
+    return;
+  }
+  api::Condition c;
+  c.type = type;
+  c.status = status;
+  c.reason = reason;
+  c.message = message;
+  c.last_transition_time = now;
+  conditions.push_back(std::move(c));
+}
+
+void RouteWorkload(EngineState& s, WorkloadInfo* wl) {
+  if (wl->queued_in) {
+    wl->queued_in->pending().Remove(wl);
+    wl->queued_in = nullptr;
+  }
+  if (wl->state != WorkloadState::kPending) return;
+  const std::string lq_key = wl->ns() + "/" + wl->object.spec.queue_name;
+  auto lq = s.local_queues.find(lq_key);
+  if (wl->object.spec.queue_name.empty()) {
+    wl->pending_reason = "Inadmissible";
+    wl->pending_message = "Workload has no queue name (spec.queueName)";
+    return;
+  }
+  if (lq == s.local_queues.end()) {
+    wl->pending_reason = "Inadmissible";
+    wl->pending_message = "LocalQueue " + wl->object.spec.queue_name + " doesn't exist";
+    return;
+  }
+  if (lq->second.stop_policy != api::StopPolicy::kNone) {
+    wl->pending_reason = "Inadmissible";
+    wl->pending_message = "LocalQueue " + wl->object.spec.queue_name + " is inactive";
+    return;
+  }
+  ClusterQueueNode* cq = s.tree.FindClusterQueue(lq->second.cluster_queue);
+  if (cq == nullptr) {
+    wl->pending_reason = "Inadmissible";
+    wl->pending_message = "ClusterQueue " + lq->second.cluster_queue + " doesn't exist";
+    return;
+  }
+  wl->queued_in = cq;
+  if (!cq->active()) {
+    wl->pending_reason = "Inadmissible";
+    wl->pending_message = "ClusterQueue " + cq->name() + " is inactive";
+  }
+  if (wl->requeue_at && *wl->requeue_at > s.clock.Now()) {
+    cq->pending().PushBackoff(wl);
+  } else {
+    wl->requeue_at.reset();
+    cq->pending().Push(wl);
+  }
+}
+
+std::vector<std::pair<FrId, int64_t>> UsageOf(EngineState& s,
+                                              const std::vector<PodSetAdmission>& admission) {
+  std::map<FrId, int64_t> total;
+  for (const auto& ps : admission) {
+    for (const auto& [res, flavor] : ps.flavors) {
+      FrId fr = s.frs.Intern(flavor, res);
+      int64_t v = 0;
+      for (const auto& [r, amount] : ps.usage) {
+        if (r == res) v = amount;
+      }
+      total[fr] = SatAdd(total[fr], v);
+    }
+  }
+  return {total.begin(), total.end()};
+}
+
+std::vector<std::string> RequiredChecks(const ClusterQueueNode& cq,
+                                        const std::vector<PodSetAdmission>& admission) {
+  std::vector<std::string> out = cq.spec().admission_checks;
+  std::set<std::string> used;
+  for (const auto& ps : admission) {
+    for (const auto& [r, f] : ps.flavors) used.insert(f);
+  }
+  for (const auto& rule : cq.spec().admission_checks_strategy) {
+    bool applies = rule.on_flavors.empty();
+    for (const auto& f : rule.on_flavors) applies = applies || used.count(f);
+    if (applies) out.push_back(rule.name);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+bool ChecksReady(const EngineState&, const ClusterQueueNode& cq, const WorkloadInfo& wl) {
+  for (const auto& name : RequiredChecks(cq, wl.admission)) {
+    bool ready = false;
+    for (const auto& st : wl.object.status.admission_checks) {
+      if (st.name == name && st.state == "Ready") ready = true;
+    }
+    if (!ready) return false;
+  }
+  return true;
+}
+
+void HoldQuota(EngineState& s, WorkloadInfo* wl, ClusterQueueNode* cq,
+               std::vector<PodSetAdmission> admission) {
+  if (wl->queued_in) {
+    wl->queued_in->pending().Remove(wl);
+    wl->queued_in = nullptr;
+  }
+  wl->admission = std::move(admission);
+  wl->usage = UsageOf(s, wl->admission);
+  wl->admitted_in = cq;
+  wl->evicted = false;
+  cq->AddAdmitted(wl);
+  for (const auto& [fr, v] : wl->usage) cq->AddUsage(fr, v);
+  wl->state = ChecksReady(s, *cq, *wl) ? WorkloadState::kAdmitted : WorkloadState::kQuotaReserved;
+  wl->pending_reason.clear();
+  wl->pending_message.clear();
+}
+
+void ReleaseQuota(EngineState&, WorkloadInfo* wl) {
+  if (wl->admitted_in == nullptr) return;
+  for (const auto& [fr, v] : wl->usage) wl->admitted_in->RemoveUsage(fr, v);
+  wl->admitted_in->RemoveAdmitted(wl);
+  wl->admitted_in = nullptr;
+  wl->usage.clear();
+  wl->admission.clear();
+}
+
+void FlushInadmissible(EngineState&, const ClusterQueueNode* cq) {
+  if (cq == nullptr) return;
+  QuotaTree::ForEachClusterQueue(QuotaTree::Root(cq), [](ClusterQueueNode* x) {
+    x->pending().QueueInadmissible();
+  });
+}
+
+}  // namespace kuota::engine

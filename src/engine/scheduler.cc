@@ -1,0 +1,410 @@
+#include "engine/scheduler.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "engine/cohort_node.h"
+#include "engine/fair_sharing.h"
+#include "engine/queue_manager.h"
+
+namespace kuota::engine {
+
+struct Scheduler::Entry {
+  enum class Status { kNotNominated, kSkipped, kAdmitted, kPendingPreemption };
+  enum class Requeue { kGeneric, kNamespaceMismatch, kFailedAfterNomination, kPendingPreemption,
+                       kNoCandidates };
+  WorkloadInfo* wl = nullptr;
+  ClusterQueueNode* cq = nullptr;
+  bool inadmissible = false;  // failed before flavor assignment
+  Assignment assignment;
+  std::vector<PreemptionTarget> targets;
+  std::string message;
+  Status status = Status::kNotNominated;
+  Requeue requeue = Requeue::kGeneric;
+};
+
+Scheduler::Scheduler(EngineState& state)
+    : s_(state),
+      preemptor_(state.frs, state.config.fair_sharing),
+      assigner_(state.flavors, state.frs, state.config.fair_sharing, &preemptor_) {}
+
+void Scheduler::Nominate(Entry& e) {
+  WorkloadInfo& wl = *e.wl;
+  ClusterQueueNode& cq = *e.cq;
+  for (const auto& st : wl.object.status.admission_checks) {
+    if (st.state == "Retry" || st.state == "Rejected") {
+      e.inadmissible = true;
+      e.message = "The workload has failed admission checks";
+      return;
+    }
+  }
+  api::Labels ns_labels;
+  auto ns = s_.namespaces.find(wl.ns());
+  if (ns != s_.namespaces.end()) ns_labels = ns->second.metadata.labels;
+  if (!cq.spec().namespace_selector || !cq.spec().namespace_selector->Matches(ns_labels)) {
+    e.inadmissible = true;
+    e.requeue = Entry::Requeue::kNamespaceMismatch;
+    e.message = "Workload namespace doesn't match ClusterQueue selector";
+    return;
+  }
+  e.assignment = assigner_.Assign(wl, cq);
+  if (e.assignment.mode == Mode::kFit) return;
+  if (e.assignment.mode == Mode::kPreempt) {
+    e.targets = preemptor_.GetTargets(wl, cq, e.assignment.NeedPreemption(), e.assignment.usage);
+    if (!e.targets.empty()) return;
+  }
+  // Partial admission: shrink pod sets with minCount as little as needed.
+  std::vector<int64_t> delta;
+  int64_t total = 0;
+  for (const auto& ps : wl.pod_sets) {
+    int64_t d = ps.min_count && *ps.min_count < ps.count ? ps.count - *ps.min_count : 0;
+    delta.push_back(d);
+    total += d;
+  }
+  if (total > 0) {
+    auto attempt = [&](int64_t k, Assignment* a, std::vector<PreemptionTarget>* t) {
+      std::vector<int32_t> counts;
+      for (size_t i = 0; i < wl.pod_sets.size(); ++i) {
+        counts.push_back(static_cast<int32_t>(wl.pod_sets[i].count - delta[i] * k / total));
+      }
+      *a = assigner_.Assign(wl, cq, counts);
+      t->clear();
+      if (a->mode == Mode::kFit) return true;
+      if (a->mode == Mode::kPreempt) {
+        *t = preemptor_.GetTargets(wl, cq, a->NeedPreemption(), a->usage);
+        return !t->empty();
+      }
+      return false;
+    };
+    int64_t lo = 1, hi = total, found = -1;
+    Assignment a;
+    std::vector<PreemptionTarget> t;
+    while (lo <= hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (attempt(mid, &a, &t)) {
+        found = mid;
+        hi = mid - 1;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    if (found > 0) {
+      attempt(found, &e.assignment, &e.targets);
+      return;
+    }
+  }
+  e.message = e.assignment.Message();
+}
+
+bool Scheduler::FitsAfterRemovals(const ClusterQueueNode& cq, const FrUsage& usage,
+                                  const std::vector<WorkloadInfo*>& extra) const {
+  std::set<WorkloadInfo*> removed(preempted_.begin(), preempted_.end());
+  removed.insert(extra.begin(), extra.end());
+  for (WorkloadInfo* w : removed) RemoveWorkloadUsage(*w);
+  bool fits = true;
+  for (const auto& [fr, v] : usage) {
+    if (v > std::max<int64_t>(0, cq.Available(fr))) fits = false;
+  }
+  for (WorkloadInfo* w : removed) AddWorkloadUsage(*w);
+  return fits;
+}
+
+void Scheduler::Process(Entry& e, CycleResult& out) {
+  if (e.inadmissible) return;
+  ClusterQueueNode& cq = *e.cq;
+  const Mode mode = e.assignment.mode;
+  if (mode == Mode::kNoFit) return;
+  if (mode == Mode::kPreempt && e.targets.empty()) {
+    e.requeue = Entry::Requeue::kNoCandidates;
+    if (cq.spec().preemption.reclaim_within_cohort != api::ReclaimWithinCohortPolicy::kAny) {
+      // Hold back the capacity this workload could reclaim, so that others
+      // processed later in the cycle cannot borrow it.
+      FrUsage reserve;
+      for (const auto& [fr, v] : e.assignment.usage) {
+        const FrQuota& q = cq.quota(fr);
+        int64_t r;
+        if (e.assignment.borrowing > 0) {
+          r = q.borrowing_limit ? std::min(v, SatSub(SatAdd(q.nominal, *q.borrowing_limit),
+                                                     cq.usage(fr)))
+                                : v;
+        } else {
+          r = std::min(v, q.nominal - cq.usage(fr));
+        }
+        r = std::max<int64_t>(0, r);
+        if (r > 0) reserve.emplace_back(fr, r);
+      }
+      for (const auto& [fr, v] : reserve) cq.AddUsage(fr, v);
+      cycle_usage_.emplace_back(&cq, std::move(reserve));
+    }
+    return;
+  }
+  std::vector<WorkloadInfo*> mine;
+  for (const auto& t : e.targets) mine.push_back(t.workload);
+  for (WorkloadInfo* w : mine) {
+    if (std::find(preempted_.begin(), preempted_.end(), w) != preempted_.end()) {
+      e.status = Entry::Status::kSkipped;
+      e.requeue = Entry::Requeue::kFailedAfterNomination;
+      e.message = "Workload has overlapping preemption targets with another workload";
+      return;
+    }
+  }
+  if (!FitsAfterRemovals(cq, e.assignment.usage, mine)) {
+    e.status = Entry::Status::kSkipped;
+    e.requeue = Entry::Requeue::kFailedAfterNomination;
+    e.message = "Workload no longer fits after processing another workload";
+    return;
+  }
+  preempted_.insert(preempted_.end(), mine.begin(), mine.end());
+  if (mode == Mode::kPreempt) {
+    for (const auto& [fr, v] : e.assignment.usage) cq.AddUsage(fr, v);
+    cycle_usage_.emplace_back(&cq, e.assignment.usage);
+    for (const auto& t : e.targets) {
+      PreemptionDecision d;
+      d.workload = t.workload->key;
+      d.preemptor = e.wl->key;
+      d.reason = t.reason;
+      std::string why = t.reason == "InClusterQueue"        ? "prioritization in the ClusterQueue"
+                        : t.reason == "InCohortFairSharing" ? "Fair Sharing within the cohort"
+                        : t.reason == "InCohortReclaimWhileBorrowing"
+                            ? "reclamation within the cohort while borrowing"
+                            : "reclamation within the cohort";
+      d.message = "Preempted to accommodate a workload (UID: " + e.wl->uid() + ", name: " +
+                  e.wl->key + ") due to " + why;
+      out.preempted.push_back(std::move(d));
+    }
+    e.message = e.assignment.Message();
+    if (e.message.empty()) e.message = "Needs preemption";
+    e.message += ". Pending the preemption of " + std::to_string(e.targets.size()) + " workload(s)";
+    e.status = Entry::Status::kPendingPreemption;
+    e.requeue = Entry::Requeue::kPendingPreemption;
+    return;
+  }
+  Admit(e, out);
+}
+
+void Scheduler::Admit(Entry& e, CycleResult& out) {
+  const Time now = s_.clock.Now();
+  std::vector<PodSetAdmission> admission;
+  for (const auto& psa : e.assignment.pod_sets) {
+    PodSetAdmission a;
+    a.name = psa.name;
+    a.count = psa.count;
+    for (const auto& [res, ra] : psa.flavors) {
+      a.flavors[res] = ra.flavor;
+      a.usage.emplace_back(res, ra.value);
+    }
+    admission.push_back(std::move(a));
+  }
+  WorkloadInfo& wl = *e.wl;
+  HoldQuota(s_, &wl, e.cq, admission);
+  wl.quota_reserved_at = now;
+  auto& st = wl.object.status;
+  api::Admission adm;
+  adm.cluster_queue = e.cq->name();
+  for (const auto& a : wl.admission) {
+    api::PodSetAssignment psa;
+    psa.name = a.name;
+    psa.count = a.count;
+    psa.flavors = a.flavors;
+    for (const auto& [r, v] : a.usage) psa.resource_usage[r] = api::Quantity::FromMilli(v);
+    adm.pod_set_assignments.push_back(std::move(psa));
+  }
+  st.admission = std::move(adm);
+  SetCondition(st.conditions, api::kQuotaReserved, "True", "QuotaReserved",
+               "Quota reserved in ClusterQueue " + e.cq->name(), now);
+  for (const char* t : {api::kEvicted, api::kPreempted}) {
+    if (const api::Condition* c = api::FindCondition(st.conditions, t); c && c->status == "True") {
+      SetCondition(st.conditions, t, "False", "QuotaReserved", "Previously: " + c->message, now);
+    }
+  }
+  const bool admitted = wl.state == WorkloadState::kAdmitted;
+  if (admitted) {
+    SetCondition(st.conditions, api::kAdmitted, "True", "Admitted", "The workload is admitted",
+                 now);
+  } else {
+    SetCondition(st.conditions, api::kAdmitted, "False", "UnsatisfiedChecks",
+                 "The workload has not all checks ready", now);
+  }
+  e.status = Entry::Status::kAdmitted;
+  out.admitted.push_back({wl.key, e.cq->name(), wl.admission, admitted});
+}
+
+void Scheduler::Requeue(Entry& e) {
+  WorkloadInfo& wl = *e.wl;
+  const Time now = s_.clock.Now();
+  wl.pending_reason = "Pending";
+  wl.pending_message = e.message;
+  SetCondition(wl.object.status.conditions, api::kQuotaReserved, "False", "Pending", e.message,
+               now);
+  bool immediate;
+  if (e.cq->spec().queueing_strategy == api::QueueingStrategy::kStrictFIFO) {
+    immediate = e.requeue != Entry::Requeue::kNamespaceMismatch;
+  } else {
+    immediate = e.requeue == Entry::Requeue::kFailedAfterNomination ||
+                e.requeue == Entry::Requeue::kPendingPreemption;
+  }
+  wl.queued_in = e.cq;
+  if (immediate) {
+    e.cq->pending().Push(&wl);
+  } else {
+    e.cq->pending().PushInadmissible(&wl);
+  }
+}
+
+void Scheduler::Evict(WorkloadInfo* victim, const PreemptionDecision& d) {
+  const Time now = s_.clock.Now();
+  ClusterQueueNode* cq = victim->admitted_in;
+  ReleaseQuota(s_, victim);
+  victim->state = WorkloadState::kPending;
+  auto& st = victim->object.status;
+  st.admission.reset();
+  SetCondition(st.conditions, api::kEvicted, "True", "Preempted", d.message, now);
+  SetCondition(st.conditions, api::kPreempted, "True", d.reason, d.message, now);
+  SetCondition(st.conditions, api::kQuotaReserved, "False", "Pending", d.message, now);
+  if (api::FindCondition(st.conditions, api::kAdmitted)) {
+    SetCondition(st.conditions, api::kAdmitted, "False", "NoReservation",
+                 "The workload has no reservation", now);
+  }
+  SetCondition(st.conditions, api::kRequeued, "True", "Preempted", d.message, now);
+  victim->pending_reason = "Preempted";
+  victim->pending_message = d.message;
+  RouteWorkload(s_, victim);
+  FlushInadmissible(s_, cq);
+}
+
+CycleResult Scheduler::RunCycle() {
+  CycleResult out;
+  preempted_.clear();
+  cycle_usage_.clear();
+  const Time now = s_.clock.Now();
+  std::vector<Entry> entries;
+  for (const auto& [name, cq] : s_.tree.cluster_queues()) {
+    cq->pending().ReleaseExpiredBackoff(now);
+    if (!cq->active()) continue;
+    WorkloadInfo* wl = cq->pending().Pop();
+    if (wl == nullptr) continue;
+    wl->queued_in = nullptr;
+    Entry e;
+    e.wl = wl;
+    e.cq = cq.get();
+    entries.push_back(std::move(e));
+  }
+  out.heads = static_cast<int>(entries.size());
+  for (auto& e : entries) Nominate(e);
+
+  if (s_.config.fair_sharing.enable) {
+    while (true) {
+      auto order = FairSharingOrder(entries);  // recomputed: admissions change shares
+      if (order.empty()) break;
+      Process(*order.front(), out);
+      processed_.insert(order.front());
+    }
+    processed_.clear();
+  } else {
+    std::vector<Entry*> order;
+    for (auto& e : entries) order.push_back(&e);
+    std::stable_sort(order.begin(), order.end(), [](const Entry* a, const Entry* b) {
+      if (a->assignment.borrowing != b->assignment.borrowing) {
+        return a->assignment.borrowing < b->assignment.borrowing;
+      }
+      if (a->wl->priority != b->wl->priority) return a->wl->priority > b->wl->priority;
+      if (a->wl->queue_order_time != b->wl->queue_order_time) {
+        return a->wl->queue_order_time < b->wl->queue_order_time;
+      }
+      return a->wl->key < b->wl->key;
+    });
+    for (Entry* e : order) Process(*e, out);
+  }
+
+  for (auto& [cq, usage] : cycle_usage_) {
+    for (const auto& [fr, v] : usage) cq->RemoveUsage(fr, v);
+  }
+  cycle_usage_.clear();
+  for (auto& e : entries) {
+    if (e.status == Entry::Status::kAdmitted) continue;
+    Requeue(e);
+    out.pending.push_back({e.wl->key, e.wl->pending_reason, e.wl->pending_message});
+  }
+  for (const auto& d : out.preempted) {
+    if (WorkloadInfo* victim = s_.FindWorkload(d.workload); victim && victim->holds_quota()) {
+      Evict(victim, d);
+    }
+  }
+  preempted_.clear();
+  return out;
+}
+
+std::vector<Scheduler::Entry*> Scheduler::FairSharingOrder(std::vector<Entry>& entries) {
+  // Candidates: entries not yet processed and not inadmissible.
+  std::vector<Entry*> live;
+  for (auto& e : entries) {
+    if (!e.inadmissible && processed_.count(&e) == 0) live.push_back(&e);
+  }
+  if (live.empty()) return {};
+  Entry* first = live.front();
+  if (!first->cq->has_parent()) return {first};
+  const QuotaNode* root = QuotaTree::Root(first->cq);
+  std::map<const ClusterQueueNode*, Entry*> by_cq;
+  for (Entry* e : live) {
+    if (QuotaTree::Root(e->cq) == root) by_cq[e->cq] = e;
+  }
+  // Shares each entry would give each subtree on its path, if admitted.
+  struct Score {
+    Share share;
+    bool borrowing = false;
+  };
+  std::map<std::pair<const QuotaNode*, Entry*>, Score> score;
+  for (auto& [cq, e] : by_cq) {
+    for (const auto& [fr, v] : e->assignment.usage) e->cq->AddUsage(fr, v);
+    const QuotaNode* child = e->cq;
+    for (const QuotaNode* a = e->cq->parent(); a != nullptr; a = a->parent()) {
+      Score sc;
+      sc.share = DominantResourceShare(*child, s_.frs);
+      for (const auto& [fr, v] : e->assignment.usage) {
+        sc.borrowing = sc.borrowing || child->usage(fr) > child->subtree_quota(fr);
+      }
+      score[{a, e}] = sc;
+      child = a;
+    }
+    for (const auto& [fr, v] : e->assignment.usage) e->cq->RemoveUsage(fr, v);
+  }
+  std::function<Entry*(const CohortNode*)> tournament = [&](const CohortNode* c) -> Entry* {
+    std::vector<Entry*> cands;
+    for (const CohortNode* child : c->child_cohorts()) {
+      if (Entry* w = tournament(child)) cands.push_back(w);
+    }
+    for (const ClusterQueueNode* x : c->child_cluster_queues()) {
+      auto it = by_cq.find(x);
+      if (it != by_cq.end()) cands.push_back(it->second);
+    }
+    Entry* best = nullptr;
+    for (Entry* cand : cands) {
+      if (best == nullptr) {
+        best = cand;
+        continue;
+      }
+      const Score& a = score[{c, cand}];
+      const Score& b = score[{c, best}];
+      bool less;
+      if (a.borrowing != b.borrowing) {
+        less = !a.borrowing;
+      } else if (int cmp = CompareShare(a.share, b.share); cmp != 0) {
+        less = cmp < 0;
+      } else if (cand->wl->priority != best->wl->priority) {
+        less = cand->wl->priority > best->wl->priority;
+      } else if (cand->wl->queue_order_time != best->wl->queue_order_time) {
+        less = cand->wl->queue_order_time < best->wl->queue_order_time;
+      } else {
+        less = cand->wl->key < best->wl->key;
+      }
+      if (less) best = cand;
+    }
+    return best;
+  };
+  Entry* winner = tournament(static_cast<const CohortNode*>(root));
+  if (winner == nullptr) return {first};
+  return {winner};
+}
+
+}  // namespace kuota::engine

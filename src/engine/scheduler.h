@@ -1,0 +1,71 @@
+// Scheduler: one scheduling cycle in Kueue's numbered steps: take one head per
+// active ClusterQueue, nominate (namespace check, flavor assignment, victims,
+// partial admission), order the entries (borrowing, priority, FIFO; or the
+// fair-sharing tournament), then admit, preempt or leave pending with the
+// quota granted earlier in the cycle counted; finally requeue and carry out
+// evictions. Single-threaded; operates on an EngineState it does not own.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/assignment.h"
+#include "engine/engine_state.h"
+#include "engine/flavor_assigner.h"
+#include "engine/preemptor.h"
+
+namespace kuota::engine {
+
+struct AdmissionDecision {
+  std::string workload;
+  std::string cluster_queue;
+  std::vector<PodSetAdmission> pod_sets;
+  bool admitted = true;  // false: quota reserved, waiting for admission checks
+};
+
+struct PreemptionDecision {
+  std::string workload;
+  std::string preemptor;
+  std::string reason;   // InClusterQueue, InCohortReclamation, ...
+  std::string message;  // as written on the victim's Preempted condition
+};
+
+struct PendingDecision {
+  std::string workload;
+  std::string reason;
+  std::string message;
+};
+
+struct CycleResult {
+  int heads = 0;
+  std::vector<AdmissionDecision> admitted;
+  std::vector<PreemptionDecision> preempted;
+  std::vector<PendingDecision> pending;  // heads left pending, with why
+};
+
+class Scheduler {
+ public:
+  explicit Scheduler(EngineState& state);
+  CycleResult RunCycle();
+
+ private:
+  struct Entry;
+  void Nominate(Entry& e);
+  void Process(Entry& e, CycleResult& out);
+  bool FitsAfterRemovals(const ClusterQueueNode& cq, const FrUsage& usage,
+                         const std::vector<WorkloadInfo*>& extra) const;
+  void Admit(Entry& e, CycleResult& out);
+  void Requeue(Entry& e);
+  void Evict(WorkloadInfo* victim, const PreemptionDecision& d);
+  std::vector<Entry*> FairSharingOrder(std::vector<Entry>& entries);
+
+  EngineState& s_;
+  Preemptor preemptor_;
+  FlavorAssigner assigner_;
+  std::vector<WorkloadInfo*> preempted_;  // victims chosen this cycle
+  std::set<Entry*> processed_;            // fair-sharing entries already processed
+  std::vector<std::pair<ClusterQueueNode*, FrUsage>> cycle_usage_;  // undone at cycle end
+};
+
+}  // namespace kuota::engine

@@ -1,0 +1,83 @@
+// WorkloadInfo: the engine's record of one Workload: the object, its resolved
+// priority and per-pod requests, where it is queued, and (when it holds quota)
+// its admission and usage per FrId. Single-threaded (engine-owned).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api/workload.h"
+#include "base/time.h"
+#include "engine/flavor_resource.h"
+
+namespace kuota::engine {
+
+class ClusterQueueNode;
+
+// Requests as (resource name, milli-units) pairs sorted by name.
+using Requests = std::vector<std::pair<std::string, int64_t>>;
+
+struct PodSetInfo {
+  std::string name;
+  int32_t count = 1;
+  std::optional<int32_t> min_count;
+  Requests per_pod;
+  const api::PodSpec* spec = nullptr;  // borrowed from WorkloadInfo::object
+};
+
+struct PodSetAdmission {
+  std::string name;
+  int32_t count = 0;
+  std::map<std::string, std::string> flavors;  // resource -> flavor
+  Requests usage;                              // totals for the pod set
+};
+
+enum class WorkloadState {
+  kPending,        // waiting in a queue (or unqueueable; see pending_reason)
+  kQuotaReserved,  // holds quota; admission checks not all Ready
+  kAdmitted,       // holds quota and every check is Ready
+  kFinished,       // done; holds nothing
+  kInactive,       // spec.active is false
+};
+
+struct WorkloadInfo {
+  std::string key;  // namespace/name
+  api::Workload object;
+  int32_t priority = 0;
+  Time creation;
+  // FIFO timestamp: creation, or the eviction time after a PodsReady timeout.
+  Time queue_order_time;
+  std::vector<PodSetInfo> pod_sets;
+  WorkloadState state = WorkloadState::kPending;
+
+  // Quota holding (state kQuotaReserved / kAdmitted).
+  ClusterQueueNode* admitted_in = nullptr;  // borrowed
+  std::vector<PodSetAdmission> admission;
+  std::vector<std::pair<FrId, int64_t>> usage;
+  Time quota_reserved_at;
+  bool evicted = false;  // an eviction was decided and not yet carried out
+
+  // Queueing (state kPending).
+  ClusterQueueNode* queued_in = nullptr;  // borrowed
+  std::optional<Time> requeue_at;          // backoff: not offered before this
+  int32_t requeue_count = 0;
+  // Why it is not admitted, as users read it; reason is Kueue's condition reason.
+  std::string pending_reason;
+  std::string pending_message;
+
+  bool holds_quota() const {
+    return state == WorkloadState::kQuotaReserved || state == WorkloadState::kAdmitted;
+  }
+  const std::string& uid() const { return object.metadata.uid; }
+  const std::string& name() const { return object.metadata.name; }
+  const std::string& ns() const { return object.metadata.namespace_; }
+};
+
+// Builds pod set infos (per-pod requests) from the object's spec.
+std::vector<PodSetInfo> BuildPodSets(const api::Workload& wl);
+
+}  // namespace kuota::engine

@@ -1,0 +1,159 @@
+#include "sim/simulation.h"
+
+#include <algorithm>
+#include <variant>
+
+#include <nlohmann/json.hpp>
+
+#include "api/codec/decode.h"
+#include "base/clock.h"
+#include "engine/engine.h"
+
+namespace kuota::sim {
+
+Result<Report> Simulate(std::string_view state_text, const SimulateOptions& options) {
+  codec::DecodeOptions dopts;
+  dopts.skip_kinds.insert("conformance/v1/Expectation");
+  KUOTA_ASSIGN_OR_RETURN(std::vector<codec::DecodedObject> docs,
+                         codec::DecodeDocuments(state_text, dopts));
+  api::Configuration config;
+  for (const auto& d : docs) {
+    if (auto* c = std::get_if<api::Configuration>(&d.object.value)) config = *c;
+  }
+  ManualClock clock(options.now);
+  engine::Engine engine(clock, config);
+  // Everything but workloads first, so priorities and queues resolve.
+  for (const auto& d : docs) {
+    if (std::holds_alternative<api::Workload>(d.object.value) ||
+        std::holds_alternative<api::Configuration>(d.object.value)) {
+      continue;
+    }
+    KUOTA_RETURN_IF_ERROR(engine.Apply(d.object));
+  }
+  for (const auto& d : docs) {
+    if (std::holds_alternative<api::Workload>(d.object.value)) {
+      KUOTA_RETURN_IF_ERROR(engine.Apply(d.object));
+    }
+  }
+  Report report;
+  for (const auto& [name, cq] : engine.tree().cluster_queues()) {
+    if (!cq->active()) {
+      report.warnings.push_back("ClusterQueue " + name + " is inactive: " +
+                                cq->inactive_message());
+    }
+  }
+  const int max_cycles = options.cycles > 0 ? options.cycles : 100000;
+  for (int i = 0; i < max_cycles; ++i) {
+    engine::CycleResult r = engine.RunCycle();
+    ++report.cycles_run;
+    for (const auto& p : r.preempted) {
+      report.preempted.push_back({p.workload, p.preemptor, p.reason, i + 1});
+    }
+    if (options.cycles == 0 && r.admitted.empty() && r.preempted.empty()) break;
+  }
+  for (const engine::WorkloadInfo* wl : engine.Workloads()) {
+    if (wl->holds_quota()) {
+      AdmittedResult a;
+      a.cluster_queue = wl->admitted_in ? wl->admitted_in->name()
+                                        : wl->object.status.admission->cluster_queue;
+      a.admitted = wl->state == engine::WorkloadState::kAdmitted;
+      for (const auto& ps : wl->admission) {
+        a.pod_sets[ps.name] = PodSetResult{ps.count, ps.flavors};
+      }
+      report.admitted[wl->key] = std::move(a);
+    } else if (wl->state == engine::WorkloadState::kPending ||
+               wl->state == engine::WorkloadState::kInactive) {
+      PendingResult p;
+      p.workload = wl->key;
+      p.priority = wl->priority;
+      if (wl->queued_in) p.cluster_queue = wl->queued_in->name();
+      p.reason = engine.PendingMessage(wl->key);
+      report.pending.push_back(std::move(p));
+    }
+  }
+  return report;
+}
+
+std::string ReportToJson(const Report& report) {
+  nlohmann::ordered_json out;
+  out["admitted"] = nlohmann::ordered_json::object();
+  for (const auto& [key, a] : report.admitted) {
+    nlohmann::ordered_json j;
+    j["clusterQueue"] = a.cluster_queue;
+    j["admitted"] = a.admitted;
+    nlohmann::ordered_json ps = nlohmann::ordered_json::object();
+    for (const auto& [name, p] : a.pod_sets) {
+      ps[name] = {{"count", p.count}, {"flavors", p.flavors}};
+    }
+    j["podSets"] = ps;
+    out["admitted"][key] = j;
+  }
+  out["preempted"] = nlohmann::ordered_json::array();
+  for (const auto& p : report.preempted) {
+    out["preempted"].push_back(
+        {{"workload", p.workload}, {"by", p.by}, {"reason", p.reason}, {"cycle", p.cycle}});
+  }
+  out["pending"] = nlohmann::ordered_json::array();
+  for (const auto& p : report.pending) {
+    out["pending"].push_back({{"workload", p.workload},
+                              {"clusterQueue", p.cluster_queue},
+                              {"priority", p.priority},
+                              {"reason", p.reason}});
+  }
+  out["cycles"] = report.cycles_run;
+  if (!report.warnings.empty()) out["warnings"] = report.warnings;
+  return out.dump(2) + "\n";
+}
+
+namespace {
+
+std::string Pad(const std::string& s, size_t w) {
+  return s.size() >= w ? s + " " : s + std::string(w - s.size() + 1, ' ');
+}
+
+std::string FlavorsText(const std::map<std::string, PodSetResult>& pod_sets) {
+  std::string out;
+  for (const auto& [name, ps] : pod_sets) {
+    if (!out.empty()) out += "; ";
+    out += name + " x" + std::to_string(ps.count) + ":";
+    bool first = true;
+    for (const auto& [res, fl] : ps.flavors) {
+      out += (first ? " " : ", ") + res + "=" + fl;
+      first = false;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ReportToText(const Report& report) {
+  std::string out;
+  for (const auto& w : report.warnings) out += "warning: " + w + "\n";
+  out += "ADMITTED (" + std::to_string(report.admitted.size()) + ")\n";
+  size_t w1 = 8, w2 = 12;
+  for (const auto& [k, a] : report.admitted) {
+    w1 = std::max(w1, k.size());
+    w2 = std::max(w2, a.cluster_queue.size());
+  }
+  if (!report.admitted.empty()) {
+    out += "  " + Pad("WORKLOAD", w1) + Pad("CLUSTERQUEUE", w2) + "FLAVORS\n";
+    for (const auto& [k, a] : report.admitted) {
+      out += "  " + Pad(k, w1) + Pad(a.cluster_queue, w2) + FlavorsText(a.pod_sets) +
+             (a.admitted ? "" : "  (quota reserved; admission checks pending)") + "\n";
+    }
+  }
+  out += "PREEMPTED (" + std::to_string(report.preempted.size()) + ")\n";
+  for (const auto& p : report.preempted) {
+    out += "  " + p.workload + "  by " + p.by + "  (" + p.reason + ", cycle " +
+           std::to_string(p.cycle) + ")\n";
+  }
+  out += "PENDING (" + std::to_string(report.pending.size()) + ")\n";
+  for (const auto& p : report.pending) {
+    out += "  " + p.workload + (p.cluster_queue.empty() ? "" : "  [" + p.cluster_queue + "]") +
+           "\n      why: " + p.reason + "\n";
+  }
+  return out;
+}
+
+}  // namespace kuota::sim

@@ -1,0 +1,64 @@
+// Simulation: the what-if driver. Loads a state file (ResourceFlavors,
+// ClusterQueues, Cohorts, LocalQueues, priority classes, Namespaces, Workloads,
+// an optional Configuration) into an engine on a manual clock, runs scheduling
+// cycles, and reports admitted, preempted and pending workloads with reasons.
+// Single-threaded.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "base/time.h"
+
+namespace kuota::sim {
+
+struct PodSetResult {
+  int32_t count = 0;
+  std::map<std::string, std::string> flavors;  // resource -> flavor
+};
+
+struct AdmittedResult {
+  std::string cluster_queue;
+  std::map<std::string, PodSetResult> pod_sets;
+  bool admitted = true;  // false: quota reserved, admission checks pending
+};
+
+struct PreemptedResult {
+  std::string workload;
+  std::string by;
+  std::string reason;
+  int cycle = 0;
+};
+
+struct PendingResult {
+  std::string workload;
+  std::string cluster_queue;  // where it waits (may be empty)
+  int32_t priority = 0;
+  std::string reason;
+};
+
+struct Report {
+  std::map<std::string, AdmittedResult> admitted;
+  std::vector<PreemptedResult> preempted;
+  std::vector<PendingResult> pending;
+  int cycles_run = 0;
+  std::vector<std::string> warnings;  // e.g. inactive ClusterQueues and why
+};
+
+struct SimulateOptions {
+  // Cycles to run; 0 runs until a cycle changes nothing (at most 100000).
+  int cycles = 1;
+  // The scheduler's clock; default 2026-01-01T00:00:00Z.
+  Time now = Time::FromSeconds(1767225600);
+};
+
+// Decodes `state_text` (multi-document YAML or JSON) and runs the simulation.
+// A document of kind conformance/v1 Expectation is ignored.
+Result<Report> Simulate(std::string_view state_text, const SimulateOptions& options);
+
+std::string ReportToJson(const Report& report);
+std::string ReportToText(const Report& report);
+
+}  // namespace kuota::sim

@@ -427,10 +427,17 @@ std::string Engine::PendingMessage(const std::string& key) {
     return "";
   }
   if (wl->state == WorkloadState::kFinished) return "finished";
+  if (wl->queued_in && !wl->queued_in->active()) {
+    return "ClusterQueue " + wl->queued_in->name() + " is inactive: " +
+           wl->queued_in->inactive_message();
+  }
   if (!wl->pending_message.empty()) return wl->pending_message;
   if (wl->queued_in) {
     int pos = wl->queued_in->pending().PositionOf(wl);
-    if (!wl->queued_in->active()) return "ClusterQueue " + wl->queued_in->name() + " is inactive";
+    if (!wl->queued_in->active()) {
+      return "ClusterQueue " + wl->queued_in->name() + " is inactive: " +
+             wl->queued_in->inactive_message();
+    }
     if (pos <= 0) return "Waiting to be considered by the scheduler in ClusterQueue " +
                          wl->queued_in->name();
     return "Waiting in ClusterQueue " + wl->queued_in->name() + ": " + std::to_string(pos) +

@@ -117,7 +117,10 @@ void Scheduler::Process(Entry& e, CycleResult& out) {
   if (mode == Mode::kNoFit) return;
   if (mode == Mode::kPreempt && e.targets.empty()) {
     e.requeue = Entry::Requeue::kNoCandidates;
+    e.message += "; no workload can be preempted to make room under this ClusterQueue's "
+                 "preemption policy";
     if (cq.spec().preemption.reclaim_within_cohort != api::ReclaimWithinCohortPolicy::kAny) {
+      taken_by_.emplace_back(e.wl->key, QuotaTree::Root(&cq));
       // Hold back the capacity this workload could reclaim, so that others
       // processed later in the cycle cannot borrow it.
       FrUsage reserve;
@@ -153,9 +156,15 @@ void Scheduler::Process(Entry& e, CycleResult& out) {
     e.status = Entry::Status::kSkipped;
     e.requeue = Entry::Requeue::kFailedAfterNomination;
     e.message = "Workload no longer fits after processing another workload";
+    std::string others;
+    for (const auto& [k, root] : taken_by_) {
+      if (root == QuotaTree::Root(&cq)) others += (others.empty() ? "" : ", ") + k;
+    }
+    if (!others.empty()) e.message += " (capacity taken earlier in this cycle by " + others + ")";
     return;
   }
   preempted_.insert(preempted_.end(), mine.begin(), mine.end());
+  taken_by_.emplace_back(e.wl->key, QuotaTree::Root(&cq));
   if (mode == Mode::kPreempt) {
     for (const auto& [fr, v] : e.assignment.usage) cq.AddUsage(fr, v);
     cycle_usage_.emplace_back(&cq, e.assignment.usage);
@@ -169,8 +178,9 @@ void Scheduler::Process(Entry& e, CycleResult& out) {
                         : t.reason == "InCohortReclaimWhileBorrowing"
                             ? "reclamation within the cohort while borrowing"
                             : "reclamation within the cohort";
-      d.message = "Preempted to accommodate a workload (UID: " + e.wl->uid() + ", name: " +
-                  e.wl->key + ") due to " + why;
+      d.message = "Preempted to accommodate a workload (" +
+                  (e.wl->uid().empty() ? "" : "UID: " + e.wl->uid() + ", ") + "name: " + e.wl->key +
+                  ") due to " + why;
       out.preempted.push_back(std::move(d));
     }
     e.message = e.assignment.Message();
@@ -276,6 +286,7 @@ void Scheduler::Evict(WorkloadInfo* victim, const PreemptionDecision& d) {
 CycleResult Scheduler::RunCycle() {
   CycleResult out;
   preempted_.clear();
+  taken_by_.clear();
   cycle_usage_.clear();
   const Time now = s_.clock.Now();
   std::vector<Entry> entries;

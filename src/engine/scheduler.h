@@ -64,7 +64,9 @@ class Scheduler {
   Preemptor preemptor_;
   FlavorAssigner assigner_;
   std::vector<WorkloadInfo*> preempted_;  // victims chosen this cycle
-  std::set<Entry*> processed_;            // fair-sharing entries already processed
+  std::set<Entry*> processed_;
+  // Workloads that took capacity this cycle, with the root of their tree.
+  std::vector<std::pair<std::string, const QuotaNode*>> taken_by_;            // fair-sharing entries already processed
   std::vector<std::pair<ClusterQueueNode*, FrUsage>> cycle_usage_;  // undone at cycle end
 };
 

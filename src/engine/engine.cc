@@ -133,9 +133,57 @@ void Engine::Refresh() {
       }
     }
   }
+  StopHeldWorkloads();
   for (auto& [key, wl] : s.workloads) {
     if (wl->state == WorkloadState::kPending) RouteWorkload(s, wl.get());
   }
+}
+
+void Engine::StopHeldWorkloads() {
+  for (const auto& [name, cq] : state_->tree.cluster_queues()) {
+    std::vector<WorkloadInfo*> held = cq->admitted();
+    for (WorkloadInfo* wl : held) StopHeldWorkload(wl);
+  }
+}
+
+bool Engine::StopHeldWorkload(WorkloadInfo* wl) {
+  EngineState& s = *state_;
+  ClusterQueueNode* cq = wl->admitted_in;
+  if (cq == nullptr) return false;
+  const api::LocalQueue* lq = nullptr;
+  auto it = s.local_queues.find(wl->ns() + "/" + wl->object.spec.queue_name);
+  if (it != s.local_queues.end()) lq = &it->second;
+  const bool lq_stopped = lq && lq->stop_policy != api::StopPolicy::kNone;
+  const bool drain_cq = cq->spec().stop_policy == api::StopPolicy::kHoldAndDrain;
+  const bool drain_lq = lq && lq->stop_policy == api::StopPolicy::kHoldAndDrain;
+  std::string reason, message;
+  if (wl->state == WorkloadState::kQuotaReserved && (!cq->active() || lq_stopped)) {
+    // Reservations not yet admitted are cancelled when the queue stops.
+    reason = "Inadmissible";
+    message = lq_stopped ? "LocalQueue " + wl->object.spec.queue_name + " is stopped"
+                         : "ClusterQueue " + cq->name() + " is " +
+                               (cq->spec().stop_policy != api::StopPolicy::kNone ? "stopped"
+                                                                                  : "inactive");
+  } else if (wl->state == WorkloadState::kAdmitted && (drain_cq || drain_lq)) {
+    reason = drain_cq ? "ClusterQueueStopped" : "LocalQueueStopped";
+    message = drain_cq ? "The ClusterQueue is stopped" : "The LocalQueue is stopped";
+  } else {
+    return false;
+  }
+  const Time now = s.clock.Now();
+  ReleaseQuota(s, wl);
+  wl->state = WorkloadState::kPending;
+  auto& st = wl->object.status;
+  st.admission.reset();
+  if (reason != "Inadmissible") {
+    SetCondition(st.conditions, api::kEvicted, "True", reason, message, now);
+  }
+  SetCondition(st.conditions, api::kQuotaReserved, "False", reason, message, now);
+  SetCondition(st.conditions, api::kAdmitted, "False", "NoReservation",
+               "The workload has no reservation", now);
+  wl->pending_reason = reason;
+  wl->pending_message = message;
+  return true;
 }
 
 void Engine::AddWorkload(const api::Workload& obj) {
@@ -242,6 +290,7 @@ void Engine::AddWorkload(const api::Workload& obj) {
     if (cq) {
       HoldQuota(s, wl, cq, std::move(admission));
       if (api::IsConditionTrue(st.conditions, api::kAdmitted)) wl->state = WorkloadState::kAdmitted;
+      if (StopHeldWorkload(wl)) RouteWorkload(s, wl);
     } else {
       wl->admission = std::move(admission);
       wl->state = api::IsConditionTrue(st.conditions, api::kAdmitted) ? WorkloadState::kAdmitted

@@ -56,6 +56,10 @@ class Engine {
 
  private:
   void Refresh();
+  // Applies stopPolicy / inactivity to workloads that hold quota.
+  void StopHeldWorkloads();
+  // Same for one workload; true when it lost its quota (then it is pending).
+  bool StopHeldWorkload(WorkloadInfo* wl);
   void AddWorkload(const api::Workload& wl);
   void RemoveWorkload(const std::string& key);
 

@@ -1,0 +1,397 @@
+// The scheduling cycle: one head per ClusterQueue, StrictFIFO vs
+// BestEffortFIFO, inadmissible workloads coming back when quota is released,
+// partial admission down to minCount, borrowing and lending limits within a
+// cycle, hierarchical cohorts, and the pending messages users read.
+#include "engine/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "testing/engine_harness.h"
+
+namespace kuota::engine {
+namespace {
+
+using testing::At;
+using testing::EngineHarness;
+using testing::MakeClusterQueue;
+using testing::MakeCohort;
+using testing::MakeFlavorQuotas;
+using testing::MakeLocalQueue;
+using testing::MakeResourceFlavor;
+using testing::MakeWorkload;
+using Keys = std::vector<std::string>;
+
+api::ClusterQueue CpuQueue(const std::string& name, const std::string& nominal,
+                           const std::string& cohort = "",
+                           std::optional<std::string_view> borrowing_limit = std::nullopt,
+                           std::optional<std::string_view> lending_limit = std::nullopt) {
+  return MakeClusterQueue(name)
+      .Cohort(cohort)
+      .ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", nominal, borrowing_limit,
+                                                                    lending_limit)})
+      .Obj();
+}
+
+api::Workload Wl(const std::string& name, const std::string& queue, const std::string& cpu,
+                 int64_t created_s, int32_t count = 1) {
+  return MakeWorkload(name, "ns")
+      .Queue(queue)
+      .Created(At(created_s))
+      .PodSet("main", count, {{"cpu", cpu}})
+      .Obj();
+}
+
+api::Workload Running(const std::string& name, const std::string& cq, const std::string& cpu) {
+  return MakeWorkload(name, "ns")
+      .Queue("lq-" + cq)
+      .PodSet("main", 1, {{"cpu", cpu}})
+      .ReserveQuota(cq, {{"cpu", "default"}})
+      .Admitted()
+      .Obj();
+}
+
+void Base(EngineHarness& h, const std::vector<api::ClusterQueue>& cqs) {
+  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default")));
+  for (const auto& cq : cqs) {
+    ASSERT_TRUE(
+        h.Apply(cq, MakeLocalQueue("lq-" + cq.metadata.name, "ns").ClusterQueue(cq.metadata.name)));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Queueing strategies. The queue has 4 cpu, 3 held; "big" (2 cpu, older)
+// does not fit, "small" (1 cpu) would.
+
+struct FifoCase {
+  std::string name;
+  bool strict;
+  int cycles;
+  bool want_small_admitted;
+};
+
+class QueueingStrategyTest : public ::testing::TestWithParam<FifoCase> {};
+
+TEST_P(QueueingStrategyTest, HeadThatDoesNotFit) {
+  const FifoCase& c = GetParam();
+  EngineHarness h;
+  MakeClusterQueue cq("cq");
+  cq.ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "4")});
+  if (c.strict) cq.StrictFIFO();
+  Base(h, {cq.Obj()});
+  ASSERT_TRUE(h.Apply(Running("running", "cq", "3"), Wl("big", "lq-cq", "2", 1),
+                      Wl("small", "lq-cq", "1", 2)));
+  h.Cycles(c.cycles);
+  EXPECT_EQ(h.HoldsQuota("ns/small"), c.want_small_admitted);
+  EXPECT_FALSE(h.HoldsQuota("ns/big"));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, QueueingStrategyTest,
+    ::testing::Values(FifoCase{"BestEffortOneCycleOffersOnlyTheHead", false, 1, false},
+                      FifoCase{"BestEffortSkipsHeadInNextCycle", false, 2, true},
+                      FifoCase{"StrictBlocksTheQueue", true, 3, false}),
+    [](const ::testing::TestParamInfo<FifoCase>& info) { return info.param.name; });
+
+TEST(QueueingTest, StrictFifoHeadIsOfferedEveryCycle) {
+  EngineHarness h;
+  Base(h, {MakeClusterQueue("cq")
+               .ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "4")})
+               .StrictFIFO()
+               .Obj()});
+  ASSERT_TRUE(h.Apply(Running("running", "cq", "3"), Wl("big", "lq-cq", "2", 1),
+                      Wl("small", "lq-cq", "1", 2)));
+  for (int i = 0; i < 3; ++i) {
+    auto r = h.Cycle();
+    ASSERT_EQ(r.pending.size(), 1u) << "cycle " << i;
+    EXPECT_EQ(r.pending[0].workload, "ns/big");
+  }
+  const WorkloadInfo* small = h.Find("ns/small");
+  ASSERT_NE(small, nullptr);
+  EXPECT_EQ(h.engine().PendingMessage("ns/small"),
+            "Waiting in ClusterQueue cq: 1 workload(s) ahead in the queue");
+}
+
+TEST(QueueingTest, InadmissibleReturnsWhenQuotaIsReleased) {
+  EngineHarness h;
+  Base(h, {CpuQueue("cq", "4")});
+  ASSERT_TRUE(h.Apply(Running("running", "cq", "3"), Wl("big", "lq-cq", "2", 1)));
+  auto first = h.Cycle();
+  EXPECT_EQ(first.heads, 1);
+  auto second = h.Cycle();
+  EXPECT_EQ(second.heads, 0);  // parked as inadmissible, not offered again
+  EXPECT_FALSE(h.HoldsQuota("ns/big"));
+  ASSERT_TRUE(h.engine().FinishWorkload("ns/running").ok());
+  EXPECT_FALSE(h.HoldsQuota("ns/running"));
+  auto third = h.Cycle();
+  EXPECT_EQ(third.heads, 1);
+  EXPECT_TRUE(h.HoldsQuota("ns/big"));
+}
+
+TEST(QueueingTest, InadmissibleReturnsWhenClusterQueueGrows) {
+  EngineHarness h;
+  Base(h, {CpuQueue("cq", "4")});
+  ASSERT_TRUE(h.Apply(Running("running", "cq", "3"), Wl("big", "lq-cq", "2", 1)));
+  h.Cycles(2);
+  EXPECT_FALSE(h.HoldsQuota("ns/big"));
+  ASSERT_TRUE(h.Apply(CpuQueue("cq", "5")));
+  h.Cycle();
+  EXPECT_TRUE(h.HoldsQuota("ns/big"));
+  EXPECT_TRUE(h.HoldsQuota("ns/running"));
+}
+
+TEST(QueueingTest, InadmissibleInCohortReturnsWhenAnotherQueueReleases) {
+  EngineHarness h;
+  Base(h, {CpuQueue("a", "0", "all"), CpuQueue("b", "4", "all")});
+  ASSERT_TRUE(h.Apply(Running("b-running", "b", "3"), Wl("a-wl", "lq-a", "2", 1)));
+  h.Cycles(2);
+  EXPECT_FALSE(h.HoldsQuota("ns/a-wl"));
+  ASSERT_TRUE(h.engine().FinishWorkload("ns/b-running").ok());
+  h.Cycle();
+  EXPECT_TRUE(h.HoldsQuota("ns/a-wl"));
+}
+
+TEST(QueueingTest, DeletingAWorkloadReleasesItsQuota) {
+  EngineHarness h;
+  Base(h, {CpuQueue("cq", "4")});
+  ASSERT_TRUE(h.Apply(Running("running", "cq", "3"), Wl("big", "lq-cq", "2", 1)));
+  h.Cycles(2);
+  ASSERT_TRUE(h.engine().Delete("Workload", "ns", "running").ok());
+  EXPECT_EQ(h.engine().Delete("Workload", "ns", "running").code(), StatusCode::kNotFound);
+  h.Cycle();
+  EXPECT_TRUE(h.HoldsQuota("ns/big"));
+}
+
+TEST(QueueingTest, HigherPriorityHeadFirstWithinCycle) {
+  // Two queues share a cohort with room for one 3-cpu workload; the higher
+  // priority head wins although it is newer.
+  EngineHarness h;
+  Base(h, {CpuQueue("a", "2", "all"), CpuQueue("b", "2", "all")});
+  ASSERT_TRUE(h.Apply(Wl("old-low", "lq-a", "3", 1), MakeWorkload("new-high", "ns")
+                                                         .Queue("lq-b")
+                                                         .Priority(100)
+                                                         .Created(At(5))
+                                                         .PodSet("main", 1, {{"cpu", "3"}})));
+  auto r = h.Cycle();
+  EXPECT_EQ(EngineHarness::AdmittedKeys(r), Keys{"ns/new-high"});
+  ASSERT_EQ(r.pending.size(), 1u);
+  EXPECT_TRUE(EngineHarness::StartsWith(
+      r.pending[0].message, "Workload no longer fits after processing another workload"))
+      << r.pending[0].message;
+}
+
+TEST(QueueingTest, NonBorrowingHeadBeforeBorrowingHead) {
+  // b's head fits in its own nominal and goes first, although a's is older
+  // and has higher priority; a's then no longer fits.
+  EngineHarness h;
+  Base(h, {CpuQueue("a", "1", "all"), CpuQueue("b", "2", "all")});
+  ASSERT_TRUE(h.Apply(MakeWorkload("a-wl", "ns")
+                          .Queue("lq-a")
+                          .Priority(10)
+                          .Created(At(1))
+                          .PodSet("main", 1, {{"cpu", "2"}}),
+                      Wl("b-wl", "lq-b", "2", 5)));
+  auto r = h.Cycle();
+  EXPECT_EQ(EngineHarness::AdmittedKeys(r), Keys{"ns/b-wl"});
+}
+
+// ---------------------------------------------------------------------------
+// Borrowing and lending limits through whole cycles.
+
+TEST(LimitsTest, BorrowingLimitCapsAdmission) {
+  EngineHarness h;
+  Base(h, {CpuQueue("a", "2", "all", "1"), CpuQueue("b", "10", "all")});
+  ASSERT_TRUE(h.Apply(Wl("fits", "lq-a", "3", 1), Wl("too-big", "lq-a", "4", 2)));
+  h.Cycles(2);
+  EXPECT_TRUE(h.HoldsQuota("ns/fits"));
+  EXPECT_FALSE(h.HoldsQuota("ns/too-big"));
+  EXPECT_EQ(h.engine().PendingMessage("ns/too-big"),
+            "couldn't assign flavors to pod set main: insufficient quota for cpu in flavor "
+            "default, request > maximum capacity (4 > 3)");
+}
+
+TEST(LimitsTest, LendingLimitKeepsQuotaForOwner) {
+  // a lends at most 1 of its 4: b (nominal 1) can reach 2 but not 3.
+  EngineHarness h;
+  Base(h, {CpuQueue("a", "4", "all", std::nullopt, "1"), CpuQueue("b", "1", "all")});
+  ASSERT_TRUE(h.Apply(Wl("b-two", "lq-b", "2", 1)));
+  h.Cycle();
+  EXPECT_TRUE(h.HoldsQuota("ns/b-two"));
+  ASSERT_TRUE(h.Apply(Wl("b-one-more", "lq-b", "1", 2)));
+  h.Cycle();
+  EXPECT_FALSE(h.HoldsQuota("ns/b-one-more"));
+  // a still gets its guaranteed 3 without preempting anyone.
+  ASSERT_TRUE(h.Apply(Wl("a-three", "lq-a", "3", 3)));
+  auto r = h.Cycle();
+  EXPECT_TRUE(h.HoldsQuota("ns/a-three"));
+  EXPECT_TRUE(r.preempted.empty());
+}
+
+TEST(LimitsTest, HierarchicalCohortLendsItsOwnQuota) {
+  // root has 6 cpu of its own; "a" (2 cpu) in child cohort "left" can use up
+  // to 8, not 9.
+  EngineHarness h;
+  ASSERT_TRUE(h.Apply(
+      MakeCohort("root").ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "6")}),
+      MakeCohort("left").Parent("root")));
+  Base(h, {CpuQueue("a", "2", "left")});
+  ASSERT_TRUE(h.Apply(Wl("seven", "lq-a", "7", 1), Wl("two", "lq-a", "2", 2)));
+  h.Cycles(3);
+  EXPECT_TRUE(h.HoldsQuota("ns/seven"));
+  EXPECT_FALSE(h.HoldsQuota("ns/two"));
+  EXPECT_TRUE(EngineHarness::StartsWith(
+      h.engine().PendingMessage("ns/two"),
+      "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor "
+      "default, 1 more needed"))
+      << h.engine().PendingMessage("ns/two");
+}
+
+TEST(LimitsTest, NoOverAdmissionWithinOneCycle) {
+  // Two heads each fit alone in the shared 4 cpu, not together.
+  EngineHarness h;
+  Base(h, {CpuQueue("a", "0", "all"), CpuQueue("b", "0", "all"), CpuQueue("lender", "4", "all")});
+  ASSERT_TRUE(h.Apply(Wl("a-wl", "lq-a", "3", 1), Wl("b-wl", "lq-b", "3", 2)));
+  auto r = h.Cycle();
+  EXPECT_EQ(EngineHarness::AdmittedKeys(r), Keys{"ns/a-wl"});
+  EXPECT_EQ(h.CQ("lender")->parent()->usage(h.Fr("default", "cpu")), 3000);
+}
+
+// ---------------------------------------------------------------------------
+// Partial admission.
+
+TEST(PartialAdmissionTest, ShrinksToWhatFits) {
+  EngineHarness h;
+  Base(h, {CpuQueue("cq", "10")});
+  ASSERT_TRUE(h.Apply(
+      MakeWorkload("wl", "ns").Queue("lq-cq").PodSet("main", 20, {{"cpu", "1"}}).MinCount(5)));
+  h.Cycle();
+  ASSERT_TRUE(h.HoldsQuota("ns/wl"));
+  EXPECT_EQ(h.CountOf("ns/wl", "main"), 10);
+  EXPECT_EQ(h.CQ("cq")->usage(h.Fr("default", "cpu")), 10'000);
+}
+
+TEST(PartialAdmissionTest, NotBelowMinCount) {
+  EngineHarness h;
+  Base(h, {CpuQueue("cq", "10")});
+  ASSERT_TRUE(h.Apply(
+      MakeWorkload("wl", "ns").Queue("lq-cq").PodSet("main", 20, {{"cpu", "1"}}).MinCount(12)));
+  h.Cycle();
+  EXPECT_FALSE(h.HoldsQuota("ns/wl"));
+  EXPECT_EQ(h.engine().PendingMessage("ns/wl"),
+            "couldn't assign flavors to pod set main: insufficient quota for cpu in flavor "
+            "default, request > maximum capacity (20 > 10)");
+}
+
+TEST(PartialAdmissionTest, ShrinksPodSetsProportionally) {
+  // deltas 2 and 4 over a total of 6: the smallest reduction that fits 9 cpu
+  // takes 1 and 2 pods.
+  EngineHarness h;
+  Base(h, {CpuQueue("cq", "9")});
+  ASSERT_TRUE(h.Apply(MakeWorkload("wl", "ns")
+                          .Queue("lq-cq")
+                          .PodSet("a", 4, {{"cpu", "1"}})
+                          .MinCount(2)
+                          .PodSet("b", 8, {{"cpu", "1"}})
+                          .MinCount(4)));
+  h.Cycle();
+  ASSERT_TRUE(h.HoldsQuota("ns/wl"));
+  EXPECT_EQ(h.CountOf("ns/wl", "a"), 3);
+  EXPECT_EQ(h.CountOf("ns/wl", "b"), 6);
+}
+
+TEST(PartialAdmissionTest, FullCountWhenItFits) {
+  EngineHarness h;
+  Base(h, {CpuQueue("cq", "10")});
+  ASSERT_TRUE(h.Apply(
+      MakeWorkload("wl", "ns").Queue("lq-cq").PodSet("main", 8, {{"cpu", "1"}}).MinCount(2)));
+  h.Cycle();
+  EXPECT_EQ(h.CountOf("ns/wl", "main"), 8);
+}
+
+TEST(PartialAdmissionTest, PreemptionAtFullCountIsPreferredToShrinking) {
+  // With victims available at the full count, Kueue preempts rather than
+  // admitting fewer pods.
+  EngineHarness h;
+  Base(h, {MakeClusterQueue("cq")
+               .ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "10")})
+               .Preemption(api::WithinClusterQueuePolicy::kLowerPriority)
+               .Obj()});
+  ASSERT_TRUE(h.Apply(Running("low", "cq", "5"), MakeWorkload("wl", "ns")
+                                                     .Queue("lq-cq")
+                                                     .Priority(10)
+                                                     .PodSet("main", 10, {{"cpu", "1"}})
+                                                     .MinCount(2)));
+  auto r = h.Cycle();
+  EXPECT_EQ(EngineHarness::Victims(r.preempted), Keys{"ns/low"});
+  h.Cycle();
+  EXPECT_EQ(h.CountOf("ns/wl", "main"), 10);
+}
+
+// ---------------------------------------------------------------------------
+// Pending messages.
+
+TEST(PendingMessageTest, InsufficientUnusedQuota) {
+  EngineHarness h;
+  Base(h, {CpuQueue("cq", "4")});
+  ASSERT_TRUE(h.Apply(Running("running", "cq", "2"), Wl("wl", "lq-cq", "4", 1)));
+  auto r = h.Cycle();
+  const std::string want =
+      "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor "
+      "default, 2 more needed";
+  ASSERT_EQ(r.pending.size(), 1u);
+  EXPECT_EQ(r.pending[0].workload, "ns/wl");
+  EXPECT_TRUE(EngineHarness::StartsWith(r.pending[0].message, want)) << r.pending[0].message;
+  EXPECT_EQ(h.engine().PendingMessage("ns/wl"), r.pending[0].message);
+  const WorkloadInfo* wl = h.Find("ns/wl");
+  const api::Condition* qr = api::FindCondition(wl->object.status.conditions, api::kQuotaReserved);
+  ASSERT_NE(qr, nullptr);
+  EXPECT_EQ(qr->status, "False");
+  EXPECT_EQ(qr->reason, "Pending");
+  EXPECT_EQ(qr->message, r.pending[0].message);
+}
+
+TEST(PendingMessageTest, MilliCpuAndMemoryAmounts) {
+  EngineHarness h;
+  Base(h, {MakeClusterQueue("cq")
+               .ResourceGroup(
+                   {"cpu", "memory"},
+                   {MakeFlavorQuotas("default").Resource("cpu", "1").Resource("memory", "1Gi")})
+               .Obj()});
+  ASSERT_TRUE(h.Apply(MakeWorkload("running", "ns")
+                          .Queue("lq-cq")
+                          .PodSet("main", 1, {{"cpu", "500m"}, {"memory", "512Mi"}})
+                          .ReserveQuota("cq", {{"cpu", "default"}, {"memory", "default"}})
+                          .Admitted(),
+                      MakeWorkload("wl", "ns")
+                          .Queue("lq-cq")
+                          .PodSet("main", 1, {{"cpu", "750m"}, {"memory", "1Gi"}})));
+  h.Cycle();
+  EXPECT_TRUE(EngineHarness::StartsWith(
+      h.engine().PendingMessage("ns/wl"),
+      "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor "
+      "default, 250m more needed, insufficient unused quota for memory in flavor default, "
+      "512Mi more needed"))
+      << h.engine().PendingMessage("ns/wl");
+}
+
+TEST(PendingMessageTest, AdmittedHasNone) {
+  EngineHarness h;
+  Base(h, {CpuQueue("cq", "4")});
+  ASSERT_TRUE(h.Apply(Wl("wl", "lq-cq", "1", 1)));
+  auto r = h.Cycle();
+  ASSERT_EQ(r.admitted.size(), 1u);
+  EXPECT_TRUE(r.admitted[0].admitted);
+  EXPECT_EQ(r.admitted[0].cluster_queue, "cq");
+  EXPECT_EQ(h.engine().PendingMessage("ns/wl"), "");
+  const WorkloadInfo* wl = h.Find("ns/wl");
+  ASSERT_TRUE(wl->object.status.admission.has_value());
+  EXPECT_EQ(wl->object.status.admission->cluster_queue, "cq");
+  EXPECT_TRUE(api::IsConditionTrue(wl->object.status.conditions, api::kQuotaReserved));
+  EXPECT_TRUE(api::IsConditionTrue(wl->object.status.conditions, api::kAdmitted));
+}
+
+}  // namespace
+}  // namespace kuota::engine

@@ -14,6 +14,7 @@ namespace kuota::sim {
 Result<Report> Simulate(std::string_view state_text, const SimulateOptions& options) {
   codec::DecodeOptions dopts;
   dopts.skip_kinds.insert("conformance/v1/Expectation");
+  dopts.validate_names = false;  // what-if files may use test names ("a_incoming")
   KUOTA_ASSIGN_OR_RETURN(std::vector<codec::DecodedObject> docs,
                          codec::DecodeDocuments(state_text, dopts));
   api::Configuration config;

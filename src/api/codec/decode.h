@@ -21,6 +21,8 @@ struct DecodeOptions {
   std::set<std::string> skip_kinds;
   // Run api validation (Kueue's webhook rules) on each decoded object.
   bool validate = true;
+  // With validation: also check names against DNS-1123 (see ValidateOptions).
+  bool validate_names = true;
   // Inputs larger than this are refused before parsing.
   size_t max_bytes = 64u << 20;
 };

@@ -8,12 +8,19 @@
 
 namespace kuota::validation {
 
-// Validates one object on its own (no cross-object references). Returns the
-// first error, or a single Invalid status listing all errors joined by "; ".
-Status Validate(const api::Object& object);
+// Validates one object on its own (no cross-object references). Returns OK,
+// or a single Invalid status listing every error joined by "; ", each in
+// Kubernetes' words: `spec.x[0].y: Invalid value: "v": detail`.
+struct ValidateOptions {
+  // Check metadata.name and name references (cohort, queueName, ...) against
+  // DNS-1123. The simulator turns this off: what-if files may use any names.
+  bool check_names = true;
+};
+Status Validate(const api::Object& object, const ValidateOptions& options = {});
 
-// Names: DNS-1123 subdomain (ResourceFlavor, ClusterQueue, Cohort, Workload,
-// priority classes) or label (Namespace, LocalQueue) as Kubernetes requires.
+// Names: DNS-1123 subdomain (ResourceFlavor, ClusterQueue, Cohort, LocalQueue,
+// Workload, priority classes, AdmissionCheck) or label (Namespace), as
+// Kubernetes requires. An empty value is a `Required value` error.
 Status ValidateDns1123Subdomain(std::string_view value, std::string_view field_path);
 Status ValidateDns1123Label(std::string_view value, std::string_view field_path);
 

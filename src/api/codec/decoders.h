@@ -1,0 +1,44 @@
+// The decoders of each supported kind and of the Kubernetes types they share,
+// one function per type, each reading one object through a MapReader: typed
+// fields, Kueue's defaults, and the real fields Kuota accepts but does not
+// model marked as ignored (anything else is an unknown field). The caller
+// reports unknown fields. Internal to kuota_codec. Stateless functions.
+#pragma once
+
+#include "api/codec/map_reader.h"
+#include "api/object.h"
+
+namespace kuota::codec {
+
+// Shared Kubernetes types (meta_decoder.cc).
+Status DecodeObjectMeta(MapReader& r, api::ObjectMeta& out);
+Status DecodeCondition(MapReader& r, api::Condition& out);
+Status DecodeLabelSelector(MapReader& r, api::LabelSelector& out);
+Status DecodeTaint(MapReader& r, api::Taint& out);
+Status DecodeToleration(MapReader& r, api::Toleration& out);
+
+// A pod template: metadata labels and annotations, and the PodSpec fields of
+// api/pod_spec.h; every other real PodSpec/Container field is ignored
+// (pod_template_decoder.cc).
+Status DecodePodTemplateSpec(MapReader& r, api::PodTemplateSpec& out);
+
+// Quota shared by ClusterQueue and Cohort (quota_decoder.cc).
+Status DecodeResourceGroup(MapReader& r, api::ResourceGroup& out);
+Status DecodeFairSharing(MapReader& r, api::FairSharing& out);
+// The `stopPolicy` field of a ClusterQueue or LocalQueue spec.
+Status DecodeStopPolicy(MapReader& r, api::StopPolicy& out);
+
+// Kinds. `r` reads the whole document; apiVersion and kind are already read.
+Status DecodeClusterQueue(MapReader& r, api::ClusterQueue& out);
+Status DecodeCohortV1beta1(MapReader& r, api::Cohort& out);   // spec.parentName
+Status DecodeCohortV1alpha1(MapReader& r, api::Cohort& out);  // spec.parent
+Status DecodeWorkload(MapReader& r, api::Workload& out);
+Status DecodeResourceFlavor(MapReader& r, api::ResourceFlavor& out);
+Status DecodeLocalQueue(MapReader& r, api::LocalQueue& out);
+Status DecodeWorkloadPriorityClass(MapReader& r, api::WorkloadPriorityClass& out);
+Status DecodePriorityClass(MapReader& r, api::PriorityClass& out);
+Status DecodeAdmissionCheck(MapReader& r, api::AdmissionCheck& out);
+Status DecodeNamespace(MapReader& r, api::Namespace& out);
+Status DecodeConfiguration(MapReader& r, api::Configuration& out);
+
+}  // namespace kuota::codec

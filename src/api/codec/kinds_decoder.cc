@@ -1,0 +1,86 @@
+// Decoders of the small kinds: ResourceFlavor, LocalQueue,
+// WorkloadPriorityClass, PriorityClass, AdmissionCheck and Namespace.
+#include "api/codec/decoders.h"
+
+namespace kuota::codec {
+namespace {
+
+// AdmissionCheck spec.retryDelayMinutes CRD default.
+constexpr int64_t kDefaultRetryDelayMinutes = 15;
+
+Status DecodeResourceFlavorSpec(MapReader& r, api::ResourceFlavor& out) {
+  KUOTA_RETURN_IF_ERROR(r.StringMap("nodeLabels", out.node_labels));
+  KUOTA_RETURN_IF_ERROR(r.ObjectList("nodeTaints", out.node_taints, DecodeTaint));
+  KUOTA_RETURN_IF_ERROR(r.ObjectList("tolerations", out.tolerations, DecodeToleration));
+  return r.String("topologyName", out.topology_name);
+}
+
+Status DecodeLocalQueueSpec(MapReader& r, api::LocalQueue& out) {
+  KUOTA_RETURN_IF_ERROR(r.String("clusterQueue", out.cluster_queue));
+  KUOTA_RETURN_IF_ERROR(DecodeStopPolicy(r, out.stop_policy));
+  r.Ignore({"fairSharing"});  // admission fair sharing, not modelled
+  return Status::Ok();
+}
+
+Status DecodeAdmissionCheckSpec(MapReader& r, api::AdmissionCheck& out) {
+  KUOTA_RETURN_IF_ERROR(r.String("controllerName", out.controller_name));
+  KUOTA_RETURN_IF_ERROR(r.OptInt64("retryDelayMinutes", out.retry_delay_minutes));
+  r.Ignore({"parameters"});
+  return Status::Ok();
+}
+
+Status DecodeAdmissionCheckStatus(MapReader& r, api::AdmissionCheck& out) {
+  return r.ObjectList("conditions", out.conditions, DecodeCondition);
+}
+
+Status DecodeNamespaceSpec(MapReader& r, int&) {
+  r.Ignore({"finalizers"});
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status DecodeResourceFlavor(MapReader& r, api::ResourceFlavor& out) {
+  KUOTA_RETURN_IF_ERROR(r.Object("metadata", out.metadata, DecodeObjectMeta));
+  return r.Object("spec", out, DecodeResourceFlavorSpec);
+}
+
+Status DecodeLocalQueue(MapReader& r, api::LocalQueue& out) {
+  KUOTA_RETURN_IF_ERROR(r.Object("metadata", out.metadata, DecodeObjectMeta));
+  KUOTA_RETURN_IF_ERROR(r.Object("spec", out, DecodeLocalQueueSpec));
+  r.Ignore({"status"});
+  return Status::Ok();
+}
+
+Status DecodeWorkloadPriorityClass(MapReader& r, api::WorkloadPriorityClass& out) {
+  KUOTA_RETURN_IF_ERROR(r.Object("metadata", out.metadata, DecodeObjectMeta));
+  KUOTA_RETURN_IF_ERROR(r.Require("value"));
+  KUOTA_RETURN_IF_ERROR(r.Int32("value", out.value));
+  return r.String("description", out.description);
+}
+
+Status DecodePriorityClass(MapReader& r, api::PriorityClass& out) {
+  KUOTA_RETURN_IF_ERROR(r.Object("metadata", out.metadata, DecodeObjectMeta));
+  KUOTA_RETURN_IF_ERROR(r.Require("value"));
+  KUOTA_RETURN_IF_ERROR(r.Int32("value", out.value));
+  KUOTA_RETURN_IF_ERROR(r.Bool("globalDefault", out.global_default));
+  KUOTA_RETURN_IF_ERROR(r.String("description", out.description));
+  return r.String("preemptionPolicy", out.preemption_policy);
+}
+
+Status DecodeAdmissionCheck(MapReader& r, api::AdmissionCheck& out) {
+  KUOTA_RETURN_IF_ERROR(r.Object("metadata", out.metadata, DecodeObjectMeta));
+  KUOTA_RETURN_IF_ERROR(r.Object("spec", out, DecodeAdmissionCheckSpec));
+  if (!out.retry_delay_minutes.has_value()) out.retry_delay_minutes = kDefaultRetryDelayMinutes;
+  return r.Object("status", out, DecodeAdmissionCheckStatus);
+}
+
+Status DecodeNamespace(MapReader& r, api::Namespace& out) {
+  KUOTA_RETURN_IF_ERROR(r.Object("metadata", out.metadata, DecodeObjectMeta));
+  int unused = 0;
+  KUOTA_RETURN_IF_ERROR(r.Object("spec", unused, DecodeNamespaceSpec));
+  r.Ignore({"status"});  // phase and conditions are the server's
+  return Status::Ok();
+}
+
+}  // namespace kuota::codec

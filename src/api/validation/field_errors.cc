@@ -1,0 +1,179 @@
+#include "api/validation/field_errors.h"
+
+#include <cstdio>
+
+namespace kuota::validation {
+namespace {
+
+constexpr size_t kMaxShownValue = 96;
+// Longer than any valid key (a 253-character prefix, '/', 63 characters), so
+// only hostile keys are shortened in paths.
+constexpr size_t kMaxPathSegment = 320;
+
+void AppendSegment(std::string& out, std::string_view segment) {
+  if (segment.size() <= kMaxPathSegment) {
+    out += segment;
+  } else {
+    out += segment.substr(0, kMaxPathSegment);
+    out += "...";
+  }
+}
+
+}  // namespace
+
+std::string QuoteValue(std::string_view value) {
+  std::string out = "\"";
+  size_t shown = value.size() > kMaxShownValue ? kMaxShownValue : value.size();
+  for (size_t i = 0; i < shown; ++i) {
+    unsigned char c = static_cast<unsigned char>(value[i]);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\x%02x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);  // UTF-8 passes through
+        }
+    }
+  }
+  if (shown < value.size()) out += "...";
+  out += '"';
+  return out;
+}
+
+std::string Child(std::string_view path, std::string_view name) {
+  std::string out(path);
+  if (!out.empty()) out += '.';
+  AppendSegment(out, name);
+  return out;
+}
+
+std::string Index(std::string_view path, size_t i) {
+  std::string out(path);
+  out += '[';
+  out += std::to_string(i);
+  out += ']';
+  return out;
+}
+
+std::string Key(std::string_view path, std::string_view key) {
+  std::string out(path);
+  out += '[';
+  AppendSegment(out, key);
+  out += ']';
+  return out;
+}
+
+void FieldErrors::Invalid(std::string_view path, std::string_view value, std::string_view detail) {
+  std::string e(path);
+  e += ": Invalid value: ";
+  e += QuoteValue(value);
+  if (!detail.empty()) {
+    e += ": ";
+    e += detail;
+  }
+  errors_.push_back(std::move(e));
+}
+
+void FieldErrors::InvalidNumber(std::string_view path, int64_t value, std::string_view detail) {
+  std::string e(path);
+  e += ": Invalid value: ";
+  e += std::to_string(value);
+  if (!detail.empty()) {
+    e += ": ";
+    e += detail;
+  }
+  errors_.push_back(std::move(e));
+}
+
+void FieldErrors::Required(std::string_view path, std::string_view detail) {
+  std::string e(path);
+  e += ": Required value";
+  if (!detail.empty()) {
+    e += ": ";
+    e += detail;
+  }
+  errors_.push_back(std::move(e));
+}
+
+void FieldErrors::Duplicate(std::string_view path, std::string_view value,
+                            std::string_view detail) {
+  std::string e(path);
+  e += ": Duplicate value: ";
+  e += QuoteValue(value);
+  if (!detail.empty()) {
+    e += ": ";
+    e += detail;
+  }
+  errors_.push_back(std::move(e));
+}
+
+void FieldErrors::NotSupported(std::string_view path, std::string_view value,
+                               std::initializer_list<std::string_view> supported) {
+  std::string e(path);
+  e += ": Unsupported value: ";
+  e += QuoteValue(value);
+  e += ": supported values: ";
+  bool first = true;
+  for (std::string_view s : supported) {
+    if (!first) e += ", ";
+    first = false;
+    e += QuoteValue(s);
+  }
+  errors_.push_back(std::move(e));
+}
+
+void FieldErrors::NotFound(std::string_view path, std::string_view value) {
+  std::string e(path);
+  e += ": Not found: ";
+  e += QuoteValue(value);
+  errors_.push_back(std::move(e));
+}
+
+void FieldErrors::Forbidden(std::string_view path, std::string_view detail) {
+  std::string e(path);
+  e += ": Forbidden: ";
+  e += detail;
+  errors_.push_back(std::move(e));
+}
+
+void FieldErrors::TooMany(std::string_view path, size_t actual, size_t max, std::string_view what) {
+  std::string e(path);
+  e += ": Too many: " + std::to_string(actual) + ": must have at most " + std::to_string(max) +
+       " " + std::string(what);
+  errors_.push_back(std::move(e));
+}
+
+void FieldErrors::TooLong(std::string_view path, size_t max) {
+  std::string e(path);
+  e += ": Too long: must have at most " + std::to_string(max) + " bytes";
+  errors_.push_back(std::move(e));
+}
+
+Status FieldErrors::ToStatus() const {
+  if (errors_.empty()) return Status::Ok();
+  std::string m;
+  for (const auto& e : errors_) {
+    if (!m.empty()) m += "; ";
+    m += e;
+  }
+  return Status::Invalid(std::move(m));
+}
+
+}  // namespace kuota::validation

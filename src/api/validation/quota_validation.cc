@@ -1,0 +1,178 @@
+// ClusterQueue and Cohort: Kueue's clusterqueue and cohort webhooks plus the
+// CRD schema limits on resource groups (pkg/webhooks/clusterqueue_webhook.go,
+// apis/kueue/v1beta1/clusterqueue_types.go).
+#include <cstdio>
+#include <set>
+#include <string>
+
+#include "api/validation/names.h"
+#include "api/validation/validators.h"
+
+namespace kuota::validation {
+namespace {
+
+// CRD limits (kubebuilder markers in clusterqueue_types.go).
+constexpr size_t kMaxResourceGroups = 16;
+constexpr size_t kMaxCoveredResourcesPerGroup = 64;
+constexpr size_t kMaxFlavorsPerGroup = 64;
+constexpr size_t kMaxResourcesPerFlavor = 64;
+constexpr size_t kMaxFlavorsTotal = 256;
+constexpr size_t kMaxCoveredResourcesTotal = 256;
+
+struct QuotaRules {
+  bool has_parent = false;              // a cohort (ClusterQueue) or parent (Cohort) is set
+  const char* parent_field = "";        // "cohort" or "parent", for messages
+  bool lending_within_nominal = false;  // lendingLimit <= nominalQuota (ClusterQueue only)
+};
+
+void ValidateLimit(api::Quantity limit, const QuotaRules& rules, const std::string& path,
+                   FieldErrors& errs) {
+  if (!rules.has_parent) {
+    errs.Invalid(path, limit.ToString(),
+                 std::string("must be nil when ") + rules.parent_field + " is empty");
+  }
+  ValidateNonNegative(limit, path, errs);
+}
+
+void ValidateFlavorQuotas(const api::FlavorQuotas& fq,
+                          const std::vector<std::string>& covered_resources,
+                          const QuotaRules& rules, const std::string& path, FieldErrors& errs) {
+  ValidateNameReference(fq.name, Child(path, "name"), errs);
+  if (fq.name.empty()) errs.Required(Child(path, "name"));
+  const std::string resources_path = Child(path, "resources");
+  if (fq.resources.empty()) {
+    errs.Required(resources_path);
+  } else if (fq.resources.size() > kMaxResourcesPerFlavor) {
+    errs.TooMany(resources_path, fq.resources.size(), kMaxResourcesPerFlavor);
+  }
+  if (!fq.resources.empty() && fq.resources.size() != covered_resources.size()) {
+    errs.InvalidNumber(resources_path, static_cast<int64_t>(fq.resources.size()),
+                       "must have the same number of resources as the coveredResources");
+  }
+  for (size_t i = 0; i < fq.resources.size() && i < covered_resources.size(); ++i) {
+    const api::ResourceQuota& rq = fq.resources[i];
+    std::string rp = Index(resources_path, i);
+    if (rq.name != covered_resources[i]) {
+      errs.Invalid(Child(rp, "name"), rq.name, "must match the name in coveredResources");
+    }
+    ValidateNonNegative(rq.nominal_quota, Child(rp, "nominalQuota"), errs);
+    if (rq.borrowing_limit.has_value()) {
+      ValidateLimit(*rq.borrowing_limit, rules, Child(rp, "borrowingLimit"), errs);
+    }
+    if (rq.lending_limit.has_value()) {
+      std::string lp = Child(rp, "lendingLimit");
+      ValidateLimit(*rq.lending_limit, rules, lp, errs);
+      if (rules.lending_within_nominal && *rq.lending_limit > rq.nominal_quota) {
+        errs.Invalid(lp, rq.lending_limit->ToString(),
+                     "must be less than or equal to the nominalQuota");
+      }
+    }
+  }
+}
+
+void ValidateResourceGroups(const std::vector<api::ResourceGroup>& groups, const QuotaRules& rules,
+                            const std::string& path, FieldErrors& errs) {
+  if (groups.size() > kMaxResourceGroups) errs.TooMany(path, groups.size(), kMaxResourceGroups);
+  std::set<std::string_view> seen_resources;
+  std::set<std::string_view> seen_flavors;
+  size_t total_flavors = 0;
+  size_t total_resources = 0;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const api::ResourceGroup& rg = groups[i];
+    std::string gp = Index(path, i);
+    std::string cp = Child(gp, "coveredResources");
+    if (rg.covered_resources.empty()) {
+      errs.Required(cp);
+    } else if (rg.covered_resources.size() > kMaxCoveredResourcesPerGroup) {
+      errs.TooMany(cp, rg.covered_resources.size(), kMaxCoveredResourcesPerGroup);
+    }
+    total_resources += rg.covered_resources.size();
+    for (size_t j = 0; j < rg.covered_resources.size(); ++j) {
+      const std::string& name = rg.covered_resources[j];
+      std::string rp = Index(cp, j);
+      std::string msg = CheckQualifiedName(name);
+      if (!msg.empty()) errs.Invalid(rp, name, msg);
+      if (!seen_resources.insert(name).second) errs.Duplicate(rp, name);
+    }
+    std::string fp = Child(gp, "flavors");
+    if (rg.flavors.empty()) {
+      errs.Required(fp);
+    } else if (rg.flavors.size() > kMaxFlavorsPerGroup) {
+      errs.TooMany(fp, rg.flavors.size(), kMaxFlavorsPerGroup);
+    }
+    total_flavors += rg.flavors.size();
+    for (size_t j = 0; j < rg.flavors.size(); ++j) {
+      const api::FlavorQuotas& fq = rg.flavors[j];
+      std::string p = Index(fp, j);
+      ValidateFlavorQuotas(fq, rg.covered_resources, rules, p, errs);
+      if (!seen_flavors.insert(fq.name).second) errs.Duplicate(Child(p, "name"), fq.name);
+    }
+  }
+  if (total_flavors > kMaxFlavorsTotal) {
+    errs.TooMany(path, total_flavors, kMaxFlavorsTotal, "flavors across all resource groups");
+  }
+  if (total_resources > kMaxCoveredResourcesTotal) {
+    errs.TooMany(path, total_resources, kMaxCoveredResourcesTotal,
+                 "covered resources across all resource groups");
+  }
+}
+
+void ValidateFairSharing(const api::FairSharing& fs, const std::string& path, FieldErrors& errs) {
+  // Kueue reports this at spec.fairSharing; the weight is the offending field.
+  if (fs.weight_set && fs.weight < 0) {
+    char shown[32];
+    std::snprintf(shown, sizeof shown, "%g", fs.weight);
+    errs.Invalid(Child(path, "weight"), shown, "must be greater than or equal to 0");
+  }
+}
+
+}  // namespace
+
+void ValidateClusterQueue(const api::ClusterQueue& cq, FieldErrors& errs) {
+  ValidateObjectMeta(cq.metadata, NameRule::kDns1123Subdomain, /*namespaced=*/false, errs);
+  const api::ClusterQueueSpec& spec = cq.spec;
+  ValidateNameReference(spec.cohort, "spec.cohort", errs);
+  QuotaRules rules{
+      .has_parent = !spec.cohort.empty(), .parent_field = "cohort", .lending_within_nominal = true};
+  ValidateResourceGroups(spec.resource_groups, rules, "spec.resourceGroups", errs);
+  if (spec.namespace_selector.has_value()) {
+    ValidateLabelSelector(*spec.namespace_selector, "spec.namespaceSelector", errs);
+  }
+  for (size_t i = 0; i < spec.admission_checks.size(); ++i) {
+    ValidateNameReference(spec.admission_checks[i], Index("spec.admissionChecks", i), errs);
+  }
+  for (size_t i = 0; i < spec.admission_checks_strategy.size(); ++i) {
+    const api::AdmissionCheckStrategyRule& rule = spec.admission_checks_strategy[i];
+    std::string rp = Index("spec.admissionChecksStrategy.admissionChecks", i);
+    if (rule.name.empty()) errs.Required(Child(rp, "name"));
+    ValidateNameReference(rule.name, Child(rp, "name"), errs);
+    for (size_t j = 0; j < rule.on_flavors.size(); ++j) {
+      ValidateNameReference(rule.on_flavors[j], Index(Child(rp, "onFlavors"), j), errs);
+    }
+  }
+  if (!spec.admission_checks.empty() && !spec.admission_checks_strategy.empty()) {
+    errs.Forbidden("spec",
+                   "Either AdmissionChecks or AdmissionCheckStrategy can be set, but not both");
+  }
+  if (spec.preemption.reclaim_within_cohort == api::ReclaimWithinCohortPolicy::kNever &&
+      spec.preemption.borrow_within_cohort.policy != api::BorrowWithinCohortPolicy::kNever) {
+    errs.Invalid("spec.preemption", "reclaimWithinCohort: Never",
+                 "reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never");
+  }
+  ValidateFairSharing(spec.fair_sharing, "spec.fairSharing", errs);
+}
+
+void ValidateCohort(const api::Cohort& cohort, std::string_view parent_path, FieldErrors& errs) {
+  ValidateObjectMeta(cohort.metadata, NameRule::kDns1123Subdomain, /*namespaced=*/false, errs);
+  ValidateNameReference(cohort.parent_name, parent_path, errs);
+  if (!cohort.parent_name.empty() && cohort.parent_name == cohort.metadata.name) {
+    errs.Invalid(parent_path, cohort.parent_name, "a Cohort cannot be its own parent");
+  }
+  QuotaRules rules{.has_parent = !cohort.parent_name.empty(),
+                   .parent_field = "parent",
+                   .lending_within_nominal = false};
+  ValidateResourceGroups(cohort.resource_groups, rules, "spec.resourceGroups", errs);
+  ValidateFairSharing(cohort.fair_sharing, "spec.fairSharing", errs);
+}
+
+}  // namespace kuota::validation

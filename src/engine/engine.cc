@@ -195,6 +195,7 @@ void Engine::AddWorkload(const api::Workload& obj) {
   WorkloadInfo* wl = info.get();
   s.workloads[key] = std::move(info);
   wl->key = key;
+  wl->seq = ++s.next_seq;
   wl->object = obj;
   const Time now = s.clock.Now();
   wl->creation = obj.metadata.creation_timestamp.value_or(now);
@@ -290,6 +291,14 @@ void Engine::AddWorkload(const api::Workload& obj) {
     if (cq) {
       HoldQuota(s, wl, cq, std::move(admission));
       if (api::IsConditionTrue(st.conditions, api::kAdmitted)) wl->state = WorkloadState::kAdmitted;
+      // Loaded while being evicted: preemption takes such workloads first.
+      wl->evicted = api::IsConditionTrue(st.conditions, api::kEvicted);
+      if (wl->state == WorkloadState::kAdmitted &&
+          !api::IsConditionTrue(wl->object.status.conditions, api::kAdmitted)) {
+        // Every admission check became Ready: the reservation is now an admission.
+        SetCondition(wl->object.status.conditions, api::kAdmitted, "True", "Admitted",
+                     "The workload is admitted", now);
+      }
       if (StopHeldWorkload(wl)) RouteWorkload(s, wl);
     } else {
       wl->admission = std::move(admission);

@@ -37,6 +37,7 @@ struct EngineState {
   // Set when queues or quota objects changed: the tree is rebuilt and
   // pending workloads re-routed before the next cycle or query.
   bool dirty = true;
+  uint64_t next_seq = 0;  // arrival order of workloads
 
   WorkloadInfo* FindWorkload(const std::string& key) const {
     auto it = workloads.find(key);

@@ -1,81 +1,105 @@
 #include "engine/pending_queue.h"
 
+#include <algorithm>
+
 #include "engine/workload_info.h"
 
 namespace kuota::engine {
 
-PendingQueue::HeapKey PendingQueue::KeyOf(const WorkloadInfo* wl) {
-  return {-static_cast<int64_t>(wl->priority), wl->queue_order_time.unix_ms, wl->key};
+bool PendingQueue::Entry::operator<(const Entry& o) const {
+  if (std::tie(neg_priority, time, seq) != std::tie(o.neg_priority, o.time, o.seq)) {
+    return std::tie(neg_priority, time, seq) < std::tie(o.neg_priority, o.time, o.seq);
+  }
+  if (wl->key != o.wl->key) return wl->key < o.wl->key;
+  return wl < o.wl;
+}
+
+PendingQueue::Entry PendingQueue::EntryOf(const WorkloadInfo* wl) const {
+  return Entry{-static_cast<int64_t>(wl->priority), wl->queue_order_time.unix_ms, wl->seq,
+               const_cast<WorkloadInfo*>(wl)};
+}
+
+PendingQueue::Entry PendingQueue::SlotEntry(const WorkloadInfo* wl) const {
+  return Entry{wl->slot_priority, wl->slot_time, wl->seq, const_cast<WorkloadInfo*>(wl)};
 }
 
 void PendingQueue::Push(WorkloadInfo* wl) {
-  auto it = where_.find(wl->key);
-  if (it != where_.end()) {
-    if (it->second.where == Where::kHeap) return;
-    Remove(wl);
-  }
-  HeapKey k = KeyOf(wl);
-  heap_.emplace(k, wl);
-  where_[wl->key] = Slot{Where::kHeap, std::move(k), 0};
+  if (wl->slot == QueueSlot::kHeap || wl->slot == QueueSlot::kPinned) return;
+  Remove(wl);
+  Entry e = EntryOf(wl);
+  heap_.insert(e);
+  wl->slot = QueueSlot::kHeap;
+  wl->slot_priority = e.neg_priority;
+  wl->slot_time = e.time;
 }
 
 void PendingQueue::PushInadmissible(WorkloadInfo* wl) {
   Remove(wl);
-  inadmissible_.emplace(wl->key, wl);
-  where_[wl->key] = Slot{Where::kInadmissible, {}, 0};
+  Entry e = EntryOf(wl);
+  inadmissible_.insert(e);
+  wl->slot = QueueSlot::kInadmissible;
+  wl->slot_priority = e.neg_priority;
+  wl->slot_time = e.time;
 }
 
 void PendingQueue::PushBackoff(WorkloadInfo* wl) {
   Remove(wl);
-  int64_t at = wl->requeue_at ? wl->requeue_at->unix_ms : 0;
-  backoff_.emplace(std::make_pair(at, wl->key), wl);
-  where_[wl->key] = Slot{Where::kBackoff, {}, at};
+  Entry e{wl->requeue_at ? wl->requeue_at->unix_ms : 0, 0, wl->seq, wl};
+  backoff_.insert(e);
+  wl->slot = QueueSlot::kBackoff;
+  wl->slot_priority = e.neg_priority;
+  wl->slot_time = 0;
+}
+
+void PendingQueue::PushPinned(WorkloadInfo* wl) {
+  Remove(wl);
+  pinned_.push_back(wl);
+  wl->slot = QueueSlot::kPinned;
 }
 
 bool PendingQueue::Remove(WorkloadInfo* wl) {
-  auto it = where_.find(wl->key);
-  if (it == where_.end()) return false;
-  switch (it->second.where) {
-    case Where::kHeap: heap_.erase(it->second.heap_key); break;
-    case Where::kInadmissible: inadmissible_.erase(wl->key); break;
-    case Where::kBackoff: backoff_.erase({it->second.backoff_at, wl->key}); break;
+  switch (wl->slot) {
+    case QueueSlot::kNone: return false;
+    case QueueSlot::kHeap: heap_.erase(SlotEntry(wl)); break;
+    case QueueSlot::kInadmissible: inadmissible_.erase(SlotEntry(wl)); break;
+    case QueueSlot::kBackoff: backoff_.erase(SlotEntry(wl)); break;
+    case QueueSlot::kPinned:
+      pinned_.erase(std::find(pinned_.begin(), pinned_.end(), wl));
+      break;
   }
-  where_.erase(it);
+  wl->slot = QueueSlot::kNone;
   return true;
 }
 
-bool PendingQueue::Contains(const WorkloadInfo* wl) const { return where_.count(wl->key) > 0; }
+bool PendingQueue::Contains(const WorkloadInfo* wl) const { return wl->slot != QueueSlot::kNone; }
 
 bool PendingQueue::IsInadmissible(const WorkloadInfo* wl) const {
-  auto it = where_.find(wl->key);
-  return it != where_.end() && it->second.where == Where::kInadmissible;
+  return wl->slot == QueueSlot::kInadmissible;
 }
 
 WorkloadInfo* PendingQueue::Head() const {
-  return heap_.empty() ? nullptr : heap_.begin()->second;
+  if (!pinned_.empty()) return pinned_.front();
+  return heap_.empty() ? nullptr : heap_.begin()->wl;
 }
 
 WorkloadInfo* PendingQueue::Pop() {
-  if (heap_.empty()) return nullptr;
-  WorkloadInfo* wl = heap_.begin()->second;
-  heap_.erase(heap_.begin());
-  where_.erase(wl->key);
+  WorkloadInfo* wl = Head();
+  if (wl != nullptr) Remove(wl);
   return wl;
 }
 
 int PendingQueue::QueueInadmissible() {
   int n = 0;
   while (!inadmissible_.empty()) {
-    WorkloadInfo* wl = inadmissible_.begin()->second;
-    Push(wl);  // removes from inadmissible_
+    Push(inadmissible_.begin()->wl);  // removes it from inadmissible_
     ++n;
   }
   return n;
 }
 
 void PendingQueue::ReleaseExpiredBackoff(Time now) {
-  while (!backoff_.empty() && backoff_.begin()->first.first <= now.unix_ms) {
-    WorkloadInfo* wl = backoff_.begin()->second;
+  while (!backoff_.empty() && backoff_.begin()->neg_priority <= now.unix_ms) {
+    WorkloadInfo* wl = backoff_.begin()->wl;
     wl->requeue_at.reset();
     Push(wl);
   }
@@ -83,19 +107,16 @@ void PendingQueue::ReleaseExpiredBackoff(Time now) {
 
 bool PendingQueue::NextBackoff(Time* when) const {
   if (backoff_.empty()) return false;
-  *when = Time{backoff_.begin()->first.first};
+  *when = Time{backoff_.begin()->neg_priority};
   return true;
 }
 
 std::vector<WorkloadInfo*> PendingQueue::Ordered() const {
-  std::vector<WorkloadInfo*> out;
+  std::vector<WorkloadInfo*> out(pinned_.begin(), pinned_.end());
   out.reserve(size());
-  for (const auto& [k, wl] : heap_) out.push_back(wl);
-  // Inadmissible ones in heap order too.
-  std::map<HeapKey, WorkloadInfo*> parked;
-  for (const auto& [k, wl] : inadmissible_) parked.emplace(KeyOf(wl), wl);
-  for (const auto& [k, wl] : parked) out.push_back(wl);
-  for (const auto& [k, wl] : backoff_) out.push_back(wl);
+  for (const auto& e : heap_) out.push_back(e.wl);
+  for (const auto& e : inadmissible_) out.push_back(e.wl);
+  for (const auto& e : backoff_) out.push_back(e.wl);
   return out;
 }
 

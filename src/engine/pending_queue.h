@@ -1,13 +1,14 @@
 // PendingQueue: one ClusterQueue's waiting workloads: a heap ordered by
-// priority (high first), then FIFO timestamp, then name; the inadmissible set
-// that BestEffortFIFO parks non-fitting heads in until something changes; and
-// workloads waiting out a requeue backoff. Single-threaded (engine-owned).
+// priority (high first), then FIFO timestamp, then arrival; the inadmissible
+// set that BestEffortFIFO parks non-fitting heads in until something changes;
+// workloads waiting out a requeue backoff; and a preemptor pinned to be
+// offered first in the next cycle, so the capacity it freed is not taken back
+// by its victims. Keys live on the WorkloadInfo, so queue operations do not
+// allocate per lookup. Single-threaded (engine-owned).
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <set>
-#include <string>
 #include <tuple>
 #include <vector>
 
@@ -25,6 +26,9 @@ class PendingQueue {
   void PushInadmissible(WorkloadInfo* wl);
   // Parks until `wl->requeue_at`.
   void PushBackoff(WorkloadInfo* wl);
+  // Offers `wl` before the heap in the next Pop (a preemptor whose victims are
+  // being evicted).
+  void PushPinned(WorkloadInfo* wl);
   // Removes from wherever it is. Returns true if it was present.
   bool Remove(WorkloadInfo* wl);
   bool Contains(const WorkloadInfo* wl) const;
@@ -41,32 +45,31 @@ class PendingQueue {
   // Earliest backoff expiry, if any workload waits.
   bool NextBackoff(Time* when) const;
 
-  size_t heap_size() const { return heap_.size(); }
+  size_t heap_size() const { return heap_.size() + pinned_.size(); }
   size_t inadmissible_size() const { return inadmissible_.size(); }
   size_t backoff_size() const { return backoff_.size(); }
-  size_t size() const { return heap_.size() + inadmissible_.size() + backoff_.size(); }
+  size_t size() const { return heap_size() + inadmissible_.size() + backoff_.size(); }
 
-  // Workloads in offer order: heap first, then inadmissible, then backoff.
+  // Workloads in offer order: pinned, heap, then inadmissible, then backoff.
   std::vector<WorkloadInfo*> Ordered() const;
   // 0-based position of `wl` in Ordered(), or -1.
   int PositionOf(const WorkloadInfo* wl) const;
 
  private:
-  // (-priority, timestamp, key) so the set's begin() is the head.
-  using HeapKey = std::tuple<int64_t, int64_t, std::string>;
-  static HeapKey KeyOf(const WorkloadInfo* wl);
-
-  std::map<HeapKey, WorkloadInfo*> heap_;
-  std::map<std::string, WorkloadInfo*> inadmissible_;
-  std::map<std::pair<int64_t, std::string>, WorkloadInfo*> backoff_;
-  // Where each member lives, keyed by workload key.
-  enum class Where { kHeap, kInadmissible, kBackoff };
-  struct Slot {
-    Where where;
-    HeapKey heap_key;
-    int64_t backoff_at = 0;
+  struct Entry {
+    int64_t neg_priority;
+    int64_t time;
+    uint64_t seq;
+    WorkloadInfo* wl;
+    bool operator<(const Entry& o) const;
   };
-  std::map<std::string, Slot> where_;
+  Entry EntryOf(const WorkloadInfo* wl) const;
+  Entry SlotEntry(const WorkloadInfo* wl) const;
+
+  std::vector<WorkloadInfo*> pinned_;
+  std::set<Entry> heap_;
+  std::set<Entry> inadmissible_;
+  std::set<Entry> backoff_;  // neg_priority holds requeue_at for ordering by time
 };
 
 }  // namespace kuota::engine

@@ -56,8 +56,23 @@ bool SatisfiesReclaim(api::ReclaimWithinCohortPolicy p, const WorkloadInfo& in,
   return false;
 }
 
-bool IsEvicted(const WorkloadInfo& wl) {
-  return wl.evicted || api::IsConditionTrue(wl.object.status.conditions, api::kEvicted);
+bool IsEvicted(const WorkloadInfo& wl) { return wl.evicted; }
+
+// Necessary condition for any victim set: even removing every candidate must
+// leave room for `usage` in `cq` (freed capacity is at most their usage).
+bool CouldFit(const ClusterQueueNode& cq, const FrUsage& usage,
+              const std::vector<WorkloadInfo*>& cands) {
+  for (const auto& [fr, v] : usage) {
+    int64_t room = std::max<int64_t>(0, cq.Available(fr));
+    for (const WorkloadInfo* w : cands) {
+      if (room >= v) break;
+      for (const auto& [wfr, wv] : w->usage) {
+        if (wfr == fr) room = SatAdd(room, wv);
+      }
+    }
+    if (room < v) return false;
+  }
+  return true;
 }
 
 // Child of `lca` on the path from `x` up to it (x itself when its parent is lca).
@@ -195,17 +210,36 @@ std::vector<PreemptionTarget> Preemptor::Classic(const WorkloadInfo& wl,
     }
   }
   if (cands.empty()) return {};
+  {
+    std::vector<WorkloadInfo*> all;
+    all.reserve(cands.size());
+    for (const auto& c : cands) all.push_back(c.wl);
+    if (!CouldFit(cq, usage, all)) return {};
+  }
 
-  // Order: [evicted H][evicted P][evicted own][H][P][own].
-  auto group_of = [&](const Candidate& c) {
-    int g = c.variant == Variant::kHierarchicalReclaim ? 0 : c.variant == Variant::kWithinCQ ? 2 : 1;
-    return (IsEvicted(*c.wl) ? 0 : 3) + g;
+  // Order: [evicted H][evicted P][evicted own][H][P][own], each by
+  // CandidatesOrdering; keys computed once.
+  struct Keyed {
+    int group;
+    int32_t priority;
+    int64_t neg_reserved;
+    Candidate c;
   };
-  std::stable_sort(cands.begin(), cands.end(), [&](const Candidate& a, const Candidate& b) {
-    int ga = group_of(a), gb = group_of(b);
-    if (ga != gb) return ga < gb;
-    return CandidateBefore(a.wl, b.wl, &cq);
+  std::vector<Keyed> keyed;
+  keyed.reserve(cands.size());
+  for (const auto& c : cands) {
+    int g = c.variant == Variant::kHierarchicalReclaim ? 0 : c.variant == Variant::kWithinCQ ? 2 : 1;
+    keyed.push_back({(IsEvicted(*c.wl) ? 0 : 3) + g, c.wl->priority,
+                     -c.wl->quota_reserved_at.unix_ms, c});
+  }
+  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    if (a.group != b.group) return a.group < b.group;
+    if (a.priority != b.priority) return a.priority < b.priority;
+    if (a.neg_reserved != b.neg_reserved) return a.neg_reserved < b.neg_reserved;
+    if (a.c.wl->uid() != b.c.wl->uid()) return a.c.wl->uid() < b.c.wl->uid();
+    return a.c.wl->key < b.c.wl->key;
   });
+  for (size_t i = 0; i < keyed.size(); ++i) cands[i] = keyed[i].c;
   bool any_h = false, any_other = false;
   for (const auto& c : cands) {
     if (c.variant == Variant::kHierarchicalReclaim) any_h = true;
@@ -361,7 +395,7 @@ std::vector<PreemptionTarget> Preemptor::Fair(const WorkloadInfo& wl, const Clus
       }
     });
   }
-  if (cands.empty()) return {};
+  if (cands.empty() || !CouldFit(cq, usage, cands)) return {};
   std::stable_sort(cands.begin(), cands.end(), [&](const WorkloadInfo* a, const WorkloadInfo* b) {
     return CandidateBefore(a, b, &cq);
   });

@@ -207,6 +207,7 @@ void Scheduler::Admit(Entry& e, CycleResult& out) {
     admission.push_back(std::move(a));
   }
   WorkloadInfo& wl = *e.wl;
+  wl.preempting = false;
   HoldQuota(s_, &wl, e.cq, admission);
   wl.quota_reserved_at = now;
   auto& st = wl.object.status;
@@ -255,7 +256,10 @@ void Scheduler::Requeue(Entry& e) {
                 e.requeue == Entry::Requeue::kPendingPreemption;
   }
   wl.queued_in = e.cq;
-  if (immediate) {
+  wl.preempting = e.requeue == Entry::Requeue::kPendingPreemption;
+  if (wl.preempting) {
+    e.cq->pending().PushPinned(&wl);  // first in line for the capacity it freed
+  } else if (immediate) {
     e.cq->pending().Push(&wl);
   } else {
     e.cq->pending().PushInadmissible(&wl);
@@ -316,6 +320,7 @@ CycleResult Scheduler::RunCycle() {
     std::vector<Entry*> order;
     for (auto& e : entries) order.push_back(&e);
     std::stable_sort(order.begin(), order.end(), [](const Entry* a, const Entry* b) {
+      if (a->wl->preempting != b->wl->preempting) return a->wl->preempting;
       if (a->assignment.borrowing != b->assignment.borrowing) {
         return a->assignment.borrowing < b->assignment.borrowing;
       }
@@ -353,6 +358,9 @@ std::vector<Scheduler::Entry*> Scheduler::FairSharingOrder(std::vector<Entry>& e
     if (!e.inadmissible && processed_.count(&e) == 0) live.push_back(&e);
   }
   if (live.empty()) return {};
+  for (Entry* e : live) {
+    if (e->wl->preempting) return {e};  // its victims were evicted for it
+  }
   Entry* first = live.front();
   if (!first->cq->has_parent()) return {first};
   const QuotaNode* root = QuotaTree::Root(first->cq);

@@ -44,8 +44,12 @@ enum class WorkloadState {
   kInactive,       // spec.active is false
 };
 
+// Where a workload sits in its ClusterQueue's PendingQueue (managed there).
+enum class QueueSlot { kNone, kHeap, kInadmissible, kBackoff, kPinned };
+
 struct WorkloadInfo {
   std::string key;  // namespace/name
+  uint64_t seq = 0;  // arrival order in the engine: the last FIFO tie-break
   api::Workload object;
   int32_t priority = 0;
   Time creation;
@@ -64,6 +68,12 @@ struct WorkloadInfo {
   // Queueing (state kPending).
   ClusterQueueNode* queued_in = nullptr;  // borrowed
   std::optional<Time> requeue_at;          // backoff: not offered before this
+  QueueSlot slot = QueueSlot::kNone;       // managed by PendingQueue
+  // Issued preemptions last cycle: offered and processed first next cycle, so
+  // the capacity its victims free is not taken back by them.
+  bool preempting = false;
+  int64_t slot_priority = 0;               // the ordering key it was queued with
+  int64_t slot_time = 0;
   int32_t requeue_count = 0;
   // Why it is not admitted, as users read it; reason is Kueue's condition reason.
   std::string pending_reason;

@@ -232,16 +232,25 @@ std::vector<PreemptionTarget> Preemptor::Classic(const WorkloadInfo& wl,
     keyed.push_back({(IsEvicted(*c.wl) ? 0 : 3) + g, c.wl->priority,
                      -c.wl->quota_reserved_at.unix_ms, c});
   }
-  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+  auto keyed_less = [](const Keyed& a, const Keyed& b) {
     if (a.group != b.group) return a.group < b.group;
     if (a.priority != b.priority) return a.priority < b.priority;
     if (a.neg_reserved != b.neg_reserved) return a.neg_reserved < b.neg_reserved;
     if (a.c.wl->uid() != b.c.wl->uid()) return a.c.wl->uid() < b.c.wl->uid();
     return a.c.wl->key < b.c.wl->key;
-  });
-  for (size_t i = 0; i < keyed.size(); ++i) cands[i] = keyed[i].c;
+  };
+  // Sorted lazily: most searches stop after a few victims, so order a prefix
+  // and extend it only when the search gets there.
+  size_t sorted = 0;
+  auto ensure_sorted = [&](size_t i) {
+    if (i < sorted) return;
+    size_t upto = std::min(keyed.size(), std::max<size_t>(32, sorted * 4));
+    std::partial_sort(keyed.begin() + static_cast<std::ptrdiff_t>(sorted),
+                      keyed.begin() + static_cast<std::ptrdiff_t>(upto), keyed.end(), keyed_less);
+    sorted = upto;
+  };
   bool any_h = false, any_other = false;
-  for (const auto& c : cands) {
+  for (const auto& c : cands) {  // order does not matter here
     if (c.variant == Variant::kHierarchicalReclaim) any_h = true;
     if (c.variant != Variant::kWithinCQ) any_other = true;
   }
@@ -266,7 +275,9 @@ std::vector<PreemptionTarget> Preemptor::Classic(const WorkloadInfo& wl,
   };
   for (bool borrow : attempts) {
     std::vector<PreemptionTarget> targets;
-    for (const Candidate& c : cands) {
+    for (size_t i = 0; i < keyed.size(); ++i) {
+      ensure_sorted(i);
+      const Candidate& c = keyed[i].c;
       if (!CandidateValid(c, cq, need, borrow)) continue;
       RemoveWorkloadUsage(*c.wl);
       targets.push_back({c.wl, reason_of(c.variant)});

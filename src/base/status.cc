@@ -10,6 +10,8 @@ std::string_view StatusCodeName(StatusCode code) {
     case StatusCode::kAlreadyExists: return "AlreadyExists";
     case StatusCode::kConflict: return "Conflict";
     case StatusCode::kTooLarge: return "RequestEntityTooLarge";
+    case StatusCode::kGone: return "Expired";
+    case StatusCode::kUnsupported: return "UnsupportedMediaType";
     case StatusCode::kUnavailable: return "ServiceUnavailable";
     case StatusCode::kInternal: return "InternalError";
   }

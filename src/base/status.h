@@ -17,6 +17,8 @@ enum class StatusCode {
   kAlreadyExists,  // HTTP 409
   kConflict,       // stale resourceVersion (HTTP 409)
   kTooLarge,       // input over a size limit (HTTP 413)
+  kGone,           // a watch resourceVersion older than the kept log (HTTP 410)
+  kUnsupported,    // media type or method not supported (HTTP 415/405)
   kUnavailable,    // an OS or I/O failure that may pass
   kInternal,       // a bug: an invariant did not hold
 };
@@ -35,6 +37,8 @@ class [[nodiscard]] Status {
   static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
   static Status Conflict(std::string m) { return {StatusCode::kConflict, std::move(m)}; }
   static Status TooLarge(std::string m) { return {StatusCode::kTooLarge, std::move(m)}; }
+  static Status Gone(std::string m) { return {StatusCode::kGone, std::move(m)}; }
+  static Status Unsupported(std::string m) { return {StatusCode::kUnsupported, std::move(m)}; }
   static Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
   static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 

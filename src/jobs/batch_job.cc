@@ -1,0 +1,177 @@
+#include "jobs/batch_job.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace kuota::jobs {
+namespace {
+
+int64_t IntOr(const Json& obj, const char* key, int64_t fallback) {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_number_integer()) return fallback;
+  return it->get<int64_t>();
+}
+
+}  // namespace
+
+void BatchJob::DefaultOnCreate(Json& job) const {
+  if (QueueName(job).empty()) return;
+  job["spec"]["suspend"] = true;
+}
+
+Result<Json> BatchJob::BuildWorkload(const Json& job) const {
+  if (!job.contains("metadata") || !job["metadata"].is_object()) {
+    return Status::Invalid("job has no metadata");
+  }
+  const Json& meta = job["metadata"];
+  const std::string name = meta.value("name", "");
+  const std::string ns = meta.value("namespace", "");
+  const std::string uid = meta.value("uid", "");
+  if (name.empty() || uid.empty()) return Status::Invalid("job has no name or uid yet");
+  const Json spec = job.value("spec", Json::object());
+  if (!spec.contains("template") || !spec["template"].is_object()) {
+    return Status::Invalid("spec.template: Required value");
+  }
+  int64_t parallelism = IntOr(spec, "parallelism", 1);
+  int64_t completions = IntOr(spec, "completions", parallelism);
+  // While running with a partial count, the original parallelism is saved.
+  const Json annotations = meta.value("annotations", Json::object());
+  auto orig = annotations.find(kOriginalPlacementAnnotation);
+  Json template_ = spec["template"];
+  if (orig != annotations.end() && orig->is_string()) {
+    Json saved = Json::parse(orig->get<std::string>(), nullptr, false);
+    if (saved.is_object()) {
+      if (saved.contains("parallelism")) parallelism = saved["parallelism"].get<int64_t>();
+      if (saved.contains("nodeSelector")) {
+        template_["spec"]["nodeSelector"] = saved["nodeSelector"];
+      } else if (template_.contains("spec")) {
+        template_["spec"].erase("nodeSelector");
+      }
+      if (saved.contains("tolerations")) {
+        template_["spec"]["tolerations"] = saved["tolerations"];
+      } else if (template_.contains("spec")) {
+        template_["spec"].erase("tolerations");
+      }
+    }
+  }
+  int64_t count = std::max<int64_t>(0, std::min(parallelism, completions));
+  Json pod_set = {{"name", "main"}, {"count", count}};
+  auto min_it = annotations.find(kMinParallelismAnnotation);
+  if (min_it != annotations.end() && min_it->is_string()) {
+    char* end = nullptr;
+    long long m = std::strtoll(min_it->get<std::string>().c_str(), &end, 10);
+    if (end && *end == '\0' && m >= 1 && m < count) pod_set["minCount"] = m;
+  }
+  Json tmpl_out = Json::object();
+  if (template_.contains("metadata")) {
+    Json tm = Json::object();
+    for (const char* f : {"labels", "annotations"}) {
+      if (template_["metadata"].contains(f)) tm[f] = template_["metadata"][f];
+    }
+    if (!tm.empty()) tmpl_out["metadata"] = tm;
+  }
+  tmpl_out["spec"] = template_.value("spec", Json::object());
+  pod_set["template"] = tmpl_out;
+
+  Json wl = {
+      {"apiVersion", "kueue.x-k8s.io/v1beta1"},
+      {"kind", "Workload"},
+      {"metadata",
+       {{"name", WorkloadNameFor("Job", name, uid)},
+        {"namespace", ns},
+        {"labels", {{"kueue.x-k8s.io/job-uid", uid}}},
+        {"ownerReferences",
+         Json::array({{{"apiVersion", "batch/v1"},
+                       {"kind", "Job"},
+                       {"name", name},
+                       {"uid", uid},
+                       {"controller", true},
+                       {"blockOwnerDeletion", true}}})}}},
+      {"spec", {{"queueName", QueueName(job)}, {"podSets", Json::array({pod_set})}}},
+  };
+  const Json labels = meta.value("labels", Json::object());
+  auto pc = labels.find(kPriorityClassLabel);
+  if (pc != labels.end() && pc->is_string()) {
+    wl["spec"]["priorityClassName"] = pc->get<std::string>();
+    wl["spec"]["priorityClassSource"] = "kueue.x-k8s.io/workloadpriorityclass";
+  } else if (tmpl_out["spec"].contains("priorityClassName") &&
+             tmpl_out["spec"]["priorityClassName"].is_string()) {
+    wl["spec"]["priorityClassName"] = tmpl_out["spec"]["priorityClassName"];
+    wl["spec"]["priorityClassSource"] = "scheduling.k8s.io/priorityclass";
+  }
+  return wl;
+}
+
+bool BatchJob::IsSuspended(const Json& job) const {
+  auto spec = job.find("spec");
+  if (spec == job.end()) return false;
+  auto s = spec->find("suspend");
+  return s != spec->end() && s->is_boolean() && s->get<bool>();
+}
+
+Json BatchJob::Start(const Json& job, const std::vector<PodSetPlacement>& placement) const {
+  Json out = job;
+  Json& spec = out["spec"];
+  Json& pod = spec["template"]["spec"];
+  Json saved = Json::object();
+  if (pod.contains("nodeSelector")) saved["nodeSelector"] = pod["nodeSelector"];
+  if (pod.contains("tolerations")) saved["tolerations"] = pod["tolerations"];
+  saved["parallelism"] = IntOr(spec, "parallelism", 1);
+  Json& annotations = out["metadata"]["annotations"];
+  if (!annotations.is_object()) annotations = Json::object();
+  if (!annotations.contains(kOriginalPlacementAnnotation)) {
+    annotations[kOriginalPlacementAnnotation] = saved.dump();
+  }
+  for (const auto& p : placement) {
+    if (p.name != "main") continue;
+    for (const auto& [k, v] : p.node_selector) pod["nodeSelector"][k] = v;
+    for (const auto& t : p.tolerations) pod["tolerations"].push_back(t);
+    if (p.count < saved["parallelism"].get<int64_t>()) spec["parallelism"] = p.count;
+  }
+  spec["suspend"] = false;
+  return out;
+}
+
+Json BatchJob::Stop(const Json& job) const {
+  Json out = job;
+  Json& spec = out["spec"];
+  spec["suspend"] = true;
+  Json& meta = out["metadata"];
+  if (meta.contains("annotations") && meta["annotations"].contains(kOriginalPlacementAnnotation)) {
+    Json saved =
+        Json::parse(meta["annotations"][kOriginalPlacementAnnotation].get<std::string>(), nullptr,
+                    false);
+    Json& pod = spec["template"]["spec"];
+    if (saved.is_object()) {
+      if (saved.contains("nodeSelector")) {
+        pod["nodeSelector"] = saved["nodeSelector"];
+      } else {
+        pod.erase("nodeSelector");
+      }
+      if (saved.contains("tolerations")) {
+        pod["tolerations"] = saved["tolerations"];
+      } else {
+        pod.erase("tolerations");
+      }
+      if (saved.contains("parallelism")) spec["parallelism"] = saved["parallelism"];
+    }
+    meta["annotations"].erase(kOriginalPlacementAnnotation);
+  }
+  return out;
+}
+
+bool BatchJob::IsFinished(const Json& job, bool* succeeded) const {
+  auto status = job.find("status");
+  if (status == job.end() || !status->contains("conditions")) return false;
+  for (const auto& c : (*status)["conditions"]) {
+    if (c.value("status", "") != "True") continue;
+    const std::string type = c.value("type", "");
+    if (type == "Complete" || type == "Failed") {
+      if (succeeded) *succeeded = type == "Complete";
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace kuota::jobs

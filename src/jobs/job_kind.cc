@@ -1,0 +1,35 @@
+#include "jobs/job_kind.h"
+
+#include <cstdio>
+#include <functional>
+
+namespace kuota::jobs {
+
+std::string JobKind::QueueName(const Json& job) {
+  const Json& meta = job.value("metadata", Json::object());
+  for (const char* field : {"labels", "annotations"}) {
+    auto it = meta.find(field);
+    if (it != meta.end() && it->is_object()) {
+      auto q = it->find(kQueueNameLabel);
+      if (q != it->end() && q->is_string() && !q->get<std::string>().empty()) {
+        return q->get<std::string>();
+      }
+    }
+  }
+  return "";
+}
+
+std::string WorkloadNameFor(const std::string& kind, const std::string& job_name,
+                            const std::string& job_uid) {
+  std::string prefix = kind;
+  for (auto& c : prefix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  uint64_t h = std::hash<std::string>{}(kind + "/" + job_name + "/" + job_uid);
+  char hex[8];
+  std::snprintf(hex, sizeof hex, "%05llx", static_cast<unsigned long long>(h & 0xfffff));
+  std::string name = prefix + "-" + job_name;
+  if (name.size() > 240) name.resize(240);
+  while (!name.empty() && (name.back() == '-' || name.back() == '.')) name.pop_back();
+  return name + "-" + hex;
+}
+
+}  // namespace kuota::jobs

@@ -1,0 +1,169 @@
+#include "server/resource_handlers.h"
+
+#include <charconv>
+#include <utility>
+#include <vector>
+
+#include "server/json_fields.h"
+#include "server/media_types.h"
+#include "server/table_printer.h"
+
+namespace kuota::server {
+namespace {
+
+using Json = nlohmann::json;
+
+bool IsWatch(const HttpRequest& request, const RequestTarget& target) {
+  const std::string& w = request.Query("watch");
+  return target.watch_prefix || w == "true" || w == "1";
+}
+
+}  // namespace
+
+ResourceHandlers::ResourceHandlers(store::ObjectStore& store, AdmissionHook* hook,
+                                   const Clock& clock, HandlerOptions options)
+    : store_(store), hook_(hook), clock_(clock), options_(options) {}
+
+HttpReply ResourceHandlers::Handle(const HttpRequest& request, const RequestTarget& target) {
+  const std::string& m = request.method;
+  bool item = !target.IsCollection();
+  bool sub = !target.subresource.empty();
+  if (target.watch_prefix && m != "GET") return MethodNotAllowedError().ToReply();
+  if (m == "GET" || m == "HEAD") {
+    if (IsWatch(request, target) && !sub) return Watch(request, target);
+    return item ? Get(request, target) : List(request, target);
+  }
+  if (m == "POST" && !item && (!target.resource->namespaced || !target.ns.empty())) {
+    return Create(request, target);
+  }
+  if (m == "PUT" && item) return Update(request, target);
+  if (m == "PATCH" && item) return Patch(request, target);
+  if (m == "DELETE" && item && !sub) return Delete(request, target);
+  if (m == "DELETE" && !item) return DeleteCollection(request, target);
+  return MethodNotAllowedError().ToReply();
+}
+
+std::optional<ApiError> ResourceHandlers::Admit(const ResourceInfo& resource,
+                                                AdmissionHook::Operation op,
+                                                const Json* old_object, Json* object,
+                                                const std::string& name) {
+  if (hook_ == nullptr) return std::nullopt;
+  Status st = hook_->Admit(resource, op, old_object, object);
+  if (st.ok()) return std::nullopt;
+  if (st.code() == StatusCode::kNotFound || st.code() == StatusCode::kAlreadyExists) {
+    // The hook's NotFound / AlreadyExists name some other object: keep its words.
+    ApiError e = FromStatus(st, resource, name);
+    e.message = st.message();
+    return e;
+  }
+  return FromStatus(st, resource, name);
+}
+
+HttpReply ResourceHandlers::ObjectReply(const HttpRequest& request, const ResourceInfo& resource,
+                                        int status, const Json& object) const {
+  HttpReply reply;
+  reply.status = status;
+  if (Negotiate(request.accept, /*allow_table=*/true, false) == Representation::kTable) {
+    std::vector<Json> rows = {object};
+    Json table = BuildTable(resource, rows, clock_.Now(),
+                            ParseIncludeObject(request.Query("includeObject")), true);
+    table["metadata"]["resourceVersion"] = StringField(object, {"metadata", "resourceVersion"});
+    reply.body = table.dump();
+  } else {
+    reply.body = object.dump();
+  }
+  return reply;
+}
+
+Status ResourceHandlers::EnsureNamespace(const std::string& name) {
+  Result<Json> existing = store_.Get("namespaces", "", name);
+  if (existing.ok()) return Status::Ok();
+  if (existing.status().code() != StatusCode::kNotFound) return existing.status();
+  Json ns = {{"apiVersion", "v1"},
+             {"kind", "Namespace"},
+             {"metadata", {{"name", name}, {"labels", {{"kubernetes.io/metadata.name", name}}}}},
+             {"spec", Json::object()},
+             {"status", {{"phase", "Active"}}}};
+  Result<Json> created = store_.Create("namespaces", ns);
+  if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
+    return created.status();
+  }
+  return Status::Ok();
+}
+
+HttpReply ResourceHandlers::Get(const HttpRequest& request, const RequestTarget& target) {
+  const ResourceInfo& r = *target.resource;
+  Result<Json> object = store_.Get(r.StoreKey(), target.ns, target.name);
+  if (!object.ok()) return FromStatus(object.status(), r, target.name).ToReply();
+  return ObjectReply(request, r, 200, *object);
+}
+
+HttpReply ResourceHandlers::List(const HttpRequest& request, const RequestTarget& target) {
+  const ResourceInfo& r = *target.resource;
+  store::ListOptions options;
+  options.ns = target.ns;
+  options.label_selector = request.Query("labelSelector");
+  options.field_selector = request.Query("fieldSelector");
+  options.continue_token = request.Query("continue");
+  if (const std::string& limit = request.Query("limit"); !limit.empty()) {
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(limit.data(), limit.data() + limit.size(), n);
+    if (ec != std::errc() || end != limit.data() + limit.size() || n < 0) {
+      return BadRequestError("invalid limit: \"" + limit + "\"").ToReply();
+    }
+    options.limit = n;
+  }
+  Result<store::ListResult> list = store_.List(r.StoreKey(), options);
+  if (!list.ok()) {
+    const Status& st = list.status();
+    if (st.code() == StatusCode::kInvalid) return BadRequestError(st.message()).ToReply();
+    return FromStatus(st, r, "").ToReply();
+  }
+  Json metadata = {{"resourceVersion", std::to_string(list->resource_version)}};
+  if (!list->continue_token.empty()) {
+    metadata["continue"] = list->continue_token;
+    if (list->remaining > 0) metadata["remainingItemCount"] = list->remaining;
+  }
+  HttpReply reply;
+  if (Negotiate(request.accept, /*allow_table=*/true, false) == Representation::kTable) {
+    Json table = BuildTable(r, list->items, clock_.Now(),
+                            ParseIncludeObject(request.Query("includeObject")), true);
+    table["metadata"] = metadata;
+    reply.body = table.dump();
+    return reply;
+  }
+  Json items = Json::array();
+  for (Json& item : list->items) {
+    if (item.is_object()) {
+      if (!item.contains("apiVersion")) item["apiVersion"] = r.ApiVersion();
+      if (!item.contains("kind")) item["kind"] = r.kind;
+    }
+    items.push_back(std::move(item));
+  }
+  reply.body = Json{{"kind", r.kind + "List"},
+                    {"apiVersion", r.ApiVersion()},
+                    {"metadata", metadata},
+                    {"items", items}}
+                   .dump();
+  return reply;
+}
+
+bool ResourceHandlers::RegisterWatcher(store::Watcher* watcher) {
+  store::MutexLock lock(&mu_);
+  if (stopping_) return false;
+  watchers_.insert(watcher);
+  return true;
+}
+
+void ResourceHandlers::UnregisterWatcher(store::Watcher* watcher) {
+  store::MutexLock lock(&mu_);
+  watchers_.erase(watcher);
+}
+
+void ResourceHandlers::StopWatches() {
+  store::MutexLock lock(&mu_);
+  stopping_ = true;
+  for (store::Watcher* w : watchers_) w->Stop();
+}
+
+}  // namespace kuota::server

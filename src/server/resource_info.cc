@@ -1,0 +1,75 @@
+#include "server/resource_info.h"
+
+namespace kuota::server {
+namespace {
+
+constexpr const char* kKueue = "kueue.x-k8s.io";
+
+ResourceInfo Make(std::string group, std::string version, std::string kind, std::string plural,
+                  std::string singular, bool namespaced, bool has_status,
+                  std::vector<std::string> short_names, std::vector<std::string> categories) {
+  ResourceInfo r;
+  r.group = std::move(group);
+  r.version = std::move(version);
+  r.kind = std::move(kind);
+  r.plural = std::move(plural);
+  r.singular = std::move(singular);
+  r.namespaced = namespaced;
+  r.has_status = has_status;
+  r.short_names = std::move(short_names);
+  r.categories = std::move(categories);
+  return r;
+}
+
+std::vector<ResourceInfo> BuildServedResources() {
+  const bool kNamespaced = true, kCluster = false, kStatus = true, kNoStatus = false;
+  return {
+      // kueue.x-k8s.io/v1beta1
+      Make(kKueue, "v1beta1", "ResourceFlavor", "resourceflavors", "resourceflavor", kCluster,
+           kStatus, {"flavor", "flavors", "rf"}, {"kueue"}),
+      Make(kKueue, "v1beta1", "ClusterQueue", "clusterqueues", "clusterqueue", kCluster, kStatus,
+           {"cq"}, {"kueue"}),
+      Make(kKueue, "v1beta1", "Cohort", "cohorts", "cohort", kCluster, kStatus, {}, {"kueue"}),
+      Make(kKueue, "v1beta1", "LocalQueue", "localqueues", "localqueue", kNamespaced, kStatus,
+           {"lq", "queue", "queues"}, {"kueue"}),
+      Make(kKueue, "v1beta1", "Workload", "workloads", "workload", kNamespaced, kStatus, {"wl"},
+           {"kueue"}),
+      Make(kKueue, "v1beta1", "WorkloadPriorityClass", "workloadpriorityclasses",
+           "workloadpriorityclass", kCluster, kNoStatus, {}, {"kueue"}),
+      Make(kKueue, "v1beta1", "AdmissionCheck", "admissionchecks", "admissioncheck", kCluster,
+           kStatus, {}, {"kueue"}),
+      // batch/v1
+      Make("batch", "v1", "Job", "jobs", "job", kNamespaced, kStatus, {}, {"all"}),
+      // core v1
+      Make("", "v1", "Namespace", "namespaces", "namespace", kCluster, kStatus, {"ns"}, {}),
+      Make("", "v1", "Pod", "pods", "pod", kNamespaced, kStatus, {"po"}, {"all"}),
+      Make("", "v1", "Event", "events", "event", kNamespaced, kNoStatus, {"ev"}, {}),
+      Make("", "v1", "Node", "nodes", "node", kCluster, kStatus, {"no"}, {}),
+      // scheduling.k8s.io/v1
+      Make("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass",
+           kCluster, kNoStatus, {"pc"}, {}),
+  };
+}
+
+}  // namespace
+
+const std::vector<ResourceInfo>& ServedResources() {
+  static const std::vector<ResourceInfo> kResources = BuildServedResources();
+  return kResources;
+}
+
+const ResourceInfo* FindResource(const std::string& group, const std::string& plural) {
+  for (const ResourceInfo& r : ServedResources()) {
+    if (r.group == group && r.plural == plural) return &r;
+  }
+  return nullptr;
+}
+
+const ResourceInfo* FindResourceByKind(const std::string& api_version, const std::string& kind) {
+  for (const ResourceInfo& r : ServedResources()) {
+    if (r.ApiVersion() == api_version && r.kind == kind) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace kuota::server

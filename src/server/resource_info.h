@@ -1,0 +1,37 @@
+// ResourceInfo: one kind the API server serves (group, version, kind, plural,
+// scope, short names, whether it has a status subresource) and the registry
+// of every served kind. Immutable after construction; thread-safe to read.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kuota::server {
+
+struct ResourceInfo {
+  std::string group;    // "" for the core group
+  std::string version;  // "v1", "v1beta1"
+  std::string kind;     // "ClusterQueue"
+  std::string plural;   // "clusterqueues"
+  std::string singular; // "clusterqueue"
+  bool namespaced = true;
+  bool has_status = true;  // serves the /status subresource
+  std::vector<std::string> short_names;  // "cq"
+  std::vector<std::string> categories;   // "kueue", "all"
+
+  // "clusterqueues.kueue.x-k8s.io", "jobs.batch", "pods": the ObjectStore key.
+  std::string StoreKey() const { return group.empty() ? plural : plural + "." + group; }
+  // "kueue.x-k8s.io/v1beta1" or "v1".
+  std::string ApiVersion() const { return group.empty() ? version : group + "/" + version; }
+};
+
+// Every kind Kuota serves: kueue.x-k8s.io/v1beta1 ResourceFlavor, ClusterQueue,
+// Cohort, LocalQueue, Workload, WorkloadPriorityClass, AdmissionCheck;
+// batch/v1 Job; v1 Namespace, Pod, Event, Node; scheduling.k8s.io/v1 PriorityClass.
+const std::vector<ResourceInfo>& ServedResources();
+// Finds by group + plural; nullptr when not served.
+const ResourceInfo* FindResource(const std::string& group, const std::string& plural);
+// Finds by apiVersion ("kueue.x-k8s.io/v1beta1", "v1") + kind; nullptr when not served.
+const ResourceInfo* FindResourceByKind(const std::string& api_version, const std::string& kind);
+
+}  // namespace kuota::server

@@ -1,0 +1,110 @@
+#include "server/router.h"
+
+#include "server/discovery.h"
+#include "server/media_types.h"
+#include "server/openapi.h"
+#include "server/request_target.h"
+#include "server/resource_info.h"
+#include "server/status_errors.h"
+
+namespace kuota::server {
+namespace {
+
+using Json = nlohmann::json;
+using Type = RequestTarget::Type;
+
+HttpReply JsonReply(const Json& document) {
+  HttpReply reply;
+  reply.body = document.dump();
+  return reply;
+}
+
+HttpReply TextReply(std::string text) {
+  HttpReply reply;
+  reply.content_type = "text/plain; charset=utf-8";
+  reply.body = std::move(text);
+  return reply;
+}
+
+bool IsRead(const HttpRequest& request) {
+  return request.method == "GET" || request.method == "HEAD";
+}
+
+// The JSON representation of a discovery document, or the aggregated one
+// when the client asked for it first.
+HttpReply Discovery(const HttpRequest& request, bool core, const Json& legacy) {
+  if (Negotiate(request.accept, false, /*allow_discovery=*/true) ==
+      Representation::kDiscoveryAggregated) {
+    HttpReply reply = JsonReply(AggregatedDiscoveryDocument(core));
+    reply.content_type = kDiscoveryV2ContentType;
+    return reply;
+  }
+  return JsonReply(legacy);
+}
+
+}  // namespace
+
+Router::Router(ResourceHandlers& handlers) : handlers_(handlers) {
+  openapi_v2_ = OpenApiV2Document().dump();
+  openapi_v3_index_ = OpenApiV3Index().dump();
+  for (const ResourceInfo& r : ServedResources()) {
+    std::string key = r.group + "/" + r.version;
+    if (openapi_v3_.count(key) == 0) openapi_v3_[key] = OpenApiV3Document(r.group, r.version).dump();
+  }
+}
+
+HttpReply Router::Route(const HttpRequest& request) {
+  RequestTarget target = ParseRequestTarget(request.path);
+  if (target.type == Type::kResource) return handlers_.Handle(request, target);
+  if (target.type == Type::kUnknown) return UnknownPathError().ToReply();
+  if (!IsRead(request)) return MethodNotAllowedError().ToReply();
+  switch (target.type) {
+    case Type::kVersion:
+      return JsonReply(VersionDocument());
+    case Type::kHealth:
+      return TextReply("ok");
+    case Type::kApiVersions:
+      return Discovery(request, true, ApiVersionsDocument(request.host));
+    case Type::kApiGroupList:
+      return Discovery(request, false, ApiGroupListDocument());
+    case Type::kApiGroup:
+      return JsonReply(ApiGroupDocument(target.group));
+    case Type::kApiResourceList:
+      return JsonReply(ApiResourceListDocument(target.group, target.version));
+    case Type::kOpenApiV2: {
+      // Served as JSON only; kubectl asks for protobuf and then does without.
+      bool json = request.accept.empty();
+      for (const MediaRange& m : ParseAccept(request.accept)) {
+        json |= m.type == "application/json" || m.type == "*/*" || m.type == "application/*";
+      }
+      if (!json) {
+        ApiError e = UnknownPathError();
+        e.message = "the OpenAPI v2 document is served as application/json only";
+        return e.ToReply();
+      }
+      HttpReply reply;
+      reply.body = openapi_v2_;
+      return reply;
+    }
+    case Type::kOpenApiV3Index: {
+      HttpReply reply;
+      reply.body = openapi_v3_index_;
+      return reply;
+    }
+    case Type::kOpenApiV3GroupVersion: {
+      auto it = openapi_v3_.find(target.group + "/" + target.version);
+      if (it == openapi_v3_.end()) return UnknownPathError().ToReply();
+      HttpReply reply;
+      reply.body = it->second;
+      // The URL carries the document's hash: clients may cache it for good.
+      reply.headers.emplace_back("Cache-Control", "public, immutable");
+      return reply;
+    }
+    case Type::kUnknown:
+    case Type::kResource:
+      break;
+  }
+  return UnknownPathError().ToReply();
+}
+
+}  // namespace kuota::server

@@ -1,0 +1,439 @@
+// The write verbs of ResourceHandlers: create, update, patch, delete and
+// deletecollection (see resource_handlers.h).
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "server/json_fields.h"
+#include "server/media_types.h"
+#include "server/object_names.h"
+#include "server/patch.h"
+#include "server/protobuf_body.h"
+#include "server/resource_handlers.h"
+
+namespace kuota::server {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr int kMaxPatchAttempts = 5;  // retries of a patch that lost a race (as kube)
+
+bool IsDryRun(const HttpRequest& request) { return request.Query("dryRun") == "All"; }
+
+std::string ParseErrorMessage(const std::exception& e) {
+  std::string m = e.what();
+  if (!m.empty() && m[0] == '[') {
+    size_t close = m.find("] ");
+    if (close != std::string::npos) m = m.substr(close + 2);
+  }
+  return m;
+}
+
+// Decodes a create/update body as an object of `r`: JSON only; apiVersion and
+// kind must name `r` (they are filled in when absent); metadata must be an object.
+std::optional<Json> DecodeObject(const HttpRequest& request, const ResourceInfo& r,
+                                 ApiError* error) {
+  std::string type = BaseMediaType(request.content_type);
+  Json object;
+  if (type == kProtobufContentType && DecodesProtobuf(r)) {
+    // kubectl's typed clients (create namespace, create priorityclass).
+    Result<Json> decoded = DecodeProtobufObject(request.body, r);
+    if (!decoded.ok()) {
+      *error = BadRequestError(decoded.status().message());
+      return std::nullopt;
+    }
+    object = std::move(decoded).value();
+  } else if (!type.empty() && type != "application/json" && type != "*/*") {
+    *error = UnsupportedMediaTypeError(
+        "the body of the request was in an unknown format - accepted media types include: " +
+        std::string(DecodesProtobuf(r) ? "application/json, application/vnd.kubernetes.protobuf"
+                                       : "application/json"));
+    return std::nullopt;
+  } else {
+    try {
+      object = Json::parse(request.body);
+    } catch (const Json::parse_error& e) {
+      *error = BadRequestError("the object provided is unrecognized (must be of type " + r.kind +
+                               "): couldn't get version/kind; json parse error: " +
+                               ParseErrorMessage(e));
+      return std::nullopt;
+    }
+  }
+  if (!object.is_object()) {
+    *error = BadRequestError("the object provided is unrecognized (must be of type " + r.kind +
+                             "): the body must be a JSON object");
+    return std::nullopt;
+  }
+  auto api_version = object.find("apiVersion");
+  if (api_version != object.end() && !(api_version->is_string() && *api_version == "")) {
+    if (!api_version->is_string() || *api_version != r.ApiVersion()) {
+      *error = BadRequestError("the API version in the data (" +
+                               (api_version->is_string() ? api_version->get<std::string>()
+                                                         : api_version->dump()) +
+                               ") does not match the expected API version (" + r.ApiVersion() +
+                               ")");
+      return std::nullopt;
+    }
+  }
+  auto kind = object.find("kind");
+  if (kind != object.end() && !(kind->is_string() && *kind == "")) {
+    if (!kind->is_string() || *kind != r.kind) {
+      *error = BadRequestError("the kind in the data (" +
+                               (kind->is_string() ? kind->get<std::string>() : kind->dump()) +
+                               ") does not match the expected kind (" + r.kind + ")");
+      return std::nullopt;
+    }
+  }
+  object["apiVersion"] = r.ApiVersion();
+  object["kind"] = r.kind;
+  if (!object.contains("metadata") || object["metadata"].is_null()) {
+    object["metadata"] = Json::object();
+  }
+  if (!object["metadata"].is_object()) {
+    *error = BadRequestError("the object provided is unrecognized (must be of type " + r.kind +
+                             "): metadata must be an object");
+    return std::nullopt;
+  }
+  for (const char* field : {"name", "namespace", "generateName", "resourceVersion", "uid"}) {
+    const Json* v = FindField(object, {"metadata", field});
+    if (v != nullptr && !v->is_null() && !v->is_string()) {
+      *error = BadRequestError("metadata." + std::string(field) + " must be a string");
+      return std::nullopt;
+    }
+  }
+  return object;
+}
+
+// Checks the URL's namespace against the object's (filling it in when absent);
+// cluster-scoped objects lose any namespace.
+std::optional<ApiError> ReconcileNamespace(const ResourceInfo& r, const std::string& url_ns,
+                                           Json& object) {
+  Json& meta = object["metadata"];
+  if (!r.namespaced) {
+    meta.erase("namespace");
+    return std::nullopt;
+  }
+  std::string ns = StringField(object, {"metadata", "namespace"});
+  if (!ns.empty() && ns != url_ns) {
+    return BadRequestError(
+        "the namespace of the provided object does not match the namespace sent on the request");
+  }
+  meta["namespace"] = url_ns;
+  return std::nullopt;
+}
+
+// The status a kind starts with (kube resets status on create).
+void ResetStatusForCreate(const ResourceInfo& r, Json& object) {
+  if (!r.has_status) return;
+  object.erase("status");
+  if (r.group.empty() && r.plural == "namespaces") object["status"] = {{"phase", "Active"}};
+  if (r.group.empty() && r.plural == "pods") object["status"] = {{"phase", "Pending"}};
+}
+
+// Copies `from`'s status into `to` (or removes it when `from` has none).
+void CopyStatus(const Json& from, Json& to) {
+  auto it = from.find("status");
+  if (it == from.end()) {
+    to.erase("status");
+  } else {
+    to["status"] = *it;
+  }
+}
+
+// The object a status write stores: `current` with `incoming`'s status and
+// resourceVersion (so optimistic concurrency still applies).
+Json MergeStatus(const Json& current, const Json& incoming) {
+  Json merged = current;
+  CopyStatus(incoming, merged);
+  const Json* rv = FindField(incoming, {"metadata", "resourceVersion"});
+  if (rv != nullptr && rv->is_string() && !rv->get<std::string>().empty()) {
+    merged["metadata"]["resourceVersion"] = *rv;
+  } else {
+    merged["metadata"].erase("resourceVersion");
+  }
+  return merged;
+}
+
+bool IsProtectedNamespace(const std::string& name) {
+  return name == "default" || name == "kube-system" || name == "kube-public";
+}
+
+}  // namespace
+
+HttpReply ResourceHandlers::Create(const HttpRequest& request, const RequestTarget& target) {
+  ApiError error;
+  std::optional<Json> object = DecodeObject(request, *target.resource, &error);
+  if (!object) return error.ToReply();
+  return CreateObject(request, target, std::move(*object));
+}
+
+HttpReply ResourceHandlers::CreateObject(const HttpRequest& request, const RequestTarget& target,
+                                         Json object) {
+  const ResourceInfo& r = *target.resource;
+  if (auto e = ReconcileNamespace(r, target.ns, object)) return e->ToReply();
+  Json& meta = object["metadata"];
+  if (!StringField(object, {"metadata", "resourceVersion"}).empty()) {
+    return BadRequestError("resourceVersion should not be set on objects to be created").ToReply();
+  }
+  for (const char* field : {"resourceVersion", "uid", "creationTimestamp", "deletionTimestamp",
+                            "deletionGracePeriodSeconds", "generation", "managedFields",
+                            "selfLink"}) {
+    meta.erase(field);
+  }
+  std::string name = StringField(object, {"metadata", "name"});
+  std::string generate_name = StringField(object, {"metadata", "generateName"});
+  if (std::string why = ValidateObjectName(r, name, generate_name); !why.empty()) {
+    return InvalidError(r, name.empty() ? generate_name : name, why).ToReply();
+  }
+  if (name.empty()) {
+    // Leave room for the 5 characters the store appends.
+    size_t max = (r.group.empty() && r.plural == "namespaces") ? 63 - 5 : 253 - 5;
+    if (generate_name.size() > max) meta["generateName"] = generate_name.substr(0, max);
+  } else {
+    meta.erase("generateName");
+  }
+  ResetStatusForCreate(r, object);
+  const std::string display_name = name.empty() ? generate_name : name;
+
+  if (r.namespaced) {
+    Result<Json> ns = store_.Get("namespaces", "", target.ns);
+    if (!ns.ok()) {
+      if (ns.status().code() == StatusCode::kNotFound) {
+        return NamespaceNotFoundError(target.ns).ToReply();
+      }
+      return FromStatus(ns.status(), r, display_name).ToReply();
+    }
+    if (FindField(*ns, {"metadata", "deletionTimestamp"}) != nullptr) {
+      return ForbiddenError(r, display_name,
+                            "unable to create new content in namespace " + target.ns +
+                                " because it is being terminated")
+          .ToReply();
+    }
+  }
+  if (auto e = Admit(r, AdmissionHook::Operation::kCreate, nullptr, &object, display_name)) {
+    return e->ToReply();
+  }
+  if (IsDryRun(request)) return ObjectReply(request, r, 201, object);
+  Result<Json> created = store_.Create(r.StoreKey(), std::move(object));
+  if (!created.ok()) return FromStatus(created.status(), r, display_name).ToReply();
+  return ObjectReply(request, r, 201, *created);
+}
+
+HttpReply ResourceHandlers::Update(const HttpRequest& request, const RequestTarget& target) {
+  const ResourceInfo& r = *target.resource;
+  ApiError error;
+  std::optional<Json> decoded = DecodeObject(request, r, &error);
+  if (!decoded) return error.ToReply();
+  Json object = std::move(*decoded);
+  std::string body_name = StringField(object, {"metadata", "name"});
+  if (body_name != target.name) {
+    return BadRequestError("the name of the object (" + body_name +
+                           ") does not match the name on the URL (" + target.name + ")")
+        .ToReply();
+  }
+  if (auto e = ReconcileNamespace(r, target.ns, object)) return e->ToReply();
+
+  Result<Json> current = store_.Get(r.StoreKey(), target.ns, target.name);
+  if (!current.ok()) return FromStatus(current.status(), r, target.name).ToReply();
+  // uid and creationTimestamp are the stored object's, whatever the body says.
+  for (const char* field : {"uid", "creationTimestamp"}) {
+    if (const Json* v = FindField(*current, {"metadata", field})) object["metadata"][field] = *v;
+  }
+  bool status_only = target.subresource == "status";
+  if (status_only) {
+    object = MergeStatus(*current, object);
+  } else if (r.has_status) {
+    CopyStatus(*current, object);  // the main resource ignores status changes
+  }
+  if (auto e = Admit(r, AdmissionHook::Operation::kUpdate, &*current, &object, target.name)) {
+    return e->ToReply();
+  }
+  if (IsDryRun(request)) return ObjectReply(request, r, 200, object);
+  store::UpdateOptions options;
+  options.status_only = status_only;
+  Result<Json> updated = store_.Update(r.StoreKey(), std::move(object), options);
+  if (!updated.ok()) return FromStatus(updated.status(), r, target.name).ToReply();
+  return ObjectReply(request, r, 200, *updated);
+}
+
+HttpReply ResourceHandlers::Patch(const HttpRequest& request, const RequestTarget& target) {
+  const ResourceInfo& r = *target.resource;
+  std::optional<PatchType> type = PatchTypeFromContentType(request.content_type);
+  if (!type || (*type == PatchType::kStrategicMergePatch && !SupportsStrategicMergePatch(r))) {
+    return UnsupportedPatchError(r).ToReply();
+  }
+  bool status_only = target.subresource == "status";
+  for (int attempt = 0;; ++attempt) {
+    Result<Json> current = store_.Get(r.StoreKey(), target.ns, target.name);
+    if (!current.ok()) {
+      if (current.status().code() == StatusCode::kNotFound && *type == PatchType::kApplyPatch &&
+          !status_only) {
+        // Server-side apply of an absent object creates it.
+        ApiError error;
+        HttpRequest as_json = request;
+        as_json.content_type = "application/json";
+        std::optional<Json> object = DecodeObject(as_json, r, &error);
+        if (!object) return error.ToReply();
+        if (StringField(*object, {"metadata", "name"}) != target.name) {
+          return BadRequestError("the name of the object does not match the name on the URL")
+              .ToReply();
+        }
+        return CreateObject(request, target, std::move(*object));
+      }
+      return FromStatus(current.status(), r, target.name).ToReply();
+    }
+    ApiError error;
+    std::optional<Json> patched = ApplyPatch(*type, *current, request.body, &error);
+    if (!patched) return error.ToReply();
+    if (!patched->is_object() || StringField(*patched, {"apiVersion"}) != r.ApiVersion() ||
+        StringField(*patched, {"kind"}) != r.kind) {
+      return BadRequestError("the patched object must keep apiVersion " + r.ApiVersion() +
+                             " and kind " + r.kind)
+          .ToReply();
+    }
+    if (StringField(*patched, {"metadata", "name"}) != target.name ||
+        StringField(*patched, {"metadata", "namespace"}) != target.ns) {
+      return BadRequestError("the name of the object (" +
+                             StringField(*patched, {"metadata", "name"}) +
+                             ") does not match the name on the URL (" + target.name + ")")
+          .ToReply();
+    }
+    for (const char* field : {"uid", "creationTimestamp"}) {
+      if (const Json* v = FindField(*current, {"metadata", field})) {
+        (*patched)["metadata"][field] = *v;
+      }
+    }
+    Json object = status_only ? MergeStatus(*current, *patched) : std::move(*patched);
+    if (!status_only && r.has_status) CopyStatus(*current, object);
+    if (auto e = Admit(r, AdmissionHook::Operation::kUpdate, &*current, &object, target.name)) {
+      return e->ToReply();
+    }
+    if (IsDryRun(request)) return ObjectReply(request, r, 200, object);
+    store::UpdateOptions options;
+    options.status_only = status_only;
+    Result<Json> updated = store_.Update(r.StoreKey(), std::move(object), options);
+    if (updated.ok()) return ObjectReply(request, r, 200, *updated);
+    // Lost a race with another writer: patch the newer object (as kube does);
+    // a patch that names a stale resourceVersion keeps conflicting.
+    if (updated.status().code() != StatusCode::kConflict || attempt + 1 >= kMaxPatchAttempts) {
+      return FromStatus(updated.status(), r, target.name).ToReply();
+    }
+  }
+}
+
+HttpReply ResourceHandlers::Delete(const HttpRequest& request, const RequestTarget& target) {
+  const ResourceInfo& r = *target.resource;
+  store::DeleteOptions options;
+  bool dry_run = IsDryRun(request);
+  std::string propagation = request.Query("propagationPolicy");
+  if (!request.body.empty()) {
+    Json body = Json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+    if (body.is_discarded() || !body.is_object()) {
+      return BadRequestError("the body of a delete must be a DeleteOptions JSON object").ToReply();
+    }
+    if (const Json* uid = FindField(body, {"preconditions", "uid"}); uid && uid->is_string()) {
+      options.precondition_uid = uid->get<std::string>();
+    }
+    if (const Json* rv = FindField(body, {"preconditions", "resourceVersion"});
+        rv && rv->is_string()) {
+      options.precondition_resource_version = rv->get<std::string>();
+    }
+    if (const Json* p = FindField(body, {"propagationPolicy"}); p && p->is_string()) {
+      propagation = p->get<std::string>();
+    }
+    if (const Json* d = FindField(body, {"dryRun"}); d && d->is_array()) {
+      for (const Json& v : *d) dry_run |= v == "All";
+    }
+  }
+  if (!propagation.empty() && propagation != "Orphan" && propagation != "Background" &&
+      propagation != "Foreground") {
+    return InvalidError(r, target.name,
+                        "propagationPolicy: Unsupported value: \"" + propagation +
+                            "\": supported values: \"Foreground\", \"Background\", \"Orphan\"")
+        .ToReply();
+  }
+  bool is_namespace = r.group.empty() && r.plural == "namespaces";
+  if (is_namespace && IsProtectedNamespace(target.name)) {
+    return ForbiddenError(r, target.name, "this namespace may not be deleted").ToReply();
+  }
+  Result<Json> current = store_.Get(r.StoreKey(), target.ns, target.name);
+  if (!current.ok()) return FromStatus(current.status(), r, target.name).ToReply();
+  Json object = *current;
+  if (auto e = Admit(r, AdmissionHook::Operation::kDelete, &*current, &object, target.name)) {
+    return e->ToReply();
+  }
+  if (dry_run) return ObjectReply(request, r, 200, *current);
+  if (is_namespace) {
+    if (auto e = DeleteNamespaceContents(target.name)) return e->ToReply();
+  }
+  Result<Json> deleted = store_.Delete(r.StoreKey(), target.ns, target.name, options);
+  if (!deleted.ok()) return FromStatus(deleted.status(), r, target.name).ToReply();
+  return ObjectReply(request, r, 200, *deleted);
+}
+
+HttpReply ResourceHandlers::DeleteCollection(const HttpRequest& request,
+                                             const RequestTarget& target) {
+  const ResourceInfo& r = *target.resource;
+  store::ListOptions list_options;
+  list_options.ns = target.ns;
+  list_options.label_selector = request.Query("labelSelector");
+  list_options.field_selector = request.Query("fieldSelector");
+  Result<store::ListResult> list = store_.List(r.StoreKey(), list_options);
+  if (!list.ok()) {
+    if (list.status().code() == StatusCode::kInvalid) {
+      return BadRequestError(list.status().message()).ToReply();
+    }
+    return FromStatus(list.status(), r, "").ToReply();
+  }
+  bool is_namespace = r.group.empty() && r.plural == "namespaces";
+  Json deleted_items = Json::array();
+  for (Json& item : list->items) {
+    std::string ns = StringField(item, {"metadata", "namespace"});
+    std::string name = StringField(item, {"metadata", "name"});
+    if (is_namespace && IsProtectedNamespace(name)) continue;
+    Json object = item;
+    if (auto e = Admit(r, AdmissionHook::Operation::kDelete, &item, &object, name)) {
+      return e->ToReply();
+    }
+    if (IsDryRun(request)) {
+      deleted_items.push_back(item);
+      continue;
+    }
+    if (is_namespace) {
+      if (auto e = DeleteNamespaceContents(name)) return e->ToReply();
+    }
+    Result<Json> deleted = store_.Delete(r.StoreKey(), ns, name);
+    if (!deleted.ok()) {
+      if (deleted.status().code() == StatusCode::kNotFound) continue;
+      return FromStatus(deleted.status(), r, name).ToReply();
+    }
+    deleted_items.push_back(*deleted);
+  }
+  HttpReply reply;
+  reply.body = Json{{"kind", r.kind + "List"},
+                    {"apiVersion", r.ApiVersion()},
+                    {"metadata", {{"resourceVersion", std::to_string(store_.CurrentResourceVersion())}}},
+                    {"items", deleted_items}}
+                   .dump();
+  return reply;
+}
+
+std::optional<ApiError> ResourceHandlers::DeleteNamespaceContents(const std::string& ns) {
+  for (const ResourceInfo& r : ServedResources()) {
+    if (!r.namespaced) continue;
+    store::ListOptions options;
+    options.ns = ns;
+    Result<store::ListResult> list = store_.List(r.StoreKey(), options);
+    if (!list.ok()) return FromStatus(list.status(), r, "");
+    for (const Json& item : list->items) {
+      std::string name = StringField(item, {"metadata", "name"});
+      Result<Json> deleted = store_.Delete(r.StoreKey(), ns, name);
+      if (!deleted.ok() && deleted.status().code() != StatusCode::kNotFound) {
+        return FromStatus(deleted.status(), r, name);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace kuota::server

@@ -1,0 +1,21 @@
+// KuotaAdmissionHook: what Kueue's webhooks and Kubernetes' admission do on
+// writes to kuotad: strict decoding and validation of Kueue kinds (errors
+// name the field path), CRD-style defaulting, and suspending a queued Job on
+// create. Stateless apart from its options; thread-safe.
+#pragma once
+
+#include "server/api_server.h"
+
+namespace kuota::standalone {
+
+class KuotaAdmissionHook final : public server::AdmissionHook {
+ public:
+  Status Admit(const server::ResourceInfo& resource, Operation op, const server::Json* old_object,
+               server::Json* object) override;
+};
+
+// Applies the defaults Kueue's CRDs declare (queueingStrategy, preemption,
+// flavorFungibility, stopPolicy, podSet count, active) to a stored object.
+void ApplyKueueDefaults(const std::string& kind, server::Json& object);
+
+}  // namespace kuota::standalone

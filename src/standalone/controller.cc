@@ -1,0 +1,591 @@
+#include "standalone/controller.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "api/codec/decode.h"
+#include "engine/queue_manager.h"
+#include "jobs/registry.h"
+#include "standalone/workload_status_json.h"
+
+namespace kuota::standalone {
+namespace {
+
+constexpr const char* kWorkloads = "workloads.kueue.x-k8s.io";
+
+struct KindEntry {
+  const char* resource;
+  const char* kind;
+  bool has_generation;  // spec changes bump metadata.generation
+};
+
+// Resources the engine consumes, in the order an initial sync applies them.
+const KindEntry kEngineKinds[] = {
+    {"namespaces", "Namespace", false},
+    {"priorityclasses.scheduling.k8s.io", "PriorityClass", false},
+    {"workloadpriorityclasses.kueue.x-k8s.io", "WorkloadPriorityClass", false},
+    {"resourceflavors.kueue.x-k8s.io", "ResourceFlavor", true},
+    {"cohorts.kueue.x-k8s.io", "Cohort", true},
+    {"clusterqueues.kueue.x-k8s.io", "ClusterQueue", true},
+    {"admissionchecks.kueue.x-k8s.io", "AdmissionCheck", false},
+    {"localqueues.kueue.x-k8s.io", "LocalQueue", true},
+};
+
+const KindEntry* FindEngineKind(const std::string& resource) {
+  for (const auto& k : kEngineKinds) {
+    if (resource == k.resource) return &k;
+  }
+  return nullptr;
+}
+
+std::string MetaString(const nlohmann::json& obj, const char* field) {
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return "";
+  auto f = m->find(field);
+  return f != m->end() && f->is_string() ? f->get<std::string>() : "";
+}
+
+int64_t ResourceVersionOf(const nlohmann::json& obj) {
+  std::string rv = MetaString(obj, "resourceVersion");
+  return rv.empty() ? 0 : std::strtoll(rv.c_str(), nullptr, 10);
+}
+
+std::string ObjectKey(const nlohmann::json& obj) {
+  return MetaString(obj, "namespace") + "/" + MetaString(obj, "name");
+}
+
+Result<api::Object> Decode(const nlohmann::json& obj) {
+  codec::DecodeOptions opts;
+  opts.validate = false;  // stored objects passed admission; be lenient on reload
+  return codec::DecodeObject(obj.dump(), opts);
+}
+
+}  // namespace
+
+Controller::Controller(store::ObjectStore& store, const Clock& clock, ControllerOptions options)
+    : store_(store), clock_(clock), options_(options), engine_(clock, options.config) {}
+
+Controller::~Controller() { Stop(); }
+
+Status Controller::Start() {
+  KUOTA_RETURN_IF_ERROR(InitialSync());
+  thread_ = std::thread([this] { Run(); });
+  return Status::Ok();
+}
+
+void Controller::Stop() {
+  stop_ = true;
+  if (watcher_) watcher_->Stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+bool Controller::WaitIdle(std::chrono::milliseconds timeout) {
+  const int64_t target = store_.CurrentResourceVersion();
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (!busy_ && processed_rv_ >= target && processed_rv_ >= store_.CurrentResourceVersion()) {
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
+Status Controller::InitialSync() {
+  const int64_t rv = store_.CurrentResourceVersion();
+  std::vector<std::string> order;
+  for (const auto& k : kEngineKinds) order.push_back(k.resource);
+  order.push_back(kWorkloads);
+  for (const auto& jk : jobs::JobKinds()) order.push_back(jk->Resource());
+  for (const auto& resource : order) {
+    store::ListOptions lo;
+    lo.limit = 1000;
+    do {
+      KUOTA_ASSIGN_OR_RETURN(store::ListResult page, store_.List(resource, lo));
+      for (const auto& item : page.items) ApplyObject(resource, item);
+      lo.continue_token = page.continue_token;
+    } while (!lo.continue_token.empty());
+  }
+  KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch("", "", rv));
+  processed_rv_ = rv;
+  Schedule();
+  WriteQueueStatus(true);
+  return Status::Ok();
+}
+
+void Controller::Run() {
+  while (!stop_) {
+    busy_ = true;
+    store::WatchEvent ev;
+    bool any = false;
+    auto wait = options_.idle_tick;
+    while (!stop_ && watcher_->Next(&ev, wait)) {
+      HandleEvent(ev);
+      processed_rv_ = std::max<int64_t>(processed_rv_, ev.resource_version);
+      any = true;
+      wait = std::chrono::milliseconds(0);
+    }
+    if (stop_) break;
+    if (!watcher_->Alive()) {
+      // Fell behind or the watch ended: resynchronize from a fresh list.
+      std::fprintf(stderr, "kuotad: watch ended; resynchronizing\n");
+      if (!InitialSync().ok()) std::this_thread::sleep_for(std::chrono::seconds(1));
+      continue;
+    }
+    (void)any;
+    Schedule();
+    WriteQueueStatus(false);
+    busy_ = store_.CurrentResourceVersion() > processed_rv_;
+    if (!busy_) {
+      // Let own writes' echoes count as processed.
+      processed_rv_ = std::max<int64_t>(processed_rv_, store_.CurrentResourceVersion());
+    }
+  }
+}
+
+void Controller::NoteOwnWrite(const std::string& resource, const Json& stored) {
+  own_writes_[resource + "/" + ObjectKey(stored)] = ResourceVersionOf(stored);
+}
+
+bool Controller::IsOwnEcho(const store::WatchEvent& ev) {
+  auto it = own_writes_.find(ev.resource + "/" + ObjectKey(ev.object));
+  if (it == own_writes_.end()) return false;
+  bool echo = it->second == ev.resource_version;
+  if (ev.resource_version >= it->second) own_writes_.erase(it);
+  return echo && ev.type != store::EventType::kDeleted;
+}
+
+void Controller::HandleEvent(const store::WatchEvent& ev) {
+  if (ev.type == store::EventType::kBookmark) return;
+  if (IsOwnEcho(ev)) return;
+  if (ev.type == store::EventType::kDeleted) {
+    DeleteObject(ev.resource, ev.object);
+  } else {
+    ApplyObject(ev.resource, ev.object);
+  }
+}
+
+void Controller::ApplyObject(const std::string& resource, const Json& object) {
+  if (const KindEntry* k = FindEngineKind(resource)) {
+    const std::string id = resource + "/" + ObjectKey(object);
+    if (k->has_generation) {
+      int64_t gen = object.value("metadata", Json::object()).value("generation", int64_t{0});
+      auto it = applied_generation_.find(id);
+      if (it != applied_generation_.end() && it->second == gen && gen != 0) return;  // status only
+      applied_generation_[id] = gen;
+    }
+    auto decoded = Decode(object);
+    if (!decoded.ok()) {
+      std::fprintf(stderr, "kuotad: ignoring %s %s: %s\n", k->kind, ObjectKey(object).c_str(),
+                   decoded.status().message().c_str());
+      return;
+    }
+    Status st = engine_.Apply(*decoded);
+    if (!st.ok()) std::fprintf(stderr, "kuotad: %s\n", st.ToString().c_str());
+    return;
+  }
+  if (resource == kWorkloads) {
+    auto decoded = Decode(object);
+    if (!decoded.ok()) {
+      std::fprintf(stderr, "kuotad: ignoring Workload %s: %s\n", ObjectKey(object).c_str(),
+                   decoded.status().message().c_str());
+      return;
+    }
+    const std::string key = ObjectKey(object);
+    last_status_[key] = object.value("status", Json::object());
+    for (const auto& ref : object["metadata"].value("ownerReferences", Json::array())) {
+      if (ref.value("controller", false)) job_workload_[ref.value("uid", "")] = key;
+    }
+    Status st = engine_.Apply(*decoded);
+    if (!st.ok()) std::fprintf(stderr, "kuotad: %s\n", st.ToString().c_str());
+    SyncWorkloadStatus(key);
+    return;
+  }
+  if (jobs::FindJobKind(resource)) HandleJob(resource, object);
+}
+
+void Controller::DeleteObject(const std::string& resource, const Json& object) {
+  const std::string ns = MetaString(object, "namespace");
+  const std::string name = MetaString(object, "name");
+  if (const KindEntry* k = FindEngineKind(resource)) {
+    applied_generation_.erase(resource + "/" + ObjectKey(object));
+    (void)engine_.Delete(k->kind, ns, name);
+    return;
+  }
+  if (resource == kWorkloads) {
+    (void)engine_.Delete("Workload", ns, name);
+    last_status_.erase(ns + "/" + name);
+    return;
+  }
+  if (jobs::FindJobKind(resource)) {
+    auto it = job_workload_.find(MetaString(object, "uid"));
+    if (it == job_workload_.end()) return;
+    std::string wl_key = it->second;
+    job_workload_.erase(it);
+    size_t slash = wl_key.find('/');
+    (void)store_.Delete(kWorkloads, wl_key.substr(0, slash), wl_key.substr(slash + 1));
+  }
+}
+
+void Controller::HandleJob(const std::string& resource, const Json& job) {
+  const jobs::JobKind* kind = jobs::FindJobKind(resource);
+  if (jobs::JobKind::QueueName(job).empty()) return;
+  const std::string uid = MetaString(job, "uid");
+  auto it = job_workload_.find(uid);
+  bool succeeded = false;
+  const bool finished = kind->IsFinished(job, &succeeded);
+  if (it == job_workload_.end()) {
+    if (finished) return;
+    auto wl = kind->BuildWorkload(job);
+    if (!wl.ok()) {
+      std::fprintf(stderr, "kuotad: job %s: %s\n", ObjectKey(job).c_str(),
+                   wl.status().message().c_str());
+      return;
+    }
+    auto stored = store_.Create(kWorkloads, *wl);
+    if (!stored.ok()) {
+      if (stored.status().code() != StatusCode::kAlreadyExists) {
+        std::fprintf(stderr, "kuotad: creating workload for job %s: %s\n",
+                     ObjectKey(job).c_str(), stored.status().message().c_str());
+        return;
+      }
+      stored = store_.Get(kWorkloads, MetaString(*wl, "namespace"), MetaString(*wl, "name"));
+      if (!stored.ok()) return;
+    } else {
+      NoteOwnWrite(kWorkloads, *stored);
+      RecordEvent(job, "Normal", "CreatedWorkload",
+                  "Created Workload: " + ObjectKey(*stored));
+    }
+    ApplyObject(kWorkloads, *stored);
+    it = job_workload_.find(uid);
+    if (it == job_workload_.end()) return;
+  }
+  const std::string wl_key = it->second;
+  const engine::WorkloadInfo* wl = engine_.FindWorkload(wl_key);
+  if (wl == nullptr) return;
+  if (finished) {
+    if (wl->state != engine::WorkloadState::kFinished) {
+      (void)engine_.FinishWorkload(wl_key);
+      SyncWorkloadStatus(wl_key);
+    }
+    return;
+  }
+  const bool suspended = kind->IsSuspended(job);
+  if (wl->state == engine::WorkloadState::kAdmitted && suspended) {
+    StartJob(wl_key);
+  } else if (wl->state != engine::WorkloadState::kAdmitted && !suspended) {
+    StopJob(wl_key);
+  }
+}
+
+void Controller::Schedule() {
+  std::set<std::string> touched;
+  for (int i = 0; i < 10000 && !stop_; ++i) {
+    engine::CycleResult r = engine_.RunCycle();
+    for (const auto& a : r.admitted) touched.insert(a.workload);
+    for (const auto& p : r.preempted) touched.insert(p.workload);
+    for (const auto& p : r.pending) touched.insert(p.workload);
+    for (const auto& p : r.preempted) {
+      const engine::WorkloadInfo* victim = engine_.FindWorkload(p.workload);
+      if (victim == nullptr) continue;
+      Json involved = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+                       {"kind", "Workload"},
+                       {"metadata",
+                        {{"name", victim->name()}, {"namespace", victim->ns()},
+                         {"uid", victim->uid()}}}};
+      RecordEvent(involved, "Normal", "Preempted", p.message);
+    }
+    if (r.admitted.empty() && r.preempted.empty()) break;
+  }
+  for (const auto& key : touched) SyncWorkloadStatus(key);
+}
+
+void Controller::SyncWorkloadStatus(const std::string& key) {
+  const engine::WorkloadInfo* wl = engine_.FindWorkload(key);
+  if (wl == nullptr) return;
+  Json status = WorkloadStatusToJson(wl->object.status);
+  Json& last = last_status_[key];
+  if (status == last) return;
+  // Conditions that changed become Events.
+  auto cond = [](const Json& st, const std::string& type) -> Json {
+    for (const auto& c : st.value("conditions", Json::array())) {
+      if (c.value("type", "") == type) return c;
+    }
+    return Json::object();
+  };
+  Json involved = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+                   {"kind", "Workload"},
+                   {"metadata", {{"name", wl->name()}, {"namespace", wl->ns()}, {"uid", wl->uid()}}}};
+  Json qr_new = cond(status, api::kQuotaReserved), qr_old = cond(last, api::kQuotaReserved);
+  if (!qr_new.empty() && qr_new != qr_old) {
+    if (qr_new.value("status", "") == "True") {
+      RecordEvent(involved, "Normal", "QuotaReserved", qr_new.value("message", ""));
+    } else if (qr_new.value("reason", "") == "Pending" &&
+               (qr_old.empty() || qr_old.value("message", "") != qr_new.value("message", ""))) {
+      RecordEvent(involved, "Warning", "Pending", qr_new.value("message", ""));
+    }
+  }
+  Json ad_new = cond(status, api::kAdmitted), ad_old = cond(last, api::kAdmitted);
+  if (ad_new.value("status", "") == "True" && ad_old.value("status", "") != "True") {
+    RecordEvent(involved, "Normal", "Admitted",
+                "Admitted by ClusterQueue " +
+                    (wl->admitted_in ? wl->admitted_in->name() : std::string("?")));
+  }
+  Json ev_new = cond(status, api::kEvicted), ev_old = cond(last, api::kEvicted);
+  if (ev_new.value("status", "") == "True" && ev_new != ev_old &&
+      ev_new.value("reason", "") != "Preempted") {
+    RecordEvent(involved, "Normal", "Evicted", ev_new.value("message", ""));
+  }
+  Json patch = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+                {"kind", "Workload"},
+                {"metadata", {{"name", wl->name()}, {"namespace", wl->ns()}}},
+                {"status", status}};
+  store::UpdateOptions uo;
+  uo.status_only = true;
+  auto stored = store_.Update(kWorkloads, patch, uo);
+  if (!stored.ok()) {
+    if (stored.status().code() != StatusCode::kNotFound) {
+      std::fprintf(stderr, "kuotad: writing status of %s: %s\n", key.c_str(),
+                   stored.status().message().c_str());
+    }
+    return;
+  }
+  NoteOwnWrite(kWorkloads, *stored);
+  last = status;
+  // Jobs follow their workload.
+  if (wl->state == engine::WorkloadState::kAdmitted) {
+    StartJob(key);
+  } else if (wl->state == engine::WorkloadState::kPending) {
+    StopJob(key);
+  }
+}
+
+namespace {
+
+// The owning job of a workload: (resource, ns, name) or empty resource.
+struct Owner {
+  const jobs::JobKind* kind = nullptr;
+  std::string ns, name;
+};
+
+Owner OwnerOf(const engine::WorkloadInfo& wl) {
+  Owner o;
+  for (const auto& ref : wl.object.metadata.owner_references) {
+    if (!ref.controller) continue;
+    for (const auto& jk : jobs::JobKinds()) {
+      if (jk->Kind() == ref.kind && jk->ApiVersion() == ref.api_version) {
+        o.kind = jk.get();
+        o.ns = wl.ns();
+        o.name = ref.name;
+      }
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+void Controller::StartJob(const std::string& workload_key) {
+  const engine::WorkloadInfo* wl = engine_.FindWorkload(workload_key);
+  if (wl == nullptr) return;
+  Owner owner = OwnerOf(*wl);
+  if (owner.kind == nullptr) return;
+  auto job = store_.Get(owner.kind->Resource(), owner.ns, owner.name);
+  if (!job.ok() || !owner.kind->IsSuspended(*job)) return;
+  std::vector<jobs::PodSetPlacement> placement;
+  const auto& flavors = engine_.state().flavors;
+  for (const auto& ps : wl->admission) {
+    jobs::PodSetPlacement p;
+    p.name = ps.name;
+    p.count = ps.count;
+    std::set<std::string> seen;
+    for (const auto& [res, flavor_name] : ps.flavors) {
+      if (!seen.insert(flavor_name).second) continue;
+      auto f = flavors.find(flavor_name);
+      if (f == flavors.end()) continue;
+      for (const auto& [k, v] : f->second.node_labels) p.node_selector[k] = v;
+      for (const auto& t : f->second.tolerations) {
+        Json tj = {{"key", t.key}, {"operator", t.op.empty() ? "Equal" : t.op}};
+        if (!t.value.empty()) tj["value"] = t.value;
+        if (!t.effect.empty()) tj["effect"] = t.effect;
+        if (t.toleration_seconds) tj["tolerationSeconds"] = *t.toleration_seconds;
+        p.tolerations.push_back(tj);
+      }
+    }
+    placement.push_back(std::move(p));
+  }
+  auto updated = store_.Update(owner.kind->Resource(), owner.kind->Start(*job, placement));
+  if (updated.ok()) {
+    NoteOwnWrite(owner.kind->Resource(), *updated);
+    RecordEvent(*updated, "Normal", "Started",
+                "Admitted by clusterQueue " + (wl->admitted_in ? wl->admitted_in->name() : ""));
+  }
+}
+
+void Controller::StopJob(const std::string& workload_key) {
+  const engine::WorkloadInfo* wl = engine_.FindWorkload(workload_key);
+  if (wl == nullptr) return;
+  Owner owner = OwnerOf(*wl);
+  if (owner.kind == nullptr) return;
+  auto job = store_.Get(owner.kind->Resource(), owner.ns, owner.name);
+  if (!job.ok() || owner.kind->IsSuspended(*job)) return;
+  bool done = false;
+  if (owner.kind->IsFinished(*job, &done)) return;
+  auto updated = store_.Update(owner.kind->Resource(), owner.kind->Stop(*job));
+  if (updated.ok()) {
+    NoteOwnWrite(owner.kind->Resource(), *updated);
+    RecordEvent(*updated, "Normal", "Stopped",
+                wl->pending_message.empty() ? "Not admitted by cluster queue"
+                                            : wl->pending_message);
+  }
+}
+
+void Controller::RecordEvent(const Json& involved, const std::string& type,
+                             const std::string& reason, const std::string& message) {
+  const std::string now = FormatRfc3339(clock_.Now());
+  const std::string ns = MetaString(involved, "namespace").empty()
+                             ? std::string("default")
+                             : MetaString(involved, "namespace");
+  Json ev = {{"apiVersion", "v1"},
+             {"kind", "Event"},
+             {"metadata", {{"generateName", MetaString(involved, "name") + "."}, {"namespace", ns}}},
+             {"involvedObject",
+              {{"apiVersion", involved.value("apiVersion", "")},
+               {"kind", involved.value("kind", "")},
+               {"name", MetaString(involved, "name")},
+               {"namespace", MetaString(involved, "namespace")},
+               {"uid", MetaString(involved, "uid")}}},
+             {"reason", reason},
+             {"message", message},
+             {"type", type},
+             {"count", 1},
+             {"firstTimestamp", now},
+             {"lastTimestamp", now},
+             {"source", {{"component", "kuota-controller"}}},
+             {"reportingComponent", "kuota-controller"}};
+  (void)store_.Create("events", ev);
+}
+
+void Controller::WriteQueueStatus(bool force) {
+  auto now = std::chrono::steady_clock::now();
+  if (!force && now - last_status_write_ < options_.status_interval) return;
+  last_status_write_ = now;
+  const engine::EngineState& s = engine_.state();
+  auto write = [&](const std::string& resource, const std::string& ns, const std::string& name,
+                   const std::string& kind, Json status) {
+    const std::string id = resource + "/" + ns + "/" + name;
+    auto it = queue_status_.find(id);
+    if (it != queue_status_.end() && it->second == status) return;
+    Json obj = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+                {"kind", kind},
+                {"metadata", {{"name", name}}},
+                {"status", status}};
+    if (!ns.empty()) obj["metadata"]["namespace"] = ns;
+    store::UpdateOptions uo;
+    uo.status_only = true;
+    auto stored = store_.Update(resource, obj, uo);
+    if (stored.ok()) {
+      NoteOwnWrite(resource, *stored);
+      queue_status_[id] = std::move(status);
+    }
+  };
+  const std::string ts = FormatRfc3339(clock_.Now());
+  for (const auto& [name, cq] : s.tree.cluster_queues()) {
+    int64_t admitted = 0;
+    for (const auto* wl : cq->admitted()) admitted += wl->state == engine::WorkloadState::kAdmitted;
+    // Usage per flavor and resource, as flavorsReservation / flavorsUsage.
+    std::map<std::string, std::map<std::string, std::pair<int64_t, int64_t>>> res, used;
+    for (const auto* wl : cq->admitted()) {
+      for (const auto& [fr, v] : wl->usage) {
+        const auto& n = s.frs.Name(fr);
+        res[n.flavor][n.resource].first += v;
+        if (wl->state == engine::WorkloadState::kAdmitted) used[n.flavor][n.resource].first += v;
+      }
+    }
+    auto flavors_json = [&](std::map<std::string, std::map<std::string, std::pair<int64_t, int64_t>>>& m) {
+      Json arr = Json::array();
+      for (const auto& g : cq->resource_groups()) {
+        for (const auto& f : g.flavors) {
+          Json resources = Json::array();
+          for (size_t i = 0; i < g.covered.size(); ++i) {
+            int64_t total = m[f.name][g.covered[i]].first;
+            int64_t borrowed = std::max<int64_t>(0, total - cq->quota(f.frs[i]).nominal);
+            bool bin = api::IsBinaryResource(g.covered[i]);
+            resources.push_back({{"name", g.covered[i]},
+                                 {"total", api::Quantity::FromMilli(total).ToString(bin)},
+                                 {"borrowed", api::Quantity::FromMilli(borrowed).ToString(bin)}});
+          }
+          arr.push_back({{"name", f.name}, {"resources", resources}});
+        }
+      }
+      return arr;
+    };
+    Json active = cq->active()
+                      ? Json{{"type", "Active"}, {"status", "True"}, {"reason", "Ready"},
+                             {"message", "Can admit new workloads"}}
+                      : Json{{"type", "Active"}, {"status", "False"},
+                             {"reason", cq->inactive_reason()},
+                             {"message", cq->inactive_message()}};
+    Json status = {{"pendingWorkloads", cq->pending().size()},
+                   {"reservingWorkloads", cq->admitted().size()},
+                   {"admittedWorkloads", admitted},
+                   {"flavorsReservation", flavors_json(res)},
+                   {"flavorsUsage", flavors_json(used)},
+                   {"conditions", Json::array({active})}};
+    // Keep lastTransitionTime stable unless the condition changes.
+    auto prev = queue_status_.find("clusterqueues.kueue.x-k8s.io//" + name);
+    std::string ltt = ts;
+    if (prev != queue_status_.end()) {
+      const Json& pc = prev->second["conditions"][0];
+      if (pc.value("status", "") == active.value("status", "") &&
+          pc.value("reason", "") == active.value("reason", "")) {
+        ltt = pc.value("lastTransitionTime", ts);
+      }
+    }
+    status["conditions"][0]["lastTransitionTime"] = ltt;
+    write("clusterqueues.kueue.x-k8s.io", "", name, "ClusterQueue", std::move(status));
+  }
+  // LocalQueues: counts of their workloads.
+  std::map<std::string, std::array<int64_t, 3>> counts;  // pending, reserving, admitted
+  for (const auto& [key, wl] : s.workloads) {
+    auto& c = counts[wl->ns() + "/" + wl->object.spec.queue_name];
+    if (wl->state == engine::WorkloadState::kPending && wl->queued_in) c[0]++;
+    if (wl->holds_quota()) c[1]++;
+    if (wl->state == engine::WorkloadState::kAdmitted) c[2]++;
+  }
+  for (const auto& [key, lq] : s.local_queues) {
+    const auto& c = counts[key];
+    const engine::ClusterQueueNode* cq = s.tree.FindClusterQueue(lq.cluster_queue);
+    Json active;
+    if (lq.stop_policy != api::StopPolicy::kNone) {
+      active = {{"type", "Active"}, {"status", "False"}, {"reason", "Stopped"},
+                {"message", "LocalQueue is stopped"}};
+    } else if (cq == nullptr) {
+      active = {{"type", "Active"}, {"status", "False"}, {"reason", "ClusterQueueDoesNotExist"},
+                {"message", "Can't submit new workloads to clusterQueue"}};
+    } else if (!cq->active()) {
+      active = {{"type", "Active"}, {"status", "False"}, {"reason", "ClusterQueueIsInactive"},
+                {"message", "Can't submit new workloads to clusterQueue"}};
+    } else {
+      active = {{"type", "Active"}, {"status", "True"}, {"reason", "Ready"},
+                {"message", "Can submit new workloads to localQueue"}};
+    }
+    active["lastTransitionTime"] = ts;
+    auto prev = queue_status_.find("localqueues.kueue.x-k8s.io/" + key);
+    if (prev != queue_status_.end()) {
+      const Json& pc = prev->second["conditions"][0];
+      if (pc.value("reason", "") == active.value("reason", "")) {
+        active["lastTransitionTime"] = pc.value("lastTransitionTime", ts);
+      }
+    }
+    Json status = {{"pendingWorkloads", c[0]},
+                   {"reservingWorkloads", c[1]},
+                   {"admittedWorkloads", c[2]},
+                   {"conditions", Json::array({active})}};
+    write("localqueues.kueue.x-k8s.io", lq.metadata.namespace_, lq.metadata.name, "LocalQueue",
+          std::move(status));
+  }
+}
+
+}  // namespace kuota::standalone

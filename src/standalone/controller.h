@@ -1,0 +1,91 @@
+// Controller: runs the engine inside kuotad over the stored objects, the way
+// Kueue's controller runs over a cluster: lists and watches the store, feeds
+// Kueue objects into the engine, creates a Workload for each queued Job, runs
+// scheduling cycles, and writes the decisions back: Workload status
+// (QuotaReserved, Admitted, Evicted, Preempted, Pending with the reason), Job
+// unsuspension with the flavors' node labels and tolerations (suspension and
+// restore on eviction), ClusterQueue and LocalQueue status, and Events.
+// Owns one engine and one thread; Start/Stop/WaitIdle are thread-safe.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "api/configuration.h"
+#include "base/clock.h"
+#include "engine/engine.h"
+#include "store/object_store.h"
+
+namespace kuota::standalone {
+
+struct ControllerOptions {
+  api::Configuration config;  // Kueue manager configuration (fair sharing, ...)
+  // How long the loop waits for events before running cycles anyway (backoffs).
+  std::chrono::milliseconds idle_tick{200};
+  // ClusterQueue / LocalQueue status is written at most this often.
+  std::chrono::milliseconds status_interval{300};
+};
+
+class Controller {
+ public:
+  // `store` and `clock` must outlive the controller.
+  Controller(store::ObjectStore& store, const Clock& clock, ControllerOptions options);
+  ~Controller();
+  Controller(const Controller&) = delete;
+  Controller& operator=(const Controller&) = delete;
+
+  // Loads everything from the store and starts the loop thread.
+  Status Start();
+  // Ends the loop and joins its thread. Idempotent.
+  void Stop();
+  // Waits until every change stored before the call has been processed and
+  // scheduling has nothing left to do. False on timeout.
+  bool WaitIdle(std::chrono::milliseconds timeout);
+
+ private:
+  using Json = nlohmann::json;
+  Status InitialSync();
+  void Run();
+  void HandleEvent(const store::WatchEvent& ev);
+  void ApplyObject(const std::string& resource, const Json& object);
+  void DeleteObject(const std::string& resource, const Json& object);
+  void HandleJob(const std::string& resource, const Json& job);
+  void Schedule();
+  void SyncWorkloadStatus(const std::string& key);
+  void StartJob(const std::string& workload_key);
+  void StopJob(const std::string& workload_key);
+  void WriteQueueStatus(bool force);
+  void RecordEvent(const Json& involved, const std::string& type, const std::string& reason,
+                   const std::string& message);
+  void NoteOwnWrite(const std::string& resource, const Json& stored);
+  bool IsOwnEcho(const store::WatchEvent& ev);
+
+  store::ObjectStore& store_;
+  const Clock& clock_;
+  ControllerOptions options_;
+  engine::Engine engine_;  // used only on the controller thread (and in Start before it)
+  std::unique_ptr<store::Watcher> watcher_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int64_t> processed_rv_{0};  // last store version fully handled
+  std::atomic<bool> busy_{true};
+
+  // Controller-thread state.
+  std::map<std::string, int64_t> own_writes_;        // "resource/ns/name" -> rv we wrote
+  std::map<std::string, Json> last_status_;          // workload key -> status as stored
+  std::map<std::string, int64_t> applied_generation_;  // "resource/ns/name" -> generation
+  std::map<std::string, std::string> job_workload_;  // job uid -> workload key
+  std::map<std::string, Json> queue_status_;         // "resource/name" -> status written
+  std::chrono::steady_clock::time_point last_status_write_{};
+};
+
+}  // namespace kuota::standalone

@@ -1,0 +1,109 @@
+#include "standalone/kuotad.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sys/stat.h>
+#include <thread>
+
+#include "api/codec/decode.h"
+#include "server/api_server.h"
+#include "server/kubeconfig.h"
+#include "standalone/admission_hook.h"
+#include "standalone/controller.h"
+#include "store/object_store.h"
+
+namespace kuota::standalone {
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;  // set only by the signal handler
+void OnSignal(int) { g_stop = 1; }
+
+Status MakeDirs(const std::string& path) {
+  std::string cur;
+  for (size_t i = 0; i <= path.size(); ++i) {
+    if (i == path.size() || path[i] == '/') {
+      if (!cur.empty() && mkdir(cur.c_str(), 0700) != 0 && errno != EEXIST) {
+        return Status::Unavailable("cannot create directory " + cur + ": " + std::strerror(errno));
+      }
+    }
+    if (i < path.size()) cur += path[i];
+  }
+  return Status::Ok();
+}
+
+Result<api::Configuration> LoadConfig(const std::string& path) {
+  if (path.empty()) return api::Configuration{};
+  std::ifstream in(path);
+  if (!in) return Status::NotFound("config file " + path + ": cannot open");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto obj = codec::DecodeObject(text);
+  if (!obj.ok()) return obj.status().WithContext(path);
+  auto* cfg = std::get_if<api::Configuration>(&obj->value);
+  if (cfg == nullptr) {
+    return Status::Invalid(path + ": want kind Configuration (config.kueue.x-k8s.io/v1beta1), got " +
+                           obj->kind);
+  }
+  return *cfg;
+}
+
+}  // namespace
+
+std::string DefaultDataDir() {
+  if (const char* x = std::getenv("XDG_STATE_HOME"); x && *x) return std::string(x) + "/kuota";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.local/state/kuota";
+  return "/tmp/kuota";
+}
+
+Status RunKuotad(const KuotadOptions& options) {
+  const std::string data_dir = options.data_dir.empty() ? DefaultDataDir() : options.data_dir;
+  KUOTA_RETURN_IF_ERROR(MakeDirs(data_dir));
+  KUOTA_ASSIGN_OR_RETURN(api::Configuration config, LoadConfig(options.config_file));
+  RealClock clock;
+  store::StoreOptions so;
+  so.path = data_dir + "/kuota.db";
+  so.sync = options.sync;
+  so.clock = &clock;
+  KUOTA_ASSIGN_OR_RETURN(std::unique_ptr<store::ObjectStore> store, store::ObjectStore::Open(so));
+
+  KuotaAdmissionHook hook;
+  server::ServerOptions sopts;
+  sopts.address = options.address;
+  sopts.port = options.port;
+  server::ApiServer api(*store, &hook, sopts);
+  KUOTA_RETURN_IF_ERROR(api.Start());
+
+  ControllerOptions copts;
+  copts.config = config;
+  Controller controller(*store, clock, copts);
+  Status st = controller.Start();
+  if (!st.ok()) {
+    api.Stop();
+    return st;
+  }
+  const std::string url = "http://" + options.address + ":" + std::to_string(api.port());
+  const std::string kubeconfig =
+      options.kubeconfig_path.empty() ? data_dir + "/kubeconfig" : options.kubeconfig_path;
+  {
+    std::ofstream out(kubeconfig);
+    out << server::KubeconfigYaml(url);
+    if (!out) std::fprintf(stderr, "kuotad: warning: cannot write %s\n", kubeconfig.c_str());
+  }
+  std::fprintf(stderr,
+               "kuotad: serving %s (data: %s)\n"
+               "kuotad: kubectl --kubeconfig %s get clusterqueues   (or: kubectl --server %s ...)\n",
+               url.c_str(), data_dir.c_str(), kubeconfig.c_str(), url.c_str());
+  std::fflush(stderr);
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::fprintf(stderr, "kuotad: shutting down\n");
+  controller.Stop();
+  api.Stop();
+  return Status::Ok();
+}
+
+}  // namespace kuota::standalone

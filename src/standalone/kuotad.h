@@ -1,0 +1,36 @@
+// kuotad: the standalone driver. Opens the SQLite store in a data directory,
+// serves the Kubernetes-style API on loopback, runs the engine controller, and
+// writes a kubeconfig for kubectl. Options is a plain struct with defaults.
+// Run() blocks until SIGINT/SIGTERM (or Shutdown()); thread-safe to Shutdown.
+#pragma once
+
+#include <string>
+
+#include "base/status.h"
+
+namespace kuota::standalone {
+
+struct KuotadOptions {
+  // Where the database and the kubeconfig live. Empty: $XDG_STATE_HOME/kuota,
+  // else ~/.local/state/kuota.
+  std::string data_dir;
+  std::string address = "127.0.0.1";  // loopback by default
+  int port = 8080;                    // 0: any free port
+  // Kueue manager Configuration file (config.kueue.x-k8s.io/v1beta1); optional.
+  std::string config_file;
+  // Where to write the kubeconfig; empty: <data_dir>/kubeconfig.
+  std::string kubeconfig_path;
+  // fsync every commit (turning this off is for benchmarks only).
+  bool sync = true;
+  // Print one line per scheduling decision to stderr.
+  bool verbose = false;
+};
+
+// The default data directory for this user.
+std::string DefaultDataDir();
+
+// Runs kuotad until a termination signal. Returns an error when it cannot
+// start (bad config, data dir not writable, port taken).
+Status RunKuotad(const KuotadOptions& options);
+
+}  // namespace kuota::standalone

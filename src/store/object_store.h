@@ -1,0 +1,129 @@
+// ObjectStore: Kuota's durable object store for the standalone server. Keeps
+// Kubernetes-style JSON objects in an embedded SQLite database (WAL, a write
+// is acknowledged only after its transaction is committed and synced), keyed
+// by resource ("clusterqueues.kueue.x-k8s.io", "jobs.batch", "pods"),
+// namespace and name. Assigns uid, creationTimestamp, generation and a global,
+// monotonically increasing resourceVersion; enforces optimistic concurrency;
+// honours finalizers with deletionTimestamp; keeps a bounded event log so
+// watches resume from a resourceVersion (Gone when it is too old).
+// Thread-safe: every method may be called from any thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/clock.h"
+#include "base/result.h"
+
+namespace kuota::store {
+
+using Json = nlohmann::json;
+
+struct StoreOptions {
+  // SQLite database file; its directory must exist.
+  std::string path;
+  // Events kept for watch resumption; older resourceVersions get Gone.
+  int64_t event_log_size = 100000;
+  // PRAGMA synchronous=FULL (true) or NORMAL (false, for benchmarks only).
+  bool sync = true;
+  // Clock for creationTimestamp / deletionTimestamp; null = real time.
+  const Clock* clock = nullptr;
+};
+
+enum class EventType { kAdded, kModified, kDeleted, kBookmark };
+const char* EventTypeName(EventType t);  // "ADDED", "MODIFIED", "DELETED", "BOOKMARK"
+
+struct WatchEvent {
+  EventType type = EventType::kAdded;
+  std::string resource;
+  Json object;             // the object after the change (before it, for DELETED)
+  int64_t resource_version = 0;
+};
+
+struct ListOptions {
+  std::string ns;              // empty: all namespaces
+  std::string label_selector;  // Kubernetes syntax: "a=b,c!=d,e in (x,y),!f,g"
+  std::string field_selector;  // "metadata.name=x,metadata.namespace=y,status.phase=Running";
+                               // any dotted JSON path with = / == / != is supported
+  int64_t limit = 0;           // 0: no limit
+  std::string continue_token;  // from a previous ListResult
+};
+
+struct ListResult {
+  std::vector<Json> items;     // ordered by namespace, then name
+  int64_t resource_version = 0;  // the store's resourceVersion at the time of the list
+  std::string continue_token;  // non-empty when more items remain
+  int64_t remaining = 0;       // items after this page (when continue_token is set)
+};
+
+struct UpdateOptions {
+  // Update only .status (the status subresource): spec/metadata changes in
+  // the given object are ignored, generation is not bumped.
+  bool status_only = false;
+};
+
+struct DeleteOptions {
+  std::optional<std::string> precondition_uid;
+  std::optional<std::string> precondition_resource_version;
+};
+
+class Watcher {
+ public:
+  virtual ~Watcher() = default;
+  // Waits up to `timeout` for the next event. Returns false on timeout or
+  // after Stop(); `*event` is set only when it returns true.
+  virtual bool Next(WatchEvent* event, std::chrono::milliseconds timeout) = 0;
+  // Wakes any Next() and makes it return false from now on.
+  virtual void Stop() = 0;
+  // False once the watch has ended (Stop(), store closed, or the watcher fell
+  // too far behind): the client must list and watch again.
+  virtual bool Alive() const = 0;
+};
+
+class ObjectStore {
+ public:
+  virtual ~ObjectStore() = default;
+
+  // Opens (creating if needed) the database. A database left by a crash is
+  // recovered by SQLite; a file that is not a Kuota database is an error.
+  static Result<std::unique_ptr<ObjectStore>> Open(const StoreOptions& options);
+
+  // Creates `object` (metadata.name, or metadata.generateName + 5 random
+  // [a-z0-9] chars). Sets uid, resourceVersion, creationTimestamp,
+  // generation=1. AlreadyExists when the name is taken.
+  virtual Result<Json> Create(const std::string& resource, Json object) = 0;
+  // NotFound when absent.
+  virtual Result<Json> Get(const std::string& resource, const std::string& ns,
+                           const std::string& name) = 0;
+  virtual Result<ListResult> List(const std::string& resource, const ListOptions& options) = 0;
+  // Replaces the object named by object.metadata. If metadata.resourceVersion
+  // is set and differs from the stored one: Conflict. Keeps uid and
+  // creationTimestamp; bumps generation when .spec changed (not for status
+  // updates). An object with deletionTimestamp whose finalizers become empty is
+  // deleted. NotFound when absent.
+  virtual Result<Json> Update(const std::string& resource, Json object,
+                              const UpdateOptions& options = {}) = 0;
+  // Deletes, or when finalizers are present sets deletionTimestamp (and
+  // returns the updated object). NotFound when absent; Conflict when a
+  // precondition fails.
+  virtual Result<Json> Delete(const std::string& resource, const std::string& ns,
+                              const std::string& name, const DeleteOptions& options = {}) = 0;
+
+  // Streams changes to `resource` (empty: every resource) in namespace `ns`
+  // (empty: all) after `from_resource_version` (0: from now). A version older
+  // than the kept event log gives a kGone status ("too old resource version").
+  virtual Result<std::unique_ptr<Watcher>> Watch(const std::string& resource,
+                                                 const std::string& ns,
+                                                 int64_t from_resource_version) = 0;
+
+  virtual int64_t CurrentResourceVersion() = 0;
+};
+
+}  // namespace kuota::store

@@ -1,0 +1,374 @@
+#include "store/store_database.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace kuota::store {
+namespace {
+
+constexpr std::string_view kCreateSchema = R"sql(
+CREATE TABLE kuota_meta(
+  key TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+);
+CREATE TABLE objects(
+  id INTEGER PRIMARY KEY,
+  resource TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  name TEXT NOT NULL,
+  uid TEXT NOT NULL,
+  rv INTEGER NOT NULL,
+  json TEXT NOT NULL,
+  UNIQUE(resource, namespace, name)
+);
+CREATE TABLE events(
+  rv INTEGER PRIMARY KEY,
+  resource TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  name TEXT NOT NULL,
+  type TEXT NOT NULL,
+  json TEXT NOT NULL
+);
+INSERT INTO kuota_meta(key, value) VALUES
+  ('schema_version', 1), ('resource_version', 0), ('compacted_resource_version', 0);
+)sql";
+
+constexpr std::string_view kSchemaVersionKey = "schema_version";
+constexpr std::string_view kResourceVersionKey = "resource_version";
+constexpr std::string_view kCompactedKey = "compacted_resource_version";
+
+}  // namespace
+
+Status TooOldResourceVersion(int64_t rv, int64_t compacted) {
+  return Status::Gone("too old resource version: " + std::to_string(rv) + " (" +
+                      std::to_string(compacted) + ")");
+}
+
+Result<std::unique_ptr<StoreDatabase>> StoreDatabase::Open(const Options& options) {
+  KUOTA_ASSIGN_OR_RETURN(std::unique_ptr<SqliteConnection> conn,
+                         SqliteConnection::Open(options.path, options.busy_timeout_ms));
+  std::unique_ptr<StoreDatabase> db(new StoreDatabase(std::move(conn)));
+  MutexLock lock(db->mu());
+  Status st = db->Initialize(options);
+  if (st.ok()) return db;
+  // Say what the SQLite error means for the file; keep SQLite's words too.
+  const std::string sqlite_says = " (" + st.message() + ")";
+  switch (db->conn_->last_error_code()) {
+    case SQLITE_NOTADB:
+      st = Status::Invalid("not a Kuota store: the file is not an SQLite database" + sqlite_says);
+      break;
+    case SQLITE_CORRUPT:
+      st = Status::Invalid("the database is corrupt; restore it from a backup" + sqlite_says);
+      break;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      st = Status::Unavailable("the file is locked by another process (is another kuotad "
+                               "using it?)" + sqlite_says);
+      break;
+    default:
+      break;
+  }
+  return st.WithContext("open store " + options.path);
+}
+
+Status StoreDatabase::Initialize(const Options& options) {
+  // Exclusive locking before WAL: no shared-memory index is used and the
+  // file stays locked while this process has it open, so a second kuotad on
+  // the same file fails at Open instead of interleaving resourceVersions.
+  KUOTA_RETURN_IF_ERROR(conn_->Exec("PRAGMA locking_mode=EXCLUSIVE"));
+  // The first statement that reads the file: a non-SQLite file fails here.
+  KUOTA_ASSIGN_OR_RETURN(std::string mode, conn_->QueryText("PRAGMA journal_mode=WAL"));
+  if (mode != "wal") {
+    return Status::Unavailable("cannot use write-ahead logging (journal_mode is " + mode + ")");
+  }
+  KUOTA_RETURN_IF_ERROR(
+      conn_->Exec(options.sync ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL"));
+  KUOTA_RETURN_IF_ERROR(LoadOrCreateSchema(options.path));
+  // A truncated or overwritten file can still have a readable first page;
+  // check every page now rather than fail (or lose data) on a later write.
+  KUOTA_ASSIGN_OR_RETURN(std::string check, conn_->QueryText("PRAGMA quick_check"));
+  if (check != "ok") return Status::Invalid("database is corrupt: " + check);
+  return Status::Ok();
+}
+
+Status StoreDatabase::LoadOrCreateSchema(const std::string& path) {
+  KUOTA_RETURN_IF_ERROR(conn_->Exec("BEGIN IMMEDIATE"));
+  auto fail = [&](Status st) {
+    mu_.AssertHeld();
+    (void)conn_->Exec("ROLLBACK");
+    return st;
+  };
+  Result<std::string> app_id = conn_->QueryText("PRAGMA application_id");
+  if (!app_id.ok()) return fail(app_id.status());
+  int64_t table_count = 0;
+  bool has_meta = false;
+  {
+    Result<Statement> tables = conn_->Prepare(
+        "SELECT count(*), coalesce(sum(name = 'kuota_meta'), 0) FROM sqlite_master "
+        "WHERE type = 'table'");
+    if (!tables.ok()) return fail(tables.status());
+    Result<bool> row = tables->Step();
+    if (!row.ok()) return fail(row.status());
+    table_count = tables->ColumnInt(0);
+    has_meta = tables->ColumnInt(1) > 0;
+  }
+
+  const std::string not_kuota = path + " is an SQLite database but not a Kuota store";
+  if (*app_id != "0" && *app_id != std::to_string(kStoreApplicationId)) {
+    return fail(Status::Invalid(not_kuota + " (application_id " + *app_id + ")"));
+  }
+  if (table_count == 0) {
+    Status st = conn_->Exec(kCreateSchema);
+    if (st.ok()) st = conn_->Exec("PRAGMA application_id=" + std::to_string(kStoreApplicationId));
+    if (!st.ok()) return fail(st);
+  } else if (!has_meta) {
+    return fail(Status::Invalid(not_kuota + " (it has no kuota_meta table)"));
+  }
+
+  Result<int64_t> version = ReadMeta(kSchemaVersionKey);
+  if (!version.ok()) return fail(version.status());
+  if (*version > kStoreSchemaVersion) {
+    return fail(Status::Invalid("store schema version " + std::to_string(*version) +
+                                " is newer than this build of Kuota supports (" +
+                                std::to_string(kStoreSchemaVersion) +
+                                "); use a newer kuotad or another file"));
+  }
+  if (*version < 1) {
+    return fail(Status::Invalid("store schema version " + std::to_string(*version) +
+                                " is not valid"));
+  }
+  Result<int64_t> rv = ReadMeta(kResourceVersionKey);
+  if (!rv.ok()) return fail(rv.status());
+  Result<int64_t> compacted = ReadMeta(kCompactedKey);
+  if (!compacted.ok()) return fail(compacted.status());
+  rv_ = *rv;
+  compacted_rv_ = *compacted;
+  // Defensive: the counter never goes below an rv already handed out.
+  {
+    Result<Statement> max_event = conn_->Prepare("SELECT max(rv) FROM events");
+    if (!max_event.ok()) return fail(max_event.status());
+    Result<bool> row = max_event->Step();
+    if (!row.ok()) return fail(row.status());
+    if (*row && !max_event->ColumnIsNull(0)) rv_ = std::max(rv_, max_event->ColumnInt(0));
+  }
+  committed_rv_ = rv_;
+  committed_compacted_rv_ = compacted_rv_;
+  return conn_->Exec("COMMIT");
+}
+
+Result<int64_t> StoreDatabase::ReadMeta(std::string_view key) {
+  KUOTA_ASSIGN_OR_RETURN(Statement stmt,
+                         conn_->Prepare("SELECT value FROM kuota_meta WHERE key = ?1"));
+  stmt.Bind(1, key);
+  KUOTA_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return Status::Invalid("kuota_meta has no " + std::string(key) + " row");
+  return stmt.ColumnInt(0);
+}
+
+Status StoreDatabase::WriteMeta(std::string_view key, int64_t value) {
+  KUOTA_ASSIGN_OR_RETURN(Statement stmt,
+                         conn_->Prepare("UPDATE kuota_meta SET value = ?2 WHERE key = ?1"));
+  stmt.Bind(1, key).Bind(2, value);
+  return stmt.Run();
+}
+
+Status StoreDatabase::Begin() {
+  committed_rv_ = rv_;
+  committed_compacted_rv_ = compacted_rv_;
+  KUOTA_ASSIGN_OR_RETURN(Statement stmt, conn_->Prepare("BEGIN IMMEDIATE"));
+  return stmt.Run();
+}
+
+Status StoreDatabase::Commit() {
+  Status st;
+  {
+    Result<Statement> stmt = conn_->Prepare("COMMIT");
+    st = stmt.ok() ? stmt->Run() : stmt.status();
+  }
+  if (!st.ok()) {
+    Rollback();
+    return st;
+  }
+  committed_rv_ = rv_;
+  committed_compacted_rv_ = compacted_rv_;
+  return Status::Ok();
+}
+
+void StoreDatabase::Rollback() {
+  rv_ = committed_rv_;
+  compacted_rv_ = committed_compacted_rv_;
+  // After some errors (e.g. SQLITE_FULL) SQLite has already rolled back.
+  if (conn_->autocommit()) return;
+  (void)conn_->Exec("ROLLBACK");
+}
+
+Status StoreDatabase::Savepoint() {
+  KUOTA_ASSIGN_OR_RETURN(Statement stmt, conn_->Prepare("SAVEPOINT kuota_write"));
+  return stmt.Run();
+}
+
+Status StoreDatabase::ReleaseSavepoint() {
+  KUOTA_ASSIGN_OR_RETURN(Statement stmt, conn_->Prepare("RELEASE kuota_write"));
+  return stmt.Run();
+}
+
+Status StoreDatabase::RollbackToSavepoint() {
+  KUOTA_ASSIGN_OR_RETURN(Statement stmt, conn_->Prepare("ROLLBACK TO kuota_write"));
+  KUOTA_RETURN_IF_ERROR(stmt.Run());
+  return ReleaseSavepoint();
+}
+
+Result<std::optional<ObjectRow>> StoreDatabase::GetObject(std::string_view resource,
+                                                          std::string_view ns,
+                                                          std::string_view name) {
+  KUOTA_ASSIGN_OR_RETURN(
+      Statement stmt,
+      conn_->Prepare("SELECT uid, rv, json FROM objects "
+                     "WHERE resource = ?1 AND namespace = ?2 AND name = ?3"));
+  stmt.Bind(1, resource).Bind(2, ns).Bind(3, name);
+  KUOTA_ASSIGN_OR_RETURN(bool found, stmt.Step());
+  if (!found) return std::optional<ObjectRow>();
+  ObjectRow row;
+  row.ns = std::string(ns);
+  row.name = std::string(name);
+  row.uid = stmt.ColumnText(0);
+  row.rv = stmt.ColumnInt(1);
+  row.json = stmt.ColumnText(2);
+  return std::optional<ObjectRow>(std::move(row));
+}
+
+Status StoreDatabase::PutObject(std::string_view resource, const ObjectRow& row) {
+  KUOTA_ASSIGN_OR_RETURN(
+      Statement stmt,
+      conn_->Prepare("INSERT INTO objects(resource, namespace, name, uid, rv, json) "
+                     "VALUES(?1, ?2, ?3, ?4, ?5, ?6) "
+                     "ON CONFLICT(resource, namespace, name) DO UPDATE SET "
+                     "uid = excluded.uid, rv = excluded.rv, json = excluded.json"));
+  stmt.Bind(1, resource).Bind(2, row.ns).Bind(3, row.name).Bind(4, row.uid).Bind(5, row.rv);
+  stmt.Bind(6, row.json);
+  return stmt.Run();
+}
+
+Status StoreDatabase::DeleteObject(std::string_view resource, std::string_view ns,
+                                   std::string_view name) {
+  KUOTA_ASSIGN_OR_RETURN(
+      Statement stmt,
+      conn_->Prepare("DELETE FROM objects WHERE resource = ?1 AND namespace = ?2 AND name = ?3"));
+  stmt.Bind(1, resource).Bind(2, ns).Bind(3, name);
+  return stmt.Run();
+}
+
+namespace {
+
+// WHERE clause shared by ListObjects and CountObjects; parameters ?1
+// resource, ?2 namespace, ?3/?4 the key to resume after.
+std::string ObjectFilter(std::string_view ns, bool after) {
+  std::string sql = " WHERE resource = ?1";
+  if (!ns.empty()) sql += " AND namespace = ?2";
+  if (after) sql += " AND (namespace, name) > (?3, ?4)";
+  return sql;
+}
+
+void BindObjectFilter(Statement& stmt, std::string_view resource, std::string_view ns,
+                      const std::optional<ObjectKey>& after) {
+  stmt.Bind(1, resource);
+  if (!ns.empty()) stmt.Bind(2, ns);
+  if (after) stmt.Bind(3, after->ns).Bind(4, after->name);
+}
+
+}  // namespace
+
+Result<std::vector<ObjectRow>> StoreDatabase::ListObjects(std::string_view resource,
+                                                          std::string_view ns,
+                                                          const std::optional<ObjectKey>& after,
+                                                          int64_t limit) {
+  std::string sql = "SELECT namespace, name, uid, rv, json FROM objects" +
+                    ObjectFilter(ns, after.has_value()) +
+                    " ORDER BY namespace, name LIMIT ?5";
+  KUOTA_ASSIGN_OR_RETURN(Statement stmt, conn_->Prepare(sql));
+  BindObjectFilter(stmt, resource, ns, after);
+  stmt.Bind(5, limit > 0 ? limit : int64_t{-1});
+  std::vector<ObjectRow> rows;
+  while (true) {
+    KUOTA_ASSIGN_OR_RETURN(bool more, stmt.Step());
+    if (!more) break;
+    ObjectRow row;
+    row.ns = stmt.ColumnText(0);
+    row.name = stmt.ColumnText(1);
+    row.uid = stmt.ColumnText(2);
+    row.rv = stmt.ColumnInt(3);
+    row.json = stmt.ColumnText(4);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+Result<int64_t> StoreDatabase::CountObjects(std::string_view resource, std::string_view ns,
+                                            const std::optional<ObjectKey>& after) {
+  std::string sql = "SELECT count(*) FROM objects" + ObjectFilter(ns, after.has_value());
+  KUOTA_ASSIGN_OR_RETURN(Statement stmt, conn_->Prepare(sql));
+  BindObjectFilter(stmt, resource, ns, after);
+  KUOTA_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  return row ? stmt.ColumnInt(0) : 0;
+}
+
+Status StoreDatabase::AppendEvent(const EventRow& event) {
+  KUOTA_ASSIGN_OR_RETURN(
+      Statement stmt,
+      conn_->Prepare("INSERT INTO events(rv, resource, namespace, name, type, json) "
+                     "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"));
+  stmt.Bind(1, event.rv).Bind(2, event.resource).Bind(3, event.ns).Bind(4, event.name);
+  stmt.Bind(5, event.type).Bind(6, event.json);
+  return stmt.Run();
+}
+
+Status StoreDatabase::SetResourceVersion(int64_t rv, int64_t keep_events) {
+  KUOTA_RETURN_IF_ERROR(WriteMeta(kResourceVersionKey, rv));
+  rv_ = rv;
+  int64_t floor = rv - std::max<int64_t>(keep_events, 0);
+  if (floor > compacted_rv_) {
+    KUOTA_ASSIGN_OR_RETURN(Statement stmt, conn_->Prepare("DELETE FROM events WHERE rv <= ?1"));
+    stmt.Bind(1, floor);
+    KUOTA_RETURN_IF_ERROR(stmt.Run());
+    KUOTA_RETURN_IF_ERROR(WriteMeta(kCompactedKey, floor));
+    compacted_rv_ = floor;
+  }
+  return Status::Ok();
+}
+
+Result<StoreDatabase::EventPage> StoreDatabase::ReadEvents(std::string_view resource,
+                                                           std::string_view ns, int64_t after_rv,
+                                                           int64_t up_to_rv, int64_t limit) {
+  if (after_rv < compacted_rv_) return TooOldResourceVersion(after_rv, compacted_rv_);
+  std::string sql =
+      "SELECT rv, resource, namespace, name, type, json FROM events "
+      "WHERE rv > ?1 AND rv <= ?2";
+  if (!resource.empty()) sql += " AND resource = ?3";
+  if (!ns.empty()) sql += " AND namespace = ?4";
+  sql += " ORDER BY rv LIMIT ?5";
+  KUOTA_ASSIGN_OR_RETURN(Statement stmt, conn_->Prepare(sql));
+  stmt.Bind(1, after_rv).Bind(2, up_to_rv);
+  if (!resource.empty()) stmt.Bind(3, resource);
+  if (!ns.empty()) stmt.Bind(4, ns);
+  stmt.Bind(5, limit);
+  EventPage page;
+  while (true) {
+    KUOTA_ASSIGN_OR_RETURN(bool more, stmt.Step());
+    if (!more) break;
+    EventRow row;
+    row.rv = stmt.ColumnInt(0);
+    row.resource = stmt.ColumnText(1);
+    row.ns = stmt.ColumnText(2);
+    row.name = stmt.ColumnText(3);
+    row.type = stmt.ColumnText(4);
+    row.json = stmt.ColumnText(5);
+    page.rows.push_back(std::move(row));
+  }
+  page.read_through = static_cast<int64_t>(page.rows.size()) < limit ? up_to_rv
+                                                                      : page.rows.back().rv;
+  return page;
+}
+
+}  // namespace kuota::store

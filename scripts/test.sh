@@ -11,7 +11,7 @@ JOBS=${JOBS:-$(nproc)}
 bash scripts/setup.sh
 
 echo "== build (RelWithDebInfo)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKUOTA_BUILD_BENCH=OFF >/dev/null
 ninja -C build -j "$JOBS"
 
 echo "== unit and end-to-end tests"

@@ -4,6 +4,8 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/mark.h>
+#include <mutex>
+
 #include <yaml-cpp/parser.h>
 
 #include <exception>
@@ -191,7 +193,19 @@ YamlStream::YamlStream(std::string_view text) : in_(std::string(text)) {}
 
 YamlStream::~YamlStream() = default;
 
+namespace {
+// yaml-cpp's parser is not safe to run on several threads at once: under
+// concurrent API writes it misparsed valid JSON and crashed (kuota_api_bench,
+// 32 clients). Until that is pinned down, parsing is serialized process-wide;
+// this mutex guards nothing else.
+std::mutex& YamlParserMutex() {
+  static std::mutex mu;
+  return mu;
+}
+}  // namespace
+
 Result<std::unique_ptr<YamlDocument>> YamlStream::Next() {
+  std::lock_guard<std::mutex> lock(YamlParserMutex());
   if (done_) return std::unique_ptr<YamlDocument>();
   auto doc = std::make_unique<YamlDocument>();
   TreeBuilder builder(*doc);

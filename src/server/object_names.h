@@ -10,10 +10,6 @@
 
 namespace kuota::server {
 
-// "" when `value` is a valid DNS-1123 subdomain / label, else kube's reason.
-std::string CheckDns1123Subdomain(std::string_view value);
-std::string CheckDns1123Label(std::string_view value);
-
 // Checks metadata.name (or, when `name` is empty, metadata.generateName) of an
 // object of `resource` about to be created. Returns "" when valid, else a
 // field error such as `metadata.name: Invalid value: "Bad_Name": a lowercase

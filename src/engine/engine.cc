@@ -112,10 +112,7 @@ void Engine::Refresh() {
   if (!s.dirty) return;
   s.dirty = false;
   for (auto& [key, wl] : s.workloads) {
-    if (wl->queued_in) {
-      wl->queued_in->pending().Remove(wl.get());
-      wl->queued_in = nullptr;
-    }
+    Dequeue(wl.get());
   }
   std::vector<std::unique_ptr<ClusterQueueNode>> removed;
   QuotaTree::Inputs in{&s.cluster_queues, &s.cohorts, &s.flavors, &s.admission_checks};
@@ -170,19 +167,9 @@ bool Engine::StopHeldWorkload(WorkloadInfo* wl) {
   } else {
     return false;
   }
-  const Time now = s.clock.Now();
-  ReleaseQuota(s, wl);
-  wl->state = WorkloadState::kPending;
-  auto& st = wl->object.status;
-  st.admission.reset();
-  if (reason != "Inadmissible") {
-    SetCondition(st.conditions, api::kEvicted, "True", reason, message, now);
-  }
-  SetCondition(st.conditions, api::kQuotaReserved, "False", reason, message, now);
-  SetCondition(st.conditions, api::kAdmitted, "False", "NoReservation",
-               "The workload has no reservation", now);
+  ReturnToPending(s, wl, reason == "Inadmissible" ? "" : reason, reason, message,
+                  /*always_write_admitted=*/true);
   wl->pending_reason = reason;
-  wl->pending_message = message;
   return true;
 }
 
@@ -315,7 +302,7 @@ void Engine::RemoveWorkload(const std::string& key) {
   EngineState& s = *state_;
   WorkloadInfo* wl = s.FindWorkload(key);
   if (wl == nullptr) return;
-  if (wl->queued_in) wl->queued_in->pending().Remove(wl);
+  Dequeue(wl);
   if (wl->admitted_in) {
     ClusterQueueNode* cq = wl->admitted_in;
     ReleaseQuota(s, wl);
@@ -329,10 +316,7 @@ Status Engine::FinishWorkload(const std::string& key) {
   Refresh();
   WorkloadInfo* wl = s.FindWorkload(key);
   if (wl == nullptr) return Status::NotFound("Workload \"" + key + "\" not found");
-  if (wl->queued_in) {
-    wl->queued_in->pending().Remove(wl);
-    wl->queued_in = nullptr;
-  }
+  Dequeue(wl);
   ClusterQueueNode* cq = wl->admitted_in;
   ReleaseQuota(s, wl);
   wl->state = WorkloadState::kFinished;
@@ -351,14 +335,8 @@ Status Engine::EvictWorkload(const std::string& key, const std::string& reason,
   if (!wl->holds_quota()) return Status::Invalid("Workload \"" + key + "\" holds no quota");
   const Time now = s.clock.Now();
   ClusterQueueNode* cq = wl->admitted_in;
-  ReleaseQuota(s, wl);
-  wl->state = WorkloadState::kPending;
+  ReturnToPending(s, wl, reason, "Pending", message, /*always_write_admitted=*/true);
   auto& st = wl->object.status;
-  st.admission.reset();
-  SetCondition(st.conditions, api::kEvicted, "True", reason, message, now);
-  SetCondition(st.conditions, api::kQuotaReserved, "False", "Pending", message, now);
-  SetCondition(st.conditions, api::kAdmitted, "False", "NoReservation",
-               "The workload has no reservation", now);
   const auto& rs = s.config.wait_for_pods_ready.requeuing_strategy;
   if (reason == "PodsReadyTimeout" && rs.timestamp == api::RequeuingTimestamp::kEviction) {
     wl->queue_order_time = now;
@@ -420,10 +398,7 @@ Status Engine::SetAdmissionCheckState(const std::string& key, const std::string&
   }
   if (state == "Rejected") {
     ClusterQueueNode* cq = wl->admitted_in;
-    if (wl->queued_in) {
-      wl->queued_in->pending().Remove(wl);
-      wl->queued_in = nullptr;
-    }
+    Dequeue(wl);
     ReleaseQuota(s, wl);
     wl->state = WorkloadState::kInactive;
     wl->object.spec.active = false;
@@ -492,10 +467,6 @@ std::string Engine::PendingMessage(const std::string& key) {
   if (!wl->pending_message.empty()) return wl->pending_message;
   if (wl->queued_in) {
     int pos = wl->queued_in->pending().PositionOf(wl);
-    if (!wl->queued_in->active()) {
-      return "ClusterQueue " + wl->queued_in->name() + " is inactive: " +
-             wl->queued_in->inactive_message();
-    }
     if (pos <= 0) return "Waiting to be considered by the scheduler in ClusterQueue " +
                          wl->queued_in->name();
     return "Waiting in ClusterQueue " + wl->queued_in->name() + ": " + std::to_string(pos) +

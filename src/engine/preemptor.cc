@@ -58,6 +58,17 @@ bool SatisfiesReclaim(api::ReclaimWithinCohortPolicy p, const WorkloadInfo& in,
 
 bool IsEvicted(const WorkloadInfo& wl) { return wl.evicted; }
 
+// The tail of Kueue's candidate order: lower priority first, then the most
+// recently reserved, then UID, then name.
+bool ReservationOrderBefore(const WorkloadInfo* a, const WorkloadInfo* b) {
+  if (a->priority != b->priority) return a->priority < b->priority;
+  if (a->quota_reserved_at != b->quota_reserved_at) {
+    return a->quota_reserved_at > b->quota_reserved_at;
+  }
+  if (a->uid() != b->uid()) return a->uid() < b->uid();
+  return a->key < b->key;
+}
+
 // Necessary condition for any victim set: even removing every candidate must
 // leave room for `usage` in `cq` (freed capacity is at most their usage).
 bool CouldFit(const ClusterQueueNode& cq, const FrUsage& usage,
@@ -98,10 +109,7 @@ bool Preemptor::CandidateBefore(const WorkloadInfo* a, const WorkloadInfo* b,
   if (ae != be) return ae;
   bool a_own = a->admitted_in == own, b_own = b->admitted_in == own;
   if (a_own != b_own) return !a_own;
-  if (a->priority != b->priority) return a->priority < b->priority;
-  if (a->quota_reserved_at != b->quota_reserved_at) return a->quota_reserved_at > b->quota_reserved_at;
-  if (a->uid() != b->uid()) return a->uid() < b->uid();
-  return a->key < b->key;
+  return ReservationOrderBefore(a, b);
 }
 
 bool Preemptor::Fits(const ClusterQueueNode& cq, const FrUsage& usage, bool allow_borrowing) {
@@ -218,26 +226,20 @@ std::vector<PreemptionTarget> Preemptor::Classic(const WorkloadInfo& wl,
   }
 
   // Order: [evicted H][evicted P][evicted own][H][P][own], each by
-  // CandidatesOrdering; keys computed once.
+  // CandidatesOrdering; the group is computed once per candidate.
   struct Keyed {
     int group;
-    int32_t priority;
-    int64_t neg_reserved;
     Candidate c;
   };
   std::vector<Keyed> keyed;
   keyed.reserve(cands.size());
   for (const auto& c : cands) {
     int g = c.variant == Variant::kHierarchicalReclaim ? 0 : c.variant == Variant::kWithinCQ ? 2 : 1;
-    keyed.push_back({(IsEvicted(*c.wl) ? 0 : 3) + g, c.wl->priority,
-                     -c.wl->quota_reserved_at.unix_ms, c});
+    keyed.push_back({(IsEvicted(*c.wl) ? 0 : 3) + g, c});
   }
   auto keyed_less = [](const Keyed& a, const Keyed& b) {
     if (a.group != b.group) return a.group < b.group;
-    if (a.priority != b.priority) return a.priority < b.priority;
-    if (a.neg_reserved != b.neg_reserved) return a.neg_reserved < b.neg_reserved;
-    if (a.c.wl->uid() != b.c.wl->uid()) return a.c.wl->uid() < b.c.wl->uid();
-    return a.c.wl->key < b.c.wl->key;
+    return ReservationOrderBefore(a.c.wl, b.c.wl);
   };
   // Sorted lazily: most searches stop after a few victims, so order a prefix
   // and extend it only when the search gets there.
@@ -325,7 +327,7 @@ class TargetOrdering {
           continue;
         }
         int cmp = best_cq ? CompareShare(s, best_cq_share) : 1;
-        if (cmp > 0 || (cmp == 0 && Preemptor_CandidateBefore(it->second.front(),
+        if (cmp > 0 || (cmp == 0 && ReservationOrderBefore(it->second.front(),
                                                               lists_[best_cq].front()))) {
           best_cq = x;
           best_cq_share = s;
@@ -355,13 +357,6 @@ class TargetOrdering {
       }
       return best_cq;
     }
-  }
-
-  bool Preemptor_CandidateBefore(const WorkloadInfo* a, const WorkloadInfo* b) const {
-    if (a->priority != b->priority) return a->priority < b->priority;
-    if (a->quota_reserved_at != b->quota_reserved_at) return a->quota_reserved_at > b->quota_reserved_at;
-    if (a->uid() != b->uid()) return a->uid() < b->uid();
-    return a->key < b->key;
   }
 
   const ClusterQueueNode& q_;

@@ -26,10 +26,7 @@ void SetCondition(std::vector<api::Condition>& conditions, const std::string& ty
 }
 
 void RouteWorkload(EngineState& s, WorkloadInfo* wl) {
-  if (wl->queued_in) {
-    wl->queued_in->pending().Remove(wl);
-    wl->queued_in = nullptr;
-  }
+  Dequeue(wl);
   if (wl->state != WorkloadState::kPending) return;
   const std::string lq_key = wl->ns() + "/" + wl->object.spec.queue_name;
   auto lq = s.local_queues.find(lq_key);
@@ -113,10 +110,7 @@ bool ChecksReady(const EngineState&, const ClusterQueueNode& cq, const WorkloadI
 
 void HoldQuota(EngineState& s, WorkloadInfo* wl, ClusterQueueNode* cq,
                std::vector<PodSetAdmission> admission) {
-  if (wl->queued_in) {
-    wl->queued_in->pending().Remove(wl);
-    wl->queued_in = nullptr;
-  }
+  Dequeue(wl);
   wl->admission = std::move(admission);
   wl->usage = UsageOf(s, wl->admission);
   wl->admitted_in = cq;
@@ -126,6 +120,31 @@ void HoldQuota(EngineState& s, WorkloadInfo* wl, ClusterQueueNode* cq,
   wl->state = ChecksReady(s, *cq, *wl) ? WorkloadState::kAdmitted : WorkloadState::kQuotaReserved;
   wl->pending_reason.clear();
   wl->pending_message.clear();
+}
+
+void Dequeue(WorkloadInfo* wl) {
+  if (wl->queued_in == nullptr) return;
+  wl->queued_in->pending().Remove(wl);
+  wl->queued_in = nullptr;
+}
+
+void ReturnToPending(EngineState& s, WorkloadInfo* wl, const std::string& evicted_reason,
+                     const std::string& pending_reason, const std::string& message,
+                     bool always_write_admitted) {
+  const Time now = s.clock.Now();
+  ReleaseQuota(s, wl);
+  wl->state = WorkloadState::kPending;
+  auto& st = wl->object.status;
+  st.admission.reset();
+  if (!evicted_reason.empty()) {
+    SetCondition(st.conditions, api::kEvicted, "True", evicted_reason, message, now);
+  }
+  SetCondition(st.conditions, api::kQuotaReserved, "False", pending_reason, message, now);
+  if (always_write_admitted || api::FindCondition(st.conditions, api::kAdmitted)) {
+    SetCondition(st.conditions, api::kAdmitted, "False", "NoReservation",
+                 "The workload has no reservation", now);
+  }
+  wl->pending_message = message;
 }
 
 void ReleaseQuota(EngineState&, WorkloadInfo* wl) {

@@ -21,6 +21,18 @@ void HoldQuota(EngineState& s, WorkloadInfo* wl, ClusterQueueNode* cq,
 // Releases the quota `wl` holds (no-op when it holds none).
 void ReleaseQuota(EngineState& s, WorkloadInfo* wl);
 
+// Takes a workload that holds quota back to pending: releases the quota,
+// clears its admission, writes Evicted=True (reason `evicted_reason`, unless
+// empty), QuotaReserved=False (reason `pending_reason`) and Admitted=False
+// (always, or only over an existing Admitted condition), and records the
+// pending reason and message. The caller requeues it.
+void ReturnToPending(EngineState& s, WorkloadInfo* wl, const std::string& evicted_reason,
+                     const std::string& pending_reason, const std::string& message,
+                     bool always_write_admitted);
+
+// Takes `wl` out of the pending queue it waits in (no-op when in none).
+void Dequeue(WorkloadInfo* wl);
+
 // Moves the inadmissible workloads of every ClusterQueue in `cq`'s tree back
 // to their heaps.
 void FlushInadmissible(EngineState& s, const ClusterQueueNode* cq);

@@ -269,20 +269,12 @@ void Scheduler::Requeue(Entry& e) {
 void Scheduler::Evict(WorkloadInfo* victim, const PreemptionDecision& d) {
   const Time now = s_.clock.Now();
   ClusterQueueNode* cq = victim->admitted_in;
-  ReleaseQuota(s_, victim);
-  victim->state = WorkloadState::kPending;
+  ReturnToPending(s_, victim, "Preempted", "Pending", d.message,
+                  /*always_write_admitted=*/false);
   auto& st = victim->object.status;
-  st.admission.reset();
-  SetCondition(st.conditions, api::kEvicted, "True", "Preempted", d.message, now);
   SetCondition(st.conditions, api::kPreempted, "True", d.reason, d.message, now);
-  SetCondition(st.conditions, api::kQuotaReserved, "False", "Pending", d.message, now);
-  if (api::FindCondition(st.conditions, api::kAdmitted)) {
-    SetCondition(st.conditions, api::kAdmitted, "False", "NoReservation",
-                 "The workload has no reservation", now);
-  }
   SetCondition(st.conditions, api::kRequeued, "True", "Preempted", d.message, now);
   victim->pending_reason = "Preempted";
-  victim->pending_message = d.message;
   RouteWorkload(s_, victim);
   FlushInadmissible(s_, cq);
 }

@@ -1,6 +1,7 @@
 #include "standalone/controller.h"
 
 #include <algorithm>
+#include <optional>
 #include <cstdio>
 #include <vector>
 
@@ -53,6 +54,13 @@ int64_t ResourceVersionOf(const nlohmann::json& obj) {
 
 std::string ObjectKey(const nlohmann::json& obj) {
   return MetaString(obj, "namespace") + "/" + MetaString(obj, "name");
+}
+
+// The object an Event about a Workload points at.
+nlohmann::json WorkloadRef(const engine::WorkloadInfo& wl) {
+  return {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+          {"kind", "Workload"},
+          {"metadata", {{"name", wl.name()}, {"namespace", wl.ns()}, {"uid", wl.uid()}}}};
 }
 
 Result<api::Object> Decode(const nlohmann::json& obj) {
@@ -289,12 +297,7 @@ void Controller::Schedule() {
     for (const auto& p : r.preempted) {
       const engine::WorkloadInfo* victim = engine_.FindWorkload(p.workload);
       if (victim == nullptr) continue;
-      Json involved = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
-                       {"kind", "Workload"},
-                       {"metadata",
-                        {{"name", victim->name()}, {"namespace", victim->ns()},
-                         {"uid", victim->uid()}}}};
-      RecordEvent(involved, "Normal", "Preempted", p.message);
+      RecordEvent(WorkloadRef(*victim), "Normal", "Preempted", p.message);
     }
     if (r.admitted.empty() && r.preempted.empty()) break;
   }
@@ -314,9 +317,7 @@ void Controller::SyncWorkloadStatus(const std::string& key) {
     }
     return Json::object();
   };
-  Json involved = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
-                   {"kind", "Workload"},
-                   {"metadata", {{"name", wl->name()}, {"namespace", wl->ns()}, {"uid", wl->uid()}}}};
+  const Json involved = WorkloadRef(*wl);
   Json qr_new = cond(status, api::kQuotaReserved), qr_old = cond(last, api::kQuotaReserved);
   if (!qr_new.empty() && qr_new != qr_old) {
     if (qr_new.value("status", "") == "True") {
@@ -384,15 +385,33 @@ Owner OwnerOf(const engine::WorkloadInfo& wl) {
   return o;
 }
 
+// A workload, the job that owns it, and that job as stored.
+struct OwnedJob {
+  const engine::WorkloadInfo* wl = nullptr;
+  Owner owner;
+  nlohmann::json job;
+};
+
+std::optional<OwnedJob> LoadOwnedJob(engine::Engine& engine, store::ObjectStore& store,
+                                     const std::string& workload_key) {
+  OwnedJob o;
+  o.wl = engine.FindWorkload(workload_key);
+  if (o.wl == nullptr) return std::nullopt;
+  o.owner = OwnerOf(*o.wl);
+  if (o.owner.kind == nullptr) return std::nullopt;
+  auto job = store.Get(o.owner.kind->Resource(), o.owner.ns, o.owner.name);
+  if (!job.ok()) return std::nullopt;
+  o.job = std::move(job).value();
+  return o;
+}
+
 }  // namespace
 
 void Controller::StartJob(const std::string& workload_key) {
-  const engine::WorkloadInfo* wl = engine_.FindWorkload(workload_key);
-  if (wl == nullptr) return;
-  Owner owner = OwnerOf(*wl);
-  if (owner.kind == nullptr) return;
-  auto job = store_.Get(owner.kind->Resource(), owner.ns, owner.name);
-  if (!job.ok() || !owner.kind->IsSuspended(*job)) return;
+  auto owned = LoadOwnedJob(engine_, store_, workload_key);
+  if (!owned || !owned->owner.kind->IsSuspended(owned->job)) return;
+  const engine::WorkloadInfo* wl = owned->wl;
+  const Owner& owner = owned->owner;
   std::vector<jobs::PodSetPlacement> placement;
   const auto& flavors = engine_.state().flavors;
   for (const auto& ps : wl->admission) {
@@ -415,7 +434,7 @@ void Controller::StartJob(const std::string& workload_key) {
     }
     placement.push_back(std::move(p));
   }
-  auto updated = store_.Update(owner.kind->Resource(), owner.kind->Start(*job, placement));
+  auto updated = store_.Update(owner.kind->Resource(), owner.kind->Start(owned->job, placement));
   if (updated.ok()) {
     NoteOwnWrite(owner.kind->Resource(), *updated);
     RecordEvent(*updated, "Normal", "Started",
@@ -424,15 +443,13 @@ void Controller::StartJob(const std::string& workload_key) {
 }
 
 void Controller::StopJob(const std::string& workload_key) {
-  const engine::WorkloadInfo* wl = engine_.FindWorkload(workload_key);
-  if (wl == nullptr) return;
-  Owner owner = OwnerOf(*wl);
-  if (owner.kind == nullptr) return;
-  auto job = store_.Get(owner.kind->Resource(), owner.ns, owner.name);
-  if (!job.ok() || owner.kind->IsSuspended(*job)) return;
+  auto owned = LoadOwnedJob(engine_, store_, workload_key);
+  if (!owned || owned->owner.kind->IsSuspended(owned->job)) return;
+  const engine::WorkloadInfo* wl = owned->wl;
+  const Owner& owner = owned->owner;
   bool done = false;
-  if (owner.kind->IsFinished(*job, &done)) return;
-  auto updated = store_.Update(owner.kind->Resource(), owner.kind->Stop(*job));
+  if (owner.kind->IsFinished(owned->job, &done)) return;
+  auto updated = store_.Update(owner.kind->Resource(), owner.kind->Stop(owned->job));
   if (updated.ok()) {
     NoteOwnWrite(owner.kind->Resource(), *updated);
     RecordEvent(*updated, "Normal", "Stopped",
@@ -465,6 +482,20 @@ void Controller::RecordEvent(const Json& involved, const std::string& type,
              {"source", {{"component", "kuota-controller"}}},
              {"reportingComponent", "kuota-controller"}};
   (void)store_.Create("events", ev);
+}
+
+std::string Controller::ActiveSince(const std::string& id, const Json& active,
+                                    const std::string& now) const {
+  auto prev = queue_status_.find(id);
+  if (prev == queue_status_.end()) return now;
+  const Json conditions = prev->second.value("conditions", Json::array());
+  if (conditions.empty()) return now;
+  const Json& pc = conditions[0];
+  if (pc.value("status", "") != active.value("status", "") ||
+      pc.value("reason", "") != active.value("reason", "")) {
+    return now;
+  }
+  return pc.value("lastTransitionTime", now);
 }
 
 void Controller::WriteQueueStatus(bool force) {
@@ -527,23 +558,14 @@ void Controller::WriteQueueStatus(bool force) {
                       : Json{{"type", "Active"}, {"status", "False"},
                              {"reason", cq->inactive_reason()},
                              {"message", cq->inactive_message()}};
+    active["lastTransitionTime"] =
+        ActiveSince("clusterqueues.kueue.x-k8s.io//" + name, active, ts);
     Json status = {{"pendingWorkloads", cq->pending().size()},
                    {"reservingWorkloads", cq->admitted().size()},
                    {"admittedWorkloads", admitted},
                    {"flavorsReservation", flavors_json(res)},
                    {"flavorsUsage", flavors_json(used)},
                    {"conditions", Json::array({active})}};
-    // Keep lastTransitionTime stable unless the condition changes.
-    auto prev = queue_status_.find("clusterqueues.kueue.x-k8s.io//" + name);
-    std::string ltt = ts;
-    if (prev != queue_status_.end()) {
-      const Json& pc = prev->second["conditions"][0];
-      if (pc.value("status", "") == active.value("status", "") &&
-          pc.value("reason", "") == active.value("reason", "")) {
-        ltt = pc.value("lastTransitionTime", ts);
-      }
-    }
-    status["conditions"][0]["lastTransitionTime"] = ltt;
     write("clusterqueues.kueue.x-k8s.io", "", name, "ClusterQueue", std::move(status));
   }
   // LocalQueues: counts of their workloads.
@@ -571,14 +593,7 @@ void Controller::WriteQueueStatus(bool force) {
       active = {{"type", "Active"}, {"status", "True"}, {"reason", "Ready"},
                 {"message", "Can submit new workloads to localQueue"}};
     }
-    active["lastTransitionTime"] = ts;
-    auto prev = queue_status_.find("localqueues.kueue.x-k8s.io/" + key);
-    if (prev != queue_status_.end()) {
-      const Json& pc = prev->second["conditions"][0];
-      if (pc.value("reason", "") == active.value("reason", "")) {
-        active["lastTransitionTime"] = pc.value("lastTransitionTime", ts);
-      }
-    }
+    active["lastTransitionTime"] = ActiveSince("localqueues.kueue.x-k8s.io/" + key, active, ts);
     Json status = {{"pendingWorkloads", c[0]},
                    {"reservingWorkloads", c[1]},
                    {"admittedWorkloads", c[2]},

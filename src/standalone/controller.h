@@ -64,6 +64,9 @@ class Controller {
   void StartJob(const std::string& workload_key);
   void StopJob(const std::string& workload_key);
   void WriteQueueStatus(bool force);
+  // The Active condition's lastTransitionTime for queue `id`: the one written
+  // before unless the condition's status or reason changed, else `now`.
+  std::string ActiveSince(const std::string& id, const Json& active, const std::string& now) const;
   void RecordEvent(const Json& involved, const std::string& type, const std::string& reason,
                    const std::string& message);
   void NoteOwnWrite(const std::string& resource, const Json& stored);

@@ -54,6 +54,21 @@ Status CheckKeys(DecodeContext& ctx, const YamlNode& node, const std::string& pa
   return Status::Ok();
 }
 
+// Walks a map with free-form keys (labels, resource lists): checks it is a
+// map with valid keys, then calls visit(key, value, item_path) per entry.
+template <typename F>
+Status ForEachEntry(DecodeContext& ctx, const YamlNode& map, const std::string& path, F&& visit) {
+  if (!map.is_map()) return ctx.Fail(map, path, "expected a map, got " + map.Describe());
+  KUOTA_RETURN_IF_ERROR(CheckKeys(ctx, map, path, /*object=*/false));
+  for (size_t i = 0; i < map.size(); ++i) {
+    const YamlNode& value = map.value(i);
+    std::string item_path = KeyPath(path, map.key(i).scalar);
+    KUOTA_RETURN_IF_ERROR(ctx.Visit(value, item_path));
+    KUOTA_RETURN_IF_ERROR(visit(map.key(i).scalar, value, item_path));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ReadString(DecodeContext& ctx, const YamlNode& node, const std::string& path,
@@ -290,19 +305,15 @@ Status MapReader::StringMap(std::string_view key, api::Labels& out) {
   const YamlNode* v = Get(key);
   KUOTA_RETURN_IF_ERROR(status_);
   if (v == nullptr) return Status::Ok();
-  std::string path = PathOf(key);
-  if (!v->is_map()) return ctx_.Fail(*v, path, "expected a map, got " + v->Describe());
-  KUOTA_RETURN_IF_ERROR(CheckKeys(ctx_, *v, path, /*object=*/false));
   api::Labels result;
-  for (size_t i = 0; i < v->size(); ++i) {
-    const YamlNode* k = &v->key(i);
-    const YamlNode* value = &v->value(i);
-    std::string item_path = KeyPath(path, k->scalar);
-    KUOTA_RETURN_IF_ERROR(ctx_.Visit(*value, item_path));
-    std::string s;
-    if (!value->is_null()) KUOTA_RETURN_IF_ERROR(ReadString(ctx_, *value, item_path, s));
-    result.emplace(k->scalar, std::move(s));
-  }
+  KUOTA_RETURN_IF_ERROR(ForEachEntry(
+      ctx_, *v, PathOf(key),
+      [&](const std::string& k, const YamlNode& value, const std::string& item_path) {
+        std::string s;
+        if (!value.is_null()) KUOTA_RETURN_IF_ERROR(ReadString(ctx_, value, item_path, s));
+        result.emplace(k, std::move(s));
+        return Status::Ok();
+      }));
   out = std::move(result);
   return Status::Ok();
 }
@@ -311,20 +322,16 @@ Status MapReader::ResourceList(std::string_view key, api::ResourceList& out) {
   const YamlNode* v = Get(key);
   KUOTA_RETURN_IF_ERROR(status_);
   if (v == nullptr) return Status::Ok();
-  std::string path = PathOf(key);
-  if (!v->is_map()) return ctx_.Fail(*v, path, "expected a map, got " + v->Describe());
-  KUOTA_RETURN_IF_ERROR(CheckKeys(ctx_, *v, path, /*object=*/false));
   api::ResourceList result;
-  for (size_t i = 0; i < v->size(); ++i) {
-    const YamlNode* k = &v->key(i);
-    const YamlNode* value = &v->value(i);
-    std::string item_path = KeyPath(path, k->scalar);
-    KUOTA_RETURN_IF_ERROR(ctx_.Visit(*value, item_path));
-    if (value->is_null()) return ctx_.Fail(*value, item_path, "expected a quantity, got null");
-    api::Quantity q;
-    KUOTA_RETURN_IF_ERROR(ReadQuantity(ctx_, *value, item_path, q));
-    result.emplace(k->scalar, q);
-  }
+  KUOTA_RETURN_IF_ERROR(ForEachEntry(
+      ctx_, *v, PathOf(key),
+      [&](const std::string& k, const YamlNode& value, const std::string& item_path) {
+        if (value.is_null()) return ctx_.Fail(value, item_path, "expected a quantity, got null");
+        api::Quantity q;
+        KUOTA_RETURN_IF_ERROR(ReadQuantity(ctx_, value, item_path, q));
+        result.emplace(k, q);
+        return Status::Ok();
+      }));
   out = std::move(result);
   return Status::Ok();
 }

@@ -158,6 +158,18 @@ bool IsProtectedNamespace(const std::string& name) {
   return name == "default" || name == "kube-system" || name == "kube-public";
 }
 
+// What an update or patch writes: `object` with the stored uid and
+// creationTimestamp; through the status subresource only its status counts,
+// and through the main resource the stored status is kept.
+Json Replacement(const ResourceInfo& r, const Json& current, Json object, bool status_only) {
+  for (const char* field : {"uid", "creationTimestamp"}) {
+    if (const Json* v = FindField(current, {"metadata", field})) object["metadata"][field] = *v;
+  }
+  if (status_only) return MergeStatus(current, object);
+  if (r.has_status) CopyStatus(current, object);
+  return object;
+}
+
 }  // namespace
 
 HttpReply ResourceHandlers::Create(const HttpRequest& request, const RequestTarget& target) {
@@ -235,16 +247,8 @@ HttpReply ResourceHandlers::Update(const HttpRequest& request, const RequestTarg
 
   Result<Json> current = store_.Get(r.StoreKey(), target.ns, target.name);
   if (!current.ok()) return FromStatus(current.status(), r, target.name).ToReply();
-  // uid and creationTimestamp are the stored object's, whatever the body says.
-  for (const char* field : {"uid", "creationTimestamp"}) {
-    if (const Json* v = FindField(*current, {"metadata", field})) object["metadata"][field] = *v;
-  }
   bool status_only = target.subresource == "status";
-  if (status_only) {
-    object = MergeStatus(*current, object);
-  } else if (r.has_status) {
-    CopyStatus(*current, object);  // the main resource ignores status changes
-  }
+  object = Replacement(r, *current, std::move(object), status_only);
   if (auto e = Admit(r, AdmissionHook::Operation::kUpdate, &*current, &object, target.name)) {
     return e->ToReply();
   }
@@ -298,13 +302,7 @@ HttpReply ResourceHandlers::Patch(const HttpRequest& request, const RequestTarge
                              ") does not match the name on the URL (" + target.name + ")")
           .ToReply();
     }
-    for (const char* field : {"uid", "creationTimestamp"}) {
-      if (const Json* v = FindField(*current, {"metadata", field})) {
-        (*patched)["metadata"][field] = *v;
-      }
-    }
-    Json object = status_only ? MergeStatus(*current, *patched) : std::move(*patched);
-    if (!status_only && r.has_status) CopyStatus(*current, object);
+    Json object = Replacement(r, *current, std::move(*patched), status_only);
     if (auto e = Admit(r, AdmissionHook::Operation::kUpdate, &*current, &object, target.name)) {
       return e->ToReply();
     }

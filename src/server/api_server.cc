@@ -6,11 +6,15 @@
 #include <thread>
 #include <utility>
 
+#include <sys/socket.h>
+
 #include <httplib.h>
 
+#include "server/pod_logs.h"
 #include "server/resource_handlers.h"
 #include "server/router.h"
 #include "server/status_errors.h"
+#include "server/visibility.h"
 
 namespace kuota::server {
 namespace {
@@ -145,6 +149,18 @@ Status ApiServer::Start() {
   s.http.Delete(all, serve);
   s.http.Options(all, serve);
 
+  // httplib listens with a backlog of 5: a burst of clients connecting at
+  // once overflows the accept queue, and a connection whose request the
+  // kernel dropped can then idle past the keep-alive timeout and be closed
+  // unanswered. Remember the socket so its backlog can be raised after bind.
+  // Only SO_REUSEADDR, not httplib's default SO_REUSEPORT: a second kuotad on
+  // the same port must fail to start.
+  int listen_fd = -1;
+  s.http.set_socket_options([&listen_fd](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    listen_fd = sock;
+  });
   if (s.options.port == 0) {
     s.port = s.http.bind_to_any_port(s.options.address);
   } else {
@@ -154,6 +170,7 @@ Status ApiServer::Start() {
     return Status::Unavailable("cannot listen on " + s.options.address + ":" +
                                std::to_string(s.options.port));
   }
+  if (listen_fd >= 0) ::listen(listen_fd, SOMAXCONN);
   s.started = true;
   s.listener = std::thread([&s] { s.http.listen_after_bind(); });
   // stop() only takes effect once the accept loop runs: wait for it.

@@ -10,7 +10,10 @@ int main(int argc, char** argv) {
   CLI::App app{
       "kuotad: Kueue-compatible queueing and quota on one machine.\n"
       "Keeps objects in an embedded SQLite database and serves a Kubernetes-style API\n"
-      "that the real kubectl uses: kubectl --kubeconfig <data-dir>/kubeconfig get cq"};
+      "that the real kubectl uses: kubectl --kubeconfig <data-dir>/kubeconfig get cq\n"
+      "Admitted Jobs run here as local processes: a container's command + args (or the\n"
+      "program its image names, e.g. .../sleep:latest -> sleep), logs under\n"
+      "<data-dir>/pods, GPUs by index via CUDA_VISIBLE_DEVICES."};
   app.add_option("--data-dir", o.data_dir,
                  "Database and kubeconfig directory (default: " +
                      kuota::standalone::DefaultDataDir() + ")");
@@ -25,6 +28,17 @@ int main(int argc, char** argv) {
                  "Where to write a kubeconfig for kubectl (default: <data-dir>/kubeconfig)");
   app.add_flag("!--no-sync", o.sync,
                "Do not fsync each commit (faster, loses recent writes on power loss)");
+  app.add_flag("!--no-run-pods", o.run_pods,
+               "Only queue and admit: do not run pods as local processes (pods stay Pending)");
+  app.add_option("--gpus", o.gpus,
+                 "Declare this many GPUs (indices 0..N-1) instead of asking NVML")
+      ->check(CLI::Range(0, 1024));
+  app.add_flag("!--no-cgroups", o.cgroups,
+               "Do not enforce CPU and memory limits with cgroup v2 even where possible");
+  app.add_option("--max-log-bytes", o.max_log_bytes,
+                 "Cut a container's log back to half of this size when it grows past it")
+      ->check(CLI::Range(int64_t{4096}, int64_t{1} << 40))
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -365,6 +365,16 @@ Status Engine::EvictWorkload(const std::string& key, const std::string& reason,
   return Status::Ok();
 }
 
+Status Engine::SetPodsReady(const std::string& key, bool ready, const std::string& reason,
+                            const std::string& message) {
+  EngineState& s = *state_;
+  WorkloadInfo* wl = s.FindWorkload(key);
+  if (wl == nullptr) return Status::NotFound("Workload \"" + key + "\" not found");
+  SetCondition(wl->object.status.conditions, api::kPodsReady, ready ? "True" : "False", reason,
+               message, s.clock.Now());
+  return Status::Ok();
+}
+
 Status Engine::SetAdmissionCheckState(const std::string& key, const std::string& check,
                                       const std::string& state, const std::string& message) {
   EngineState& s = *state_;

@@ -37,6 +37,10 @@ class Engine {
   // it, with backoff when `backoff` is set.
   Status EvictWorkload(const std::string& key, const std::string& reason,
                        const std::string& message, bool backoff);
+  // Records whether a workload's pods are all ready (the PodsReady condition
+  // that waitForPodsReady watches). NotFound when absent.
+  Status SetPodsReady(const std::string& key, bool ready, const std::string& reason,
+                      const std::string& message);
   // Records an admission check's state on a workload.
   Status SetAdmissionCheckState(const std::string& key, const std::string& check,
                                 const std::string& state, const std::string& message);

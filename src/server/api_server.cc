@@ -61,7 +61,9 @@ struct ApiServer::Impl {
         handlers(store, hook, clock,
                  HandlerOptions{options.default_watch_timeout_s,
                                 options.watch_bookmark_interval_ms, 5'000}),
-        router(handlers) {}
+        pod_logs(store, PodLogOptions{options.pod_log_dir}),
+        visibility(options.pending_workloads),
+        router(handlers, pod_logs, visibility) {}
 
   void Serve(const httplib::Request& req, httplib::Response& res) {
     HttpReply reply;
@@ -77,6 +79,7 @@ struct ApiServer::Impl {
           reply.content_type,
           [stream = std::move(reply.stream)](size_t /*offset*/, httplib::DataSink& sink) {
             stream([&sink](std::string_view chunk) {
+              if (chunk.empty()) return sink.is_writable();  // a probe: is the client there?
               return sink.write(chunk.data(), chunk.size());
             });
             sink.done();
@@ -91,6 +94,8 @@ struct ApiServer::Impl {
   const RealClock real_clock;
   const Clock& clock;
   ResourceHandlers handlers;
+  PodLogs pod_logs;
+  VisibilityApi visibility;
   Router router;
   httplib::Server http;
   std::thread listener;
@@ -185,6 +190,7 @@ void ApiServer::Stop() {
   if (!s.started || s.stopped) return;
   s.stopped = true;
   s.handlers.StopWatches();
+  s.pod_logs.Stop();
   s.http.stop();
   if (s.listener.joinable()) s.listener.join();
 }

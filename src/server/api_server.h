@@ -14,6 +14,7 @@
 #include "base/clock.h"
 #include "base/status.h"
 #include "server/admission_hook.h"
+#include "server/pending_workloads_source.h"
 #include "server/resource_info.h"
 #include "store/object_store.h"
 
@@ -32,6 +33,12 @@ struct ServerOptions {
   int64_t default_watch_timeout_s = 1800;
   // With allowWatchBookmarks, a BOOKMARK event after this long without one.
   int64_t watch_bookmark_interval_ms = 60'000;
+  // Pod logs, served at .../pods/NAME/log, are read from
+  // <pod_log_dir>/<pod uid>/<container>.log. Empty: pod logs are unavailable.
+  std::string pod_log_dir;
+  // Kueue's visibility API (pending workloads in queue order) reads this;
+  // null: that API answers 503. Must outlive the server; thread-safe.
+  PendingWorkloadsSource* pending_workloads = nullptr;
 };
 
 class ApiServer {

@@ -44,7 +44,8 @@ TEST_F(ApiServerTest, LegacyDiscovery) {
   EXPECT_EQ(apis.body["kind"], "APIGroupList");
   std::set<std::string> groups;
   for (const Json& g : apis.body["groups"]) groups.insert(g["name"].get<std::string>());
-  EXPECT_EQ(groups, (std::set<std::string>{"batch", "kueue.x-k8s.io", "scheduling.k8s.io"}));
+  EXPECT_EQ(groups, (std::set<std::string>{"batch", "kueue.x-k8s.io", "scheduling.k8s.io",
+                                           "visibility.kueue.x-k8s.io"}));
 
   Reply group = Get("/apis/kueue.x-k8s.io");
   ASSERT_EQ(group.status, 200);

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "server/resource_info.h"
+#include "server/visibility.h"
 
 namespace kuota::server {
 namespace {
@@ -45,6 +46,9 @@ Json GroupEntry(const std::string& group) {
   return {{"name", group}, {"versions", versions}, {"preferredVersion", versions[0]}};
 }
 
+// Pods also serve the log subresource (pod_logs.h).
+bool IsPods(const ResourceInfo& r) { return r.group.empty() && r.plural == "pods"; }
+
 Json ResponseKind(const ResourceInfo& r) {
   return {{"group", r.group}, {"version", r.version}, {"kind", r.kind}};
 }
@@ -66,6 +70,7 @@ Json ApiGroupListDocument() {
     for (const Json& existing : groups) seen |= existing["name"] == g;
     if (!seen) groups.push_back(GroupEntry(g));
   }
+  groups.push_back(VisibilityGroupEntry());  // last: kubectl prefers earlier groups
   return {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", groups}};
 }
 
@@ -94,6 +99,13 @@ Json ApiResourceListDocument(const std::string& group, const std::string& versio
                            {"kind", r.kind},
                            {"verbs", StatusVerbs()}});
     }
+    if (IsPods(r)) {
+      resources.push_back({{"name", "pods/log"},
+                           {"singularName", ""},
+                           {"namespaced", true},
+                           {"kind", "Pod"},
+                           {"verbs", Json::array({"get"})}});
+    }
   }
   if (resources.empty()) return nullptr;
   return {{"kind", "APIResourceList"},
@@ -121,6 +133,11 @@ Json AggregatedDiscoveryDocument(bool core) {
             {{{"subresource", "status"}, {"responseKind", ResponseKind(r)},
               {"verbs", StatusVerbs()}}});
       }
+      if (IsPods(r)) {
+        res["subresources"].push_back({{"subresource", "log"},
+                                       {"responseKind", ResponseKind(r)},
+                                       {"verbs", Json::array({"get"})}});
+      }
       resources.push_back(res);
     }
     Json version = {{"version", v}, {"resources", resources}, {"freshness", "Current"}};
@@ -137,6 +154,7 @@ Json AggregatedDiscoveryDocument(bool core) {
     }
     (*group_item)["versions"].push_back(version);
   }
+  if (!core) items.push_back(VisibilityAggregatedItem());  // last, as in /apis
   return {{"kind", "APIGroupDiscoveryList"},
           {"apiVersion", "apidiscovery.k8s.io/v2"},
           {"metadata", Json::object()},

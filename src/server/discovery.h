@@ -1,8 +1,9 @@
 // Discovery: the documents kubectl reads to learn what the server serves —
 // /api (APIVersions), /apis (APIGroupList), /apis/{group} (APIGroup),
 // /api/v1 and /apis/{group}/{version} (APIResourceList), aggregated discovery
-// (apidiscovery.k8s.io/v2 APIGroupDiscoveryList) and /version — all built from
-// ServedResources(). Pure functions; thread-safe.
+// (apidiscovery.k8s.io/v2 APIGroupDiscoveryList) and /version — built from
+// ServedResources(), plus pods/log and Kueue's visibility group (visibility.h).
+// Pure functions; thread-safe.
 #pragma once
 
 #include <string>

@@ -32,6 +32,7 @@ struct HttpRequest {
 };
 
 // Writes one chunk of a streamed reply; returns false once the client is gone.
+// An empty chunk writes nothing and only reports whether the client is there.
 using ChunkWriter = std::function<bool(std::string_view chunk)>;
 
 struct HttpReply {

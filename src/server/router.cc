@@ -44,7 +44,8 @@ HttpReply Discovery(const HttpRequest& request, bool core, const Json& legacy) {
 
 }  // namespace
 
-Router::Router(ResourceHandlers& handlers) : handlers_(handlers) {
+Router::Router(ResourceHandlers& handlers, PodLogs& pod_logs, const VisibilityApi& visibility)
+    : handlers_(handlers), pod_logs_(pod_logs), visibility_(visibility) {
   openapi_v2_ = OpenApiV2Document().dump();
   openapi_v3_index_ = OpenApiV3Index().dump();
   for (const ResourceInfo& r : ServedResources()) {
@@ -54,6 +55,11 @@ Router::Router(ResourceHandlers& handlers) : handlers_(handlers) {
 }
 
 HttpReply Router::Route(const HttpRequest& request) {
+  if (std::string ns, name; PodLogs::ParsePath(request.path, &ns, &name)) {
+    if (!IsRead(request)) return MethodNotAllowedError().ToReply();
+    return pod_logs_.Serve(request, ns, name);
+  }
+  if (VisibilityApi::Handles(request.path)) return visibility_.Serve(request);
   RequestTarget target = ParseRequestTarget(request.path);
   if (target.type == Type::kResource) return handlers_.Handle(request, target);
   if (target.type == Type::kUnknown) return UnknownPathError().ToReply();

@@ -1,6 +1,7 @@
 #include "standalone/controller.h"
 
 #include <algorithm>
+#include <future>
 #include <optional>
 #include <cstdio>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "api/codec/decode.h"
 #include "engine/queue_manager.h"
 #include "jobs/registry.h"
+#include "standalone/events.h"
 #include "standalone/workload_status_json.h"
 
 namespace kuota::standalone {
@@ -142,8 +144,10 @@ void Controller::Run() {
       continue;
     }
     (void)any;
+    CheckPodsReady();
     Schedule();
     WriteQueueStatus(false);
+    AnswerQueries();
     busy_ = store_.CurrentResourceVersion() > processed_rv_;
     if (!busy_) {
       // Let own writes' echoes count as processed.
@@ -194,6 +198,7 @@ void Controller::ApplyObject(const std::string& resource, const Json& object) {
     return;
   }
   if (resource == kWorkloads) {
+    if (!FitsMachine(object)) return;
     auto decoded = Decode(object);
     if (!decoded.ok()) {
       std::fprintf(stderr, "kuotad: ignoring Workload %s: %s\n", ObjectKey(object).c_str(),
@@ -280,6 +285,26 @@ void Controller::HandleJob(const std::string& resource, const Json& job) {
     return;
   }
   const bool suspended = kind->IsSuspended(job);
+  if (wl->state == engine::WorkloadState::kAdmitted && !suspended) {
+    // Kueue's PodsReady: every pod the job runs now is ready or succeeded.
+    const Json st = job.value("status", Json::object());
+    const Json spec = job.value("spec", Json::object());
+    int64_t want = spec.value("parallelism", int64_t{1});
+    if (spec.contains("completions") && spec["completions"].is_number_integer()) {
+      want = std::min<int64_t>(want, spec["completions"].get<int64_t>() -
+                                         st.value("succeeded", int64_t{0}));
+    }
+    const bool ready = st.value("ready", int64_t{0}) + st.value("succeeded", int64_t{0}) >=
+                       std::max<int64_t>(want, 1);
+    const api::Condition* c = api::FindCondition(wl->object.status.conditions, api::kPodsReady);
+    const bool was_ready = c != nullptr && c->status == "True";
+    if (c == nullptr || ready != was_ready) {
+      (void)engine_.SetPodsReady(wl_key, ready, ready ? "PodsReady" : "WaitForStart",
+                                 ready ? "All pods reached readiness and the workload is running"
+                                       : "Not all pods are ready or succeeded");
+      SyncWorkloadStatus(wl_key);
+    }
+  }
   if (wl->state == engine::WorkloadState::kAdmitted && suspended) {
     StartJob(wl_key);
   } else if (wl->state != engine::WorkloadState::kAdmitted && !suspended) {
@@ -408,80 +433,69 @@ std::optional<OwnedJob> LoadOwnedJob(engine::Engine& engine, store::ObjectStore&
 }  // namespace
 
 void Controller::StartJob(const std::string& workload_key) {
-  auto owned = LoadOwnedJob(engine_, store_, workload_key);
-  if (!owned || !owned->owner.kind->IsSuspended(owned->job)) return;
-  const engine::WorkloadInfo* wl = owned->wl;
-  const Owner& owner = owned->owner;
-  std::vector<jobs::PodSetPlacement> placement;
-  const auto& flavors = engine_.state().flavors;
-  for (const auto& ps : wl->admission) {
-    jobs::PodSetPlacement p;
-    p.name = ps.name;
-    p.count = ps.count;
-    std::set<std::string> seen;
-    for (const auto& [res, flavor_name] : ps.flavors) {
-      if (!seen.insert(flavor_name).second) continue;
-      auto f = flavors.find(flavor_name);
-      if (f == flavors.end()) continue;
-      for (const auto& [k, v] : f->second.node_labels) p.node_selector[k] = v;
-      for (const auto& t : f->second.tolerations) {
-        Json tj = {{"key", t.key}, {"operator", t.op.empty() ? "Equal" : t.op}};
-        if (!t.value.empty()) tj["value"] = t.value;
-        if (!t.effect.empty()) tj["effect"] = t.effect;
-        if (t.toleration_seconds) tj["tolerationSeconds"] = *t.toleration_seconds;
-        p.tolerations.push_back(tj);
+  // The Job's status is written by the Job controller meanwhile: on a
+  // conflict, read it again and retry.
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    auto owned = LoadOwnedJob(engine_, store_, workload_key);
+    if (!owned || !owned->owner.kind->IsSuspended(owned->job)) return;
+    const engine::WorkloadInfo* wl = owned->wl;
+    const Owner& owner = owned->owner;
+    std::vector<jobs::PodSetPlacement> placement;
+    const auto& flavors = engine_.state().flavors;
+    for (const auto& ps : wl->admission) {
+      jobs::PodSetPlacement p;
+      p.name = ps.name;
+      p.count = ps.count;
+      std::set<std::string> seen;
+      for (const auto& [res, flavor_name] : ps.flavors) {
+        if (!seen.insert(flavor_name).second) continue;
+        auto f = flavors.find(flavor_name);
+        if (f == flavors.end()) continue;
+        for (const auto& [k, v] : f->second.node_labels) p.node_selector[k] = v;
+        for (const auto& t : f->second.tolerations) {
+          Json tj = {{"key", t.key}, {"operator", t.op.empty() ? "Equal" : t.op}};
+          if (!t.value.empty()) tj["value"] = t.value;
+          if (!t.effect.empty()) tj["effect"] = t.effect;
+          if (t.toleration_seconds) tj["tolerationSeconds"] = *t.toleration_seconds;
+          p.tolerations.push_back(tj);
+        }
       }
+      placement.push_back(std::move(p));
     }
-    placement.push_back(std::move(p));
-  }
-  auto updated = store_.Update(owner.kind->Resource(), owner.kind->Start(owned->job, placement));
-  if (updated.ok()) {
-    NoteOwnWrite(owner.kind->Resource(), *updated);
-    RecordEvent(*updated, "Normal", "Started",
-                "Admitted by clusterQueue " + (wl->admitted_in ? wl->admitted_in->name() : ""));
+    auto updated = store_.Update(owner.kind->Resource(), owner.kind->Start(owned->job, placement));
+    if (updated.ok()) {
+      NoteOwnWrite(owner.kind->Resource(), *updated);
+      RecordEvent(*updated, "Normal", "Started",
+                  "Admitted by clusterQueue " + (wl->admitted_in ? wl->admitted_in->name() : ""));
+      return;
+    }
+    if (updated.status().code() != StatusCode::kConflict) return;
   }
 }
 
 void Controller::StopJob(const std::string& workload_key) {
-  auto owned = LoadOwnedJob(engine_, store_, workload_key);
-  if (!owned || owned->owner.kind->IsSuspended(owned->job)) return;
-  const engine::WorkloadInfo* wl = owned->wl;
-  const Owner& owner = owned->owner;
-  bool done = false;
-  if (owner.kind->IsFinished(owned->job, &done)) return;
-  auto updated = store_.Update(owner.kind->Resource(), owner.kind->Stop(owned->job));
-  if (updated.ok()) {
-    NoteOwnWrite(owner.kind->Resource(), *updated);
-    RecordEvent(*updated, "Normal", "Stopped",
-                wl->pending_message.empty() ? "Not admitted by cluster queue"
-                                            : wl->pending_message);
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    auto owned = LoadOwnedJob(engine_, store_, workload_key);
+    if (!owned || owned->owner.kind->IsSuspended(owned->job)) return;
+    const engine::WorkloadInfo* wl = owned->wl;
+    const Owner& owner = owned->owner;
+    bool done = false;
+    if (owner.kind->IsFinished(owned->job, &done)) return;
+    auto updated = store_.Update(owner.kind->Resource(), owner.kind->Stop(owned->job));
+    if (updated.ok()) {
+      NoteOwnWrite(owner.kind->Resource(), *updated);
+      RecordEvent(*updated, "Normal", "Stopped",
+                  wl->pending_message.empty() ? "Not admitted by cluster queue"
+                                              : wl->pending_message);
+      return;
+    }
+    if (updated.status().code() != StatusCode::kConflict) return;
   }
 }
 
 void Controller::RecordEvent(const Json& involved, const std::string& type,
                              const std::string& reason, const std::string& message) {
-  const std::string now = FormatRfc3339(clock_.Now());
-  const std::string ns = MetaString(involved, "namespace").empty()
-                             ? std::string("default")
-                             : MetaString(involved, "namespace");
-  Json ev = {{"apiVersion", "v1"},
-             {"kind", "Event"},
-             {"metadata", {{"generateName", MetaString(involved, "name") + "."}, {"namespace", ns}}},
-             {"involvedObject",
-              {{"apiVersion", involved.value("apiVersion", "")},
-               {"kind", involved.value("kind", "")},
-               {"name", MetaString(involved, "name")},
-               {"namespace", MetaString(involved, "namespace")},
-               {"uid", MetaString(involved, "uid")}}},
-             {"reason", reason},
-             {"message", message},
-             {"type", type},
-             {"count", 1},
-             {"firstTimestamp", now},
-             {"lastTimestamp", now},
-             {"source", {{"component", "kuota-controller"}}},
-             {"reportingComponent", "kuota-controller"}};
-  (void)store_.Create("events", ev);
+  standalone::RecordEvent(store_, clock_, involved, type, reason, message, "kuota-controller");
 }
 
 std::string Controller::ActiveSince(const std::string& id, const Json& active,
@@ -600,6 +614,157 @@ void Controller::WriteQueueStatus(bool force) {
                    {"conditions", Json::array({active})}};
     write("localqueues.kueue.x-k8s.io", lq.metadata.namespace_, lq.metadata.name, "LocalQueue",
           std::move(status));
+  }
+}
+
+struct Controller::PendingQuery {
+  std::string cq, ns, lq;  // cq set: a ClusterQueue query; else ns/lq
+  std::promise<Result<std::vector<server::PendingWorkloadInfo>>> answer;
+};
+
+Result<std::vector<server::PendingWorkloadInfo>> Controller::ForClusterQueue(
+    const std::string& cq) {
+  return Ask(cq, "", "");
+}
+
+Result<std::vector<server::PendingWorkloadInfo>> Controller::ForLocalQueue(const std::string& ns,
+                                                                           const std::string& lq) {
+  return Ask("", ns, lq);
+}
+
+Result<std::vector<server::PendingWorkloadInfo>> Controller::Ask(std::string cq, std::string ns,
+                                                                 std::string lq) {
+  auto q = std::make_shared<PendingQuery>();
+  q->cq = std::move(cq);
+  q->ns = std::move(ns);
+  q->lq = std::move(lq);
+  auto future = q->answer.get_future();
+  {
+    std::lock_guard<std::mutex> lock(queries_mu_);
+    queries_.push_back(q);
+  }
+  if (future.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    return Status::Unavailable("the scheduler did not answer within 10s; try again");
+  }
+  return future.get();
+}
+
+void Controller::AnswerQueries() {
+  std::vector<std::shared_ptr<PendingQuery>> queries;
+  {
+    std::lock_guard<std::mutex> lock(queries_mu_);
+    queries.swap(queries_);
+  }
+  if (queries.empty()) return;
+  const engine::EngineState& s = engine_.state();
+  for (const auto& q : queries) {
+    std::string cq_name = q->cq;
+    if (cq_name.empty()) {
+      auto lq = s.local_queues.find(q->ns + "/" + q->lq);
+      if (lq == s.local_queues.end()) {
+        q->answer.set_value(Status::NotFound("localqueues.kueue.x-k8s.io \"" + q->lq +
+                                             "\" not found in namespace \"" + q->ns + "\""));
+        continue;
+      }
+      cq_name = lq->second.cluster_queue;
+    }
+    const engine::ClusterQueueNode* cq = s.tree.FindClusterQueue(cq_name);
+    if (cq == nullptr) {
+      q->answer.set_value(
+          Status::NotFound("clusterqueues.kueue.x-k8s.io \"" + cq_name + "\" not found"));
+      continue;
+    }
+    std::vector<server::PendingWorkloadInfo> out;
+    std::map<std::string, int64_t> per_lq;
+    int64_t pos = 0;
+    for (const engine::WorkloadInfo* wl : cq->pending().Ordered()) {
+      server::PendingWorkloadInfo info;
+      info.ns = wl->ns();
+      info.name = wl->name();
+      info.local_queue = wl->object.spec.queue_name;
+      if (wl->object.metadata.creation_timestamp) {
+        info.creation_timestamp = FormatRfc3339(*wl->object.metadata.creation_timestamp);
+      }
+      info.priority = static_cast<int32_t>(wl->priority);
+      info.position_in_cluster_queue = pos++;
+      info.position_in_local_queue = per_lq[info.ns + "/" + info.local_queue]++;
+      if (!q->cq.empty() || (info.ns == q->ns && info.local_queue == q->lq)) {
+        out.push_back(std::move(info));
+      }
+    }
+    q->answer.set_value(std::move(out));
+  }
+}
+
+bool Controller::FitsMachine(const nlohmann::json& workload) {
+  if (!options_.machine) return true;
+  const std::string key = ObjectKey(workload);
+  ResourceAmounts need;
+  const Json spec = workload.value("spec", Json::object());
+  for (const auto& ps : spec.value("podSets", Json::array())) {
+    const Json pod = {{"spec", ps.value("template", Json::object()).value("spec", Json::object())}};
+    auto per_pod = PodRequests(pod);
+    if (!per_pod.ok()) return true;  // the engine reports bad quantities
+    const int64_t count = ps.value("count", int64_t{1});
+    for (const auto& [name, v] : *per_pod) {
+      need[name] = api::Quantity::Add(need[name], api::Quantity::Mul(v, count));
+    }
+  }
+  const std::string shortfall = FirstShortfall(need, *options_.machine);
+  if (shortfall.empty()) {
+    unfit_.erase(key);
+    return true;
+  }
+  const std::string message =
+      "couldn't assign flavors to pod set: the workload cannot run on this machine even when it "
+      "is empty: it needs " + shortfall;
+  (void)engine_.Delete("Workload", MetaString(workload, "namespace"), MetaString(workload, "name"));
+  if (unfit_[key] == message) return false;
+  unfit_[key] = message;
+  Json status = workload.value("status", Json::object());
+  Json conditions = Json::array();
+  for (const auto& c : status.value("conditions", Json::array())) {
+    if (c.value("type", "") != api::kQuotaReserved) conditions.push_back(c);
+  }
+  conditions.push_back({{"type", api::kQuotaReserved},
+                        {"status", "False"},
+                        {"reason", "Pending"},
+                        {"message", message},
+                        {"lastTransitionTime", FormatRfc3339(clock_.Now())}});
+  status["conditions"] = conditions;
+  Json patch = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+                {"kind", "Workload"},
+                {"metadata", {{"name", MetaString(workload, "name")},
+                              {"namespace", MetaString(workload, "namespace")}}},
+                {"status", status}};
+  store::UpdateOptions uo;
+  uo.status_only = true;
+  auto stored = store_.Update(kWorkloads, patch, uo);
+  if (stored.ok()) NoteOwnWrite(kWorkloads, *stored);
+  RecordEvent(workload, "Warning", "Pending", message);
+  return false;
+}
+
+void Controller::CheckPodsReady() {
+  const auto& cfg = options_.config.wait_for_pods_ready;
+  if (!cfg.enable) return;
+  const Time now = clock_.Now();
+  std::vector<std::string> timed_out;
+  for (const engine::WorkloadInfo* wl : engine_.Workloads()) {
+    if (wl->state != engine::WorkloadState::kAdmitted) continue;
+    const auto& conds = wl->object.status.conditions;
+    if (api::IsConditionTrue(conds, api::kPodsReady)) continue;
+    const api::Condition* ad = api::FindCondition(conds, api::kAdmitted);
+    if (ad == nullptr || !ad->last_transition_time) continue;
+    if (now - *ad->last_transition_time >= cfg.timeout) timed_out.push_back(wl->key);
+  }
+  for (const auto& key : timed_out) {
+    const std::string message = "Exceeded the PodsReady timeout " + key;
+    if (!engine_.EvictWorkload(key, "PodsReadyTimeout", message, /*backoff=*/true).ok()) continue;
+    if (const engine::WorkloadInfo* wl = engine_.FindWorkload(key)) {
+      RecordEvent(WorkloadRef(*wl), "Normal", "EvictedDueToPodsReadyTimeout", message);
+    }
+    SyncWorkloadStatus(key);
   }
 }
 

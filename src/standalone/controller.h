@@ -14,6 +14,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <vector>
 #include <set>
 #include <string>
 #include <thread>
@@ -23,6 +25,8 @@
 #include "api/configuration.h"
 #include "base/clock.h"
 #include "engine/engine.h"
+#include "server/pending_workloads_source.h"
+#include "standalone/pod_resources.h"
 #include "store/object_store.h"
 
 namespace kuota::standalone {
@@ -33,9 +37,13 @@ struct ControllerOptions {
   std::chrono::milliseconds idle_tick{200};
   // ClusterQueue / LocalQueue status is written at most this often.
   std::chrono::milliseconds status_interval{300};
+  // The machine pods run on (kuotad's local runtime). A workload that cannot
+  // fit on it even when it is empty stays pending with that reason instead
+  // of being queued. Unset: no such check (no local runtime).
+  std::optional<ResourceAmounts> machine;
 };
 
-class Controller {
+class Controller : public server::PendingWorkloadsSource {
  public:
   // `store` and `clock` must outlive the controller.
   Controller(store::ObjectStore& store, const Clock& clock, ControllerOptions options);
@@ -51,7 +59,21 @@ class Controller {
   // scheduling has nothing left to do. False on timeout.
   bool WaitIdle(std::chrono::milliseconds timeout);
 
+  // Kueue's visibility API: pending workloads in queue order, answered by the
+  // loop thread (within one idle tick). Thread-safe.
+  Result<std::vector<server::PendingWorkloadInfo>> ForClusterQueue(const std::string& cq) override;
+  Result<std::vector<server::PendingWorkloadInfo>> ForLocalQueue(const std::string& ns,
+                                                                 const std::string& lq) override;
+
  private:
+  struct PendingQuery;
+  Result<std::vector<server::PendingWorkloadInfo>> Ask(std::string cq, std::string ns,
+                                                       std::string lq);
+  void AnswerQueries();
+  // False (and the workload's status says why) when `workload` cannot run on
+  // options_.machine even when it is empty.
+  bool FitsMachine(const nlohmann::json& workload);
+  void CheckPodsReady();
   using Json = nlohmann::json;
   Status InitialSync();
   void Run();
@@ -89,6 +111,10 @@ class Controller {
   std::map<std::string, std::string> job_workload_;  // job uid -> workload key
   std::map<std::string, Json> queue_status_;         // "resource/name" -> status written
   std::chrono::steady_clock::time_point last_status_write_{};
+  std::map<std::string, std::string> unfit_;  // workload key -> why it cannot fit
+
+  std::mutex queries_mu_;
+  std::vector<std::shared_ptr<PendingQuery>> queries_;  // guarded by queries_mu_
 };
 
 }  // namespace kuota::standalone

@@ -7,13 +7,17 @@
 #include <cstring>
 #include <fstream>
 #include <sys/stat.h>
+#include <memory>
 #include <thread>
 
 #include "api/codec/decode.h"
 #include "server/api_server.h"
 #include "server/kubeconfig.h"
 #include "standalone/admission_hook.h"
+#include "runtime/machine_capacity.h"
 #include "standalone/controller.h"
+#include "standalone/job_reconciler.h"
+#include "standalone/pod_runner.h"
 #include "store/object_store.h"
 
 namespace kuota::standalone {
@@ -69,20 +73,59 @@ Status RunKuotad(const KuotadOptions& options) {
   so.clock = &clock;
   KUOTA_ASSIGN_OR_RETURN(std::unique_ptr<store::ObjectStore> store, store::ObjectStore::Open(so));
 
+  runtime::MachineDiscoveryOptions mdo;
+  mdo.declared_gpus = options.gpus;
+  runtime::MachineCapacity machine = runtime::DiscoverMachine(mdo);
+
+  ControllerOptions copts;
+  copts.config = config;
+  if (options.run_pods) copts.machine = MachineAmounts(machine);
+  Controller controller(*store, clock, copts);
+
   KuotaAdmissionHook hook;
   server::ServerOptions sopts;
   sopts.address = options.address;
   sopts.port = options.port;
+  sopts.pod_log_dir = data_dir + "/pods";
+  sopts.pending_workloads = &controller;
   server::ApiServer api(*store, &hook, sopts);
   KUOTA_RETURN_IF_ERROR(api.Start());
 
-  ControllerOptions copts;
-  copts.config = config;
-  Controller controller(*store, clock, copts);
   Status st = controller.Start();
   if (!st.ok()) {
     api.Stop();
     return st;
+  }
+  JobReconcilerOptions jopts;
+  if (options.run_pods) jopts.pod_finalizer = kPodFinalizer;
+  JobReconciler jobs(*store, clock, jopts);
+  st = jobs.Start();
+  std::unique_ptr<PodRunner> runner;
+  if (st.ok() && options.run_pods) {
+    PodRunnerOptions ropts;
+    ropts.pods_dir = data_dir + "/pods";
+    ropts.machine = machine;
+    ropts.use_cgroups = options.cgroups;
+    ropts.max_log_bytes = options.max_log_bytes;
+    runner = std::make_unique<PodRunner>(*store, clock, ropts);
+    st = runner->Start();
+  }
+  if (!st.ok()) {
+    if (runner) runner->Stop();
+    jobs.Stop();
+    controller.Stop();
+    api.Stop();
+    return st;
+  }
+  if (runner) {
+    std::string gpus = std::to_string(machine.gpus.size()) + " GPU(s)";
+    std::fprintf(stderr, "kuotad: running pods on %s: %.3g CPUs, %lld MiB memory, %s\n",
+                 machine.hostname.c_str(), static_cast<double>(machine.cpu_millis) / 1000.0,
+                 static_cast<long long>(machine.memory_bytes >> 20), gpus.c_str());
+    for (const auto& n : machine.notes) std::fprintf(stderr, "kuotad:   %s\n", n.c_str());
+    std::fprintf(stderr, "kuotad:   %s\n", runner->LimitsNote().c_str());
+  } else {
+    std::fprintf(stderr, "kuotad: not running pods (--no-run-pods)\n");
   }
   const std::string url = "http://" + options.address + ":" + std::to_string(api.port());
   const std::string kubeconfig =
@@ -100,9 +143,11 @@ Status RunKuotad(const KuotadOptions& options) {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  std::fprintf(stderr, "kuotad: shutting down\n");
-  controller.Stop();
+  std::fprintf(stderr, "kuotad: shutting down (running pods keep running; a restart adopts them)\n");
+  if (runner) runner->Stop();
+  jobs.Stop();
   api.Stop();
+  controller.Stop();
   return Status::Ok();
 }
 

@@ -24,6 +24,15 @@ struct KuotadOptions {
   bool sync = true;
   // Print one line per scheduling decision to stderr.
   bool verbose = false;
+  // Run admitted pods as local processes (the local runtime). Off: kuotad
+  // only queues and admits; pods stay Pending as on a cluster with no nodes.
+  bool run_pods = true;
+  // >= 0: this many GPUs instead of asking NVML (machines without NVML, tests).
+  int gpus = -1;
+  // Enforce CPU and memory limits with cgroup v2 where the machine allows.
+  bool cgroups = true;
+  // A pod container's log is cut back to half of this when it grows past it.
+  int64_t max_log_bytes = int64_t{64} << 20;
 };
 
 // The default data directory for this user.

@@ -3,6 +3,8 @@
 # the real kubectl, following the seeds' walkthroughs (GKE batch tutorial, two
 # teams sharing a cohort with priorities and preemption). Also restarts kuotad
 # (after kill -9) and checks nothing acknowledged was lost and scheduling goes on.
+# Runs kuotad with --no-run-pods: the API and scheduling only (the GKE jobs ask
+# for GPUs this machine lacks); local_runtime_test.sh covers running pods.
 # Usage: kuotad_kubectl_test.sh PATH/TO/kuotad
 set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad}
@@ -29,7 +31,7 @@ contains() {  # contains NAME NEEDLE TEXT
 
 start_kuotad() {
   rm -f "$TMP/kubeconfig"
-  "$KUOTAD" --data-dir "$TMP/data" --port 0 --kubeconfig-out "$TMP/kubeconfig" \
+  "$KUOTAD" --data-dir "$TMP/data" --port 0 --kubeconfig-out "$TMP/kubeconfig" --no-run-pods \
     >"$TMP/kuotad.log" 2>&1 &
   PID=$!
   for _ in $(seq 1 200); do
@@ -45,7 +47,9 @@ k() { kubectl --kubeconfig "$TMP/kubeconfig" "$@"; }
 wait_for() {
   local needle=$1; shift
   for _ in $(seq 1 100); do
-    if "$@" 2>/dev/null | grep -qF -- "$needle"; then return 0; fi
+    # Not `"$@" | grep -q`: under pipefail the writer's SIGPIPE fails the test.
+    local out; out=$("$@" 2>/dev/null)
+    if grep -qF -- "$needle" <<<"$out"; then return 0; fi
     sleep 0.1
   done
   return 1

@@ -1,0 +1,277 @@
+#include "standalone/job_reconciler.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "standalone/events.h"
+#include "standalone/pod_runner.h"
+
+namespace kuota::standalone {
+namespace {
+
+constexpr const char* kJobs = "jobs.batch";
+constexpr const char* kPods = "pods";
+constexpr const char* kComponent = "job-controller";
+
+std::string Meta(const nlohmann::json& obj, const char* field) {
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return "";
+  auto f = m->find(field);
+  return f != m->end() && f->is_string() ? f->get<std::string>() : "";
+}
+
+std::string Key(const nlohmann::json& obj) {
+  return Meta(obj, "namespace") + "/" + Meta(obj, "name");
+}
+
+// The uid of the Job controlling `pod`, or empty.
+std::string OwnerJobUid(const nlohmann::json& pod) {
+  auto m = pod.find("metadata");
+  if (m == pod.end() || !m->is_object()) return "";
+  auto refs = m->find("ownerReferences");
+  if (refs == m->end() || !refs->is_array()) return "";
+  for (const auto& r : *refs) {
+    if (!r.is_object() || !r.value("controller", false)) continue;
+    if (r.value("kind", "") == "Job" && r.value("apiVersion", "") == "batch/v1") {
+      return r.value("uid", "");
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+JobReconciler::JobReconciler(store::ObjectStore& store, const Clock& clock,
+                             JobReconcilerOptions options)
+    : store_(store), clock_(clock), options_(std::move(options)) {}
+
+JobReconciler::~JobReconciler() { Stop(); }
+
+Status JobReconciler::Start() {
+  KUOTA_RETURN_IF_ERROR(Sync());
+  thread_ = std::thread([this] { Run(); });
+  return Status::Ok();
+}
+
+void JobReconciler::Stop() {
+  stop_ = true;
+  if (watcher_) watcher_->Stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+bool JobReconciler::WaitIdle(std::chrono::milliseconds timeout) {
+  const int64_t target = store_.CurrentResourceVersion();
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (!busy_ && processed_rv_ >= target) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
+Status JobReconciler::Sync() {
+  const int64_t rv = store_.CurrentResourceVersion();
+  jobs_.clear();
+  job_by_uid_.clear();
+  pods_.clear();
+  for (const char* resource : {kJobs, kPods}) {
+    store::ListOptions lo;
+    lo.limit = 1000;
+    do {
+      KUOTA_ASSIGN_OR_RETURN(store::ListResult page, store_.List(resource, lo));
+      for (auto& item : page.items) {
+        store::WatchEvent ev;
+        ev.type = store::EventType::kAdded;
+        ev.resource = resource;
+        ev.object = std::move(item);
+        Handle(ev);
+      }
+      lo.continue_token = page.continue_token;
+    } while (!lo.continue_token.empty());
+  }
+  KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch("", "", rv));
+  processed_rv_ = rv;
+  return Status::Ok();
+}
+
+void JobReconciler::Handle(const store::WatchEvent& ev) {
+  if (ev.resource == kJobs) {
+    const std::string key = Key(ev.object);
+    const std::string uid = Meta(ev.object, "uid");
+    if (ev.type == store::EventType::kDeleted) {
+      jobs_.erase(key);
+      job_by_uid_.erase(uid);
+      timers_.erase(key);
+      dirty_.erase(key);
+      invalid_.erase(key);
+      CascadeDelete(uid, Meta(ev.object, "namespace"));
+      return;
+    }
+    jobs_[key] = ev.object;
+    job_by_uid_[uid] = key;
+    dirty_.insert(key);
+    return;
+  }
+  if (ev.resource != kPods) return;
+  const std::string owner = OwnerJobUid(ev.object);
+  if (owner.empty()) return;
+  const std::string name = Meta(ev.object, "name");
+  if (ev.type == store::EventType::kDeleted) {
+    auto it = pods_.find(owner);
+    if (it != pods_.end()) {
+      it->second.erase(name);
+      if (it->second.empty()) pods_.erase(it);
+    }
+  } else {
+    pods_[owner][name] = ev.object;
+  }
+  auto job = job_by_uid_.find(owner);
+  if (job != job_by_uid_.end()) {
+    dirty_.insert(job->second);
+  } else if (ev.type != store::EventType::kDeleted && !jobs_.empty()) {
+    // The owner is gone (or not seen yet): orphans are collected once the
+    // initial list is complete; see Run().
+  }
+}
+
+void JobReconciler::CascadeDelete(const std::string& job_uid, const std::string& ns) {
+  auto it = pods_.find(job_uid);
+  if (it == pods_.end()) return;
+  for (const auto& [name, pod] : it->second) {
+    if (pod["metadata"].contains("deletionTimestamp")) continue;
+    (void)store_.Delete(kPods, ns, name);
+  }
+}
+
+void JobReconciler::Run() {
+  // Pods whose Job no longer exists (deleted while kuotad was down).
+  for (const auto& [uid, pods] : pods_) {
+    if (job_by_uid_.count(uid) || pods.empty()) continue;
+    CascadeDelete(uid, Meta(pods.begin()->second, "namespace"));
+  }
+  while (!stop_) {
+    busy_ = true;
+    store::WatchEvent ev;
+    auto wait = dirty_.empty() ? options_.idle_tick : std::chrono::milliseconds(0);
+    if (!timers_.empty()) {
+      const Time now = clock_.Now();
+      Time first = timers_.begin()->second;
+      for (const auto& [k, t] : timers_) first = std::min(first, t);
+      if (first <= now) {
+        wait = std::chrono::milliseconds(0);
+      } else {
+        wait = std::min(wait, std::chrono::milliseconds((first - now).ms));
+      }
+    }
+    while (!stop_ && watcher_->Next(&ev, wait)) {
+      Handle(ev);
+      processed_rv_ = std::max<int64_t>(processed_rv_, ev.resource_version);
+      wait = std::chrono::milliseconds(0);
+    }
+    if (stop_) break;
+    if (!watcher_->Alive()) {
+      std::fprintf(stderr, "kuotad: job controller watch ended; resynchronizing\n");
+      if (!Sync().ok()) std::this_thread::sleep_for(std::chrono::seconds(1));
+      continue;
+    }
+    const Time now = clock_.Now();
+    for (auto it = timers_.begin(); it != timers_.end();) {
+      if (it->second <= now) {
+        dirty_.insert(it->first);
+        it = timers_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    std::set<std::string> work;
+    work.swap(dirty_);
+    for (const auto& key : work) {
+      if (stop_) break;
+      Reconcile(key);
+    }
+    busy_ = !dirty_.empty();
+    if (!busy_) processed_rv_ = std::max<int64_t>(processed_rv_, store_.CurrentResourceVersion());
+  }
+}
+
+void JobReconciler::Reconcile(const std::string& key) {
+  auto jit = jobs_.find(key);
+  if (jit == jobs_.end()) return;
+  const Json& job = jit->second;
+  const std::string uid = Meta(job, "uid");
+  const std::string ns = Meta(job, "namespace");
+  std::vector<Json> pods;
+  if (auto p = pods_.find(uid); p != pods_.end()) {
+    for (const auto& [name, pod] : p->second) pods.push_back(pod);
+  }
+  auto actions = jobctl::ReconcileJob(job, pods, clock_.Now(), options_.job);
+  if (!actions.ok()) {
+    // Report a malformed Job once per generation, not on every pod change.
+    const std::string msg = actions.status().message();
+    std::string& reported = invalid_[key];
+    if (reported != msg) {
+      RecordEvent(store_, clock_, job, "Warning", "InvalidJob", msg, kComponent);
+      reported = msg;
+    }
+    return;
+  }
+  invalid_.erase(key);
+  for (const auto& ev : actions->events) {
+    RecordEvent(store_, clock_, job, ev.type, ev.reason, ev.message, kComponent);
+  }
+  const std::string start_group = uid + "-" + std::to_string(store_.CurrentResourceVersion());
+  for (Json pod : actions->create_pods) {
+    if (!options_.pod_finalizer.empty()) {
+      pod["metadata"]["finalizers"] = Json::array({options_.pod_finalizer});
+    }
+    pod["metadata"]["annotations"][kStartGroupAnnotation] = start_group;
+    pod["metadata"]["annotations"][kStartGroupSizeAnnotation] =
+        std::to_string(actions->create_pods.size());
+    auto stored = store_.Create(kPods, std::move(pod));
+    if (!stored.ok()) {
+      RecordEvent(store_, clock_, job, "Warning", "FailedCreate",
+                  "Error creating: " + stored.status().message(), kComponent);
+      timers_[key] = clock_.Now() + Duration{1000};
+      continue;
+    }
+    pods_[uid][Meta(*stored, "name")] = *stored;  // read our own writes
+    auto ev = jobctl::PodCreatedEvent(Meta(*stored, "name"));
+    RecordEvent(store_, clock_, job, ev.type, ev.reason, ev.message, kComponent);
+  }
+  for (const auto& name : actions->delete_pods) {
+    auto deleted = store_.Delete(kPods, ns, name);
+    if (deleted.ok()) {
+      // With a finalizer the pod stays, being deleted, until the runner ends it.
+      if (Meta(*deleted, "deletionTimestamp").empty()) {
+        pods_[uid].erase(name);
+      } else {
+        pods_[uid][name] = *deleted;
+      }
+    }
+  }
+  if (actions->status) {
+    Json patch = {{"apiVersion", "batch/v1"},
+                  {"kind", "Job"},
+                  {"metadata", {{"name", Meta(job, "name")}, {"namespace", ns}}},
+                  {"status", *actions->status}};
+    store::UpdateOptions uo;
+    uo.status_only = true;
+    auto stored = store_.Update(kJobs, patch, uo);
+    if (stored.ok()) {
+      jit->second["status"] = (*stored)["status"];
+      jit->second["metadata"]["resourceVersion"] = (*stored)["metadata"]["resourceVersion"];
+    }
+  }
+  if (actions->delete_job) {
+    (void)store_.Delete(kJobs, ns, Meta(job, "name"));
+    return;  // the DELETED event cascades to the pods
+  }
+  if (actions->requeue_at) {
+    timers_[key] = *actions->requeue_at;
+  } else {
+    timers_.erase(key);
+  }
+}
+
+}  // namespace kuota::standalone

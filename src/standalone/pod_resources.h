@@ -1,0 +1,45 @@
+// Pod resources: what a pod asks of the machine, read from its containers'
+// requests (limits where a request is missing, as kube defaults them), the
+// way kube's scheduler sums them: containers add up, an init container only
+// raises the total to its own size. Also the machine's capacity in the same
+// form. Values are milli-units (api::Quantity). Pure; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/result.h"
+#include "runtime/machine_capacity.h"
+
+namespace kuota::standalone {
+
+inline constexpr char kGpuResource[] = "nvidia.com/gpu";
+
+// resource name -> milli-units.
+using ResourceAmounts = std::map<std::string, int64_t>;
+
+// The pod's total requests. Invalid, naming the field, for a quantity that
+// does not parse.
+Result<ResourceAmounts> PodRequests(const nlohmann::json& pod);
+
+// One container's limits (for cgroups): cpu in millicores and memory in bytes,
+// 0 when unset.
+struct ContainerLimits {
+  int64_t cpu_millis = 0;
+  int64_t memory_bytes = 0;
+};
+ContainerLimits LimitsOf(const nlohmann::json& container);
+
+// The machine as a ResourceAmounts: cpu, memory, nvidia.com/gpu, pods (110).
+ResourceAmounts MachineAmounts(const runtime::MachineCapacity& machine);
+
+// The first resource in `need` that `have` cannot give, as
+// "4 nvidia.com/gpu (the machine has 0)"; empty when it fits. Resources
+// `have` does not list (ephemeral-storage, other extended resources) are not
+// accounted for and never make a pod wait.
+std::string FirstShortfall(const ResourceAmounts& need, const ResourceAmounts& have);
+
+}  // namespace kuota::standalone

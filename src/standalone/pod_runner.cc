@@ -1,0 +1,967 @@
+#include "standalone/pod_runner.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "runtime/group_terminator.h"
+#include "runtime/log_cap.h"
+#include "runtime/os_files.h"
+#include "runtime/process_group.h"
+#include "runtime/process_state.h"
+#include "runtime/spawn.h"
+#include "standalone/events.h"
+#include "standalone/pod_command.h"
+
+namespace kuota::standalone {
+
+using Json = nlohmann::json;
+
+struct ContainerRun {
+  std::string name;
+  Json spec;
+  std::string log_path, exit_path;
+  bool running = false;
+  bool ever_started = false;
+  runtime::ProcessHandle handle;
+  int restarts = 0;
+  Time started_at{};
+  // The last run's end, while it is not running.
+  bool terminated = false;
+  int exit_code = 0;
+  int signal = 0;
+  std::string reason, message;
+  Time finished_at{};
+  Json last_state = Json::object();  // kube's lastTerminationState
+  std::optional<Time> restart_at;
+  std::unique_ptr<runtime::GroupTerminator> terminator;
+};
+
+struct PodRun {
+  enum class Stage { kWaiting, kRunning, kDone };
+  std::string key, ns, name, uid, owner;
+  std::string start_group;       // pods created together by one controller action
+  int64_t start_group_size = 1;  // how many pods that action created
+  Json pod;
+  Stage stage = Stage::kWaiting;
+  std::vector<ContainerRun> containers;
+  ResourceAmounts requests;
+  std::vector<int> gpus;
+  std::string cgroup_dir;
+  bool placed = false;  // counted in in_use_
+  Time start_time{};
+  bool deleting = false;
+  std::string wait_message;
+  std::string fail_reason, fail_message;
+  Json written_status;
+};
+
+namespace {
+
+constexpr const char* kPods = "pods";
+constexpr const char* kComponent = "kuotad-runner";
+
+std::string Meta(const Json& obj, const char* field) {
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return "";
+  auto f = m->find(field);
+  return f != m->end() && f->is_string() ? f->get<std::string>() : "";
+}
+
+std::string Phase(const Json& pod) {
+  auto st = pod.find("status");
+  if (st == pod.end() || !st->is_object()) return "";
+  return st->value("phase", "");
+}
+
+bool HasFinalizer(const Json& pod, const std::string& f) {
+  auto m = pod.find("metadata");
+  if (m == pod.end() || !m->contains("finalizers") || !(*m)["finalizers"].is_array()) return false;
+  for (const auto& x : (*m)["finalizers"]) {
+    if (x.is_string() && x.get<std::string>() == f) return true;
+  }
+  return false;
+}
+
+std::string OwnerUid(const Json& pod) {
+  auto m = pod.find("metadata");
+  if (m == pod.end() || !m->contains("ownerReferences")) return "";
+  for (const auto& r : (*m)["ownerReferences"]) {
+    if (r.is_object() && r.value("controller", false)) return r.value("uid", "");
+  }
+  return "";
+}
+
+std::string RestartPolicy(const Json& pod) {
+  return pod.value("spec", Json::object()).value("restartPolicy", "Always");
+}
+
+std::string SignalName(int sig) {
+  switch (sig) {
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGKILL:
+      return "SIGKILL";
+    case SIGINT:
+      return "SIGINT";
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGABRT:
+      return "SIGABRT";
+    case SIGXFSZ:
+      return "SIGXFSZ";
+    default:
+      return "signal " + std::to_string(sig);
+  }
+}
+
+// Writes `text` to `path` durably: temporary file, fsync, rename.
+Status WriteFileDurably(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::Unavailable("cannot write " + tmp + ": " + runtime::ErrnoText(errno));
+  size_t off = 0;
+  while (off < text.size()) {
+    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      return Status::Unavailable("cannot write " + tmp + ": " + runtime::ErrnoText(err));
+    }
+    off += static_cast<size_t>(n);
+  }
+  ::fsync(fd);
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    return Status::Unavailable("cannot rename " + tmp + ": " + runtime::ErrnoText(errno));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+PodRunner::PodRunner(store::ObjectStore& store, const Clock& clock, PodRunnerOptions options)
+    : store_(store),
+      clock_(clock),
+      options_(std::move(options)),
+      capacity_(MachineAmounts(options_.machine)),
+      gpus_([this] {
+        std::vector<int> idx;
+        for (const auto& g : options_.machine.gpus) idx.push_back(g.index);
+        return idx;
+      }()) {}
+
+PodRunner::~PodRunner() { Stop(); }
+
+std::string PodRunner::LimitsNote() const {
+  if (cgroups_ && cgroups_->enforced()) {
+    return "CPU and memory limits enforced with cgroup v2 under " + cgroups_->subtree_dir();
+  }
+  return "CPU and memory limits NOT enforced: " +
+         (cgroups_ ? cgroups_->reason() : std::string("disabled (--no-cgroups)"));
+}
+
+std::string PodRunner::PodDir(const std::string& uid) const {
+  return options_.pods_dir + "/" + uid;
+}
+
+Status PodRunner::Start() {
+  if (options_.pods_dir.empty()) return Status::Invalid("PodRunner: pods_dir is required");
+  KUOTA_RETURN_IF_ERROR(runtime::MakeDirs(options_.pods_dir, 0700));
+  if (options_.use_cgroups) {
+    cgroups_ = std::make_unique<runtime::CgroupManager>(runtime::CgroupManager::Detect());
+  }
+  KUOTA_RETURN_IF_ERROR(PublishNode());
+  KUOTA_RETURN_IF_ERROR(Sync());
+  thread_ = std::thread([this] { Run(); });
+  return Status::Ok();
+}
+
+void PodRunner::Stop() {
+  stop_ = true;
+  if (watcher_) watcher_->Stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+Status PodRunner::PublishNode() {
+  const auto& m = options_.machine;
+  auto amount = [](int64_t v) { return std::to_string(v); };
+  Json resources = {
+      {"cpu", m.cpu_millis % 1000 == 0 ? amount(m.cpu_millis / 1000) : amount(m.cpu_millis) + "m"},
+      {"memory", amount(m.memory_bytes / 1024) + "Ki"},
+      {"pods", "110"}};
+  if (!m.gpus.empty()) resources[kGpuResource] = amount(static_cast<int64_t>(m.gpus.size()));
+  std::string notes;
+  for (const auto& n : m.notes) notes += (notes.empty() ? "" : "; ") + n;
+  const std::string now = FormatRfc3339(clock_.Now());
+  Json node = {{"apiVersion", "v1"},
+               {"kind", "Node"},
+               {"metadata",
+                {{"name", m.hostname},
+                 {"labels",
+                  {{"kubernetes.io/hostname", m.hostname},
+                   {"kubernetes.io/os", "linux"},
+                   {"node-role.kubernetes.io/kuota", ""}}},
+                 {"annotations",
+                  {{"kuota.dev/capacity-notes", notes}, {"kuota.dev/limits", LimitsNote()}}}}},
+               {"spec", Json::object()},
+               {"status",
+                {{"capacity", resources},
+                 {"allocatable", resources},
+                 {"conditions", Json::array({{{"type", "Ready"},
+                                              {"status", "True"},
+                                              {"reason", "KuotadReady"},
+                                              {"message", "kuotad runs pods on this machine"},
+                                              {"lastHeartbeatTime", now},
+                                              {"lastTransitionTime", now}}})},
+                 {"addresses", Json::array({{{"type", "InternalIP"}, {"address", "127.0.0.1"}},
+                                            {{"type", "Hostname"}, {"address", m.hostname}}})},
+                 {"nodeInfo",
+                  {{"kubeletVersion", "kuota"},
+                   {"operatingSystem", "linux"},
+                   {"architecture", ""},
+                   {"containerRuntimeVersion", "kuota-local://processes"}}}}}};
+  for (const auto& g : m.gpus) {
+    node["metadata"]["annotations"]["kuota.dev/gpu-" + std::to_string(g.index)] =
+        g.uuid + (g.name.empty() ? "" : " " + g.name);
+  }
+  auto existing = store_.Get("nodes", "", m.hostname);
+  if (!existing.ok()) {
+    auto created = store_.Create("nodes", node);
+    if (!created.ok()) return created.status().WithContext("publishing Node " + m.hostname);
+    return Status::Ok();
+  }
+  auto updated = store_.Update("nodes", node);
+  if (!updated.ok()) return updated.status().WithContext("publishing Node " + m.hostname);
+  store::UpdateOptions uo;
+  uo.status_only = true;
+  (void)store_.Update("nodes", node, uo);
+  return Status::Ok();
+}
+
+Status PodRunner::Sync() {
+  const int64_t rv = store_.CurrentResourceVersion();
+  store::ListOptions lo;
+  lo.limit = 1000;
+  do {
+    KUOTA_ASSIGN_OR_RETURN(store::ListResult page, store_.List(kPods, lo));
+    for (const auto& item : page.items) Handle("ADDED", item);
+    lo.continue_token = page.continue_token;
+  } while (!lo.continue_token.empty());
+  KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch(kPods, "", rv));
+  CollectOrphanDirs();
+  return Status::Ok();
+}
+
+void PodRunner::CollectOrphanDirs() {
+  std::set<std::string> known;
+  for (const auto& [key, run] : pods_) known.insert(run->uid);
+  std::error_code ec;
+  std::vector<std::string> orphans;
+  for (const auto& entry : std::filesystem::directory_iterator(options_.pods_dir, ec)) {
+    const std::string uid = entry.path().filename().string();
+    if (!known.count(uid) && entry.is_directory()) orphans.push_back(uid);
+  }
+  for (const auto& uid : orphans) {
+    // Its pod is gone: stop whatever it left running, then drop its files.
+    std::ifstream in(PodDir(uid) + "/runtime.json");
+    Json rec = Json::parse(in, nullptr, false);
+    if (rec.is_object()) {
+      const Json containers = rec.contains("containers") ? rec["containers"] : Json::object();
+      for (const auto& [name, c] : containers.items()) {
+        runtime::ProcessHandle h;
+        h.keeper_pid = c.value("keeper", 0);
+        h.keeper_start_time = c.value("keeperStart", uint64_t{0});
+        h.pgid = c.value("pgid", 0);
+        h.pgid_start_time = c.value("pgidStart", uint64_t{0});
+        if (h.pgid > 0) (void)runtime::SignalGroup(h, SIGKILL);
+      }
+    }
+    if (cgroups_ && cgroups_->enforced()) (void)cgroups_->Remove(uid);
+    std::filesystem::remove_all(PodDir(uid), ec);
+  }
+}
+
+void PodRunner::Handle(const std::string& type, const Json& pod) {
+  const std::string key = Meta(pod, "namespace") + "/" + Meta(pod, "name");
+  if (type == "DELETED") {
+    Forget(key, /*kill=*/true);
+    return;
+  }
+  auto it = pods_.find(key);
+  if (it != pods_.end() && it->second->uid != Meta(pod, "uid")) {
+    Forget(key, true);  // a new pod with the old one's name
+    it = pods_.end();
+  }
+  const bool deleting = pod["metadata"].contains("deletionTimestamp");
+  if (it == pods_.end()) {
+    const std::string phase = Phase(pod);
+    const bool terminal = phase == "Succeeded" || phase == "Failed";
+    if (terminal && !(deleting && HasFinalizer(pod, kPodFinalizer))) return;
+    auto run = std::make_unique<PodRun>();
+    run->key = key;
+    run->ns = Meta(pod, "namespace");
+    run->name = Meta(pod, "name");
+    run->uid = Meta(pod, "uid");
+    run->owner = OwnerUid(pod);
+    if (run->owner.empty()) run->owner = "pod:" + run->uid;
+    const Json annotations = pod["metadata"].value("annotations", Json::object());
+    run->start_group = annotations.value(kStartGroupAnnotation, "");
+    if (!run->start_group.empty()) {
+      run->start_group_size =
+          std::strtoll(annotations.value(kStartGroupSizeAnnotation, "1").c_str(), nullptr, 10);
+    }
+    run->pod = pod;
+    const std::string dir = PodDir(run->uid);
+    for (const auto& c : pod.value("spec", Json::object()).value("containers", Json::array())) {
+      ContainerRun cr;
+      cr.name = c.value("name", "");
+      cr.spec = c;
+      cr.log_path = dir + "/" + cr.name + ".log";
+      cr.exit_path = dir + "/" + cr.name + ".exit";
+      run->containers.push_back(std::move(cr));
+    }
+    auto req = PodRequests(pod);
+    if (!req.ok()) {
+      run->fail_reason = "InvalidResources";
+      run->fail_message = req.status().message();
+    } else {
+      run->requests = std::move(req).value();
+    }
+    if (terminal) {
+      run->stage = PodRun::Stage::kDone;
+      run->written_status = pod.value("status", Json::object());
+    } else {
+      Recover(*run);
+      if (run->stage != PodRun::Stage::kWaiting) WriteStatus(*run);
+    }
+    it = pods_.emplace(key, std::move(run)).first;
+  }
+  PodRun& run = *it->second;
+  run.pod = pod;
+  if (deleting) run.deleting = true;
+}
+
+void PodRunner::Recover(PodRun& run) {
+  std::ifstream in(PodDir(run.uid) + "/runtime.json");
+  Json rec = in ? Json::parse(in, nullptr, false) : Json();
+  const std::string phase = Phase(run.pod);
+  if (!rec.is_object()) {
+    if (phase == "Running") {
+      // It ran under a kuotad that kept no record of it: nothing to adopt.
+      run.stage = PodRun::Stage::kDone;
+      run.fail_reason = "Lost";
+      run.fail_message = "kuotad restarted and found no record of this pod's processes";
+      for (auto& c : run.containers) {
+        c.terminated = true;
+        c.exit_code = 137;
+        c.reason = "Lost";
+        c.finished_at = clock_.Now();
+      }
+    }
+    return;  // a fresh pod: it waits for placement
+  }
+  run.stage = PodRun::Stage::kRunning;
+  run.placed = true;
+  for (const auto& [k, v] : run.requests) in_use_[k] += v;
+  if (auto st = ParseRfc3339(rec.value("startTime", "")); st.ok()) run.start_time = *st;
+  run.cgroup_dir = rec.value("cgroup", "");
+  std::vector<int> gpus = rec.value("gpus", std::vector<int>{});
+  if (!gpus.empty()) {
+    Status st = gpus_.Restore(run.uid, gpus);
+    if (!st.ok())
+      std::fprintf(stderr, "kuotad: pod %s: %s\n", run.key.c_str(), st.message().c_str());
+    run.gpus = gpus;
+  }
+  const Json containers = rec.value("containers", Json::object());
+  for (auto& c : run.containers) {
+    auto r = containers.find(c.name);
+    if (r == containers.end()) {
+      // Never started: treat as failed to start, never start it now (the pod
+      // was half started when kuotad stopped).
+      c.terminated = true;
+      c.exit_code = 128;
+      c.reason = "StartInterrupted";
+      c.message = "kuotad stopped before this container started; not started again";
+      c.finished_at = clock_.Now();
+      continue;
+    }
+    c.restarts = r->value("restarts", 0);
+    if (auto t = ParseRfc3339(r->value("startedAt", "")); t.ok()) c.started_at = *t;
+    if (r->value("state", "") == "starting") {
+      c.terminated = true;
+      c.exit_code = 128;
+      c.reason = "StartInterrupted";
+      c.message =
+          "kuotad stopped while starting this container; not started again so that it "
+          "never runs twice";
+      c.finished_at = clock_.Now();
+      continue;
+    }
+    if (r->value("state", "") == "failed") {
+      c.terminated = true;
+      c.exit_code = r->value("exitCode", 128);
+      c.reason = r->value("reason", "StartError");
+      c.message = r->value("message", "");
+      c.finished_at = clock_.Now();
+      continue;
+    }
+    c.ever_started = true;
+    c.handle.keeper_pid = r->value("keeper", 0);
+    c.handle.keeper_start_time = r->value("keeperStart", uint64_t{0});
+    c.handle.pgid = r->value("pgid", 0);
+    c.handle.pgid_start_time = r->value("pgidStart", uint64_t{0});
+    c.running = true;  // PollContainers learns the truth on the next step
+  }
+}
+
+Status PodRunner::SaveRecord(const PodRun& run) const {
+  Json containers = Json::object();
+  for (const auto& c : run.containers) {
+    if (!c.ever_started && !c.terminated && !c.running) {
+      continue;
+    }
+    Json r = {{"restarts", c.restarts}, {"startedAt", FormatRfc3339(c.started_at)}};
+    if (c.ever_started) {
+      r["state"] = "started";
+      r["keeper"] = c.handle.keeper_pid;
+      r["keeperStart"] = c.handle.keeper_start_time;
+      r["pgid"] = c.handle.pgid;
+      r["pgidStart"] = c.handle.pgid_start_time;
+    } else {
+      r["state"] = "failed";
+      r["exitCode"] = c.exit_code;
+      r["reason"] = c.reason;
+      r["message"] = c.message;
+    }
+    containers[c.name] = r;
+  }
+  Json rec = {{"pod", run.key},
+              {"startTime", FormatRfc3339(run.start_time)},
+              {"gpus", run.gpus},
+              {"cgroup", run.cgroup_dir},
+              {"containers", containers}};
+  return WriteFileDurably(PodDir(run.uid) + "/runtime.json", rec.dump(1) + "\n");
+}
+
+void PodRunner::Run() {
+  while (!stop_) {
+    store::WatchEvent ev;
+    auto wait = options_.tick;
+    while (!stop_ && watcher_->Next(&ev, wait)) {
+      if (ev.type != store::EventType::kBookmark) Handle(store::EventTypeName(ev.type), ev.object);
+      wait = std::chrono::milliseconds(0);
+    }
+    if (stop_) break;
+    if (!watcher_->Alive()) {
+      std::fprintf(stderr, "kuotad: pod runner watch ended; resynchronizing\n");
+      auto w = store_.Watch(kPods, "", store_.CurrentResourceVersion());
+      if (w.ok()) {
+        watcher_ = std::move(w).value();
+        store::ListOptions lo;
+        auto all = store_.List(kPods, lo);
+        if (all.ok()) {
+          std::set<std::string> present;
+          for (const auto& p : all->items) {
+            present.insert(Meta(p, "namespace") + "/" + Meta(p, "name"));
+            Handle("MODIFIED", p);
+          }
+          std::vector<std::string> gone;
+          for (const auto& [key, run] : pods_) {
+            if (!present.count(key)) gone.push_back(key);
+          }
+          for (const auto& key : gone) Forget(key, true);
+        }
+      } else {
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+      }
+      continue;
+    }
+    Step();
+  }
+}
+
+void PodRunner::Step() {
+  std::vector<std::string> keys;
+  for (const auto& [key, run] : pods_) keys.push_back(key);
+  for (const auto& key : keys) {
+    auto it = pods_.find(key);
+    if (it == pods_.end()) continue;
+    PodRun& run = *it->second;
+    if (run.deleting) {
+      StepDeletion(run);
+    } else if (run.stage == PodRun::Stage::kRunning) {
+      PollContainers(run);
+    }
+  }
+  TryStartWaiting();
+  auto now = std::chrono::steady_clock::now();
+  if (now - last_log_cap_ >= std::chrono::seconds(1)) {
+    last_log_cap_ = now;
+    for (const auto& [key, run] : pods_) {
+      if (run->stage != PodRun::Stage::kRunning) continue;
+      for (const auto& c : run->containers) {
+        if (!c.ever_started) continue;
+        Status st = runtime::EnforceLogCap(c.log_path, options_.max_log_bytes);
+        if (!st.ok())
+          std::fprintf(stderr, "kuotad: log cap %s: %s\n", c.log_path.c_str(),
+                       st.message().c_str());
+      }
+    }
+  }
+}
+
+void PodRunner::TryStartWaiting() {
+  // The waiting pods of each owner start together, or not at all.
+  std::map<std::string, std::vector<PodRun*>> groups;
+  std::map<std::string, int64_t> seen;  // start group -> pods of it known
+  std::vector<std::string> order;
+  for (auto& [key, run] : pods_) {
+    const std::string group = run->owner + "/" + run->start_group;
+    seen[group]++;
+    if (run->stage != PodRun::Stage::kWaiting || run->deleting) continue;
+    if (!groups.count(group)) order.push_back(group);
+    groups[group].push_back(run.get());
+  }
+  for (const auto& owner : order) {
+    auto& group = groups[owner];
+    // Pods created together start together: wait until all are here.
+    if (group.front()->start_group_size > seen[owner]) continue;
+    ResourceAmounts need;
+    for (PodRun* r : group) {
+      for (const auto& [k, v] : r->requests) need[k] += v;
+    }
+    std::string why;
+    if (std::string s = FirstShortfall(need, capacity_); !s.empty()) {
+      why = "0/1 nodes are available: the pods of this job need " + s +
+            " even when the machine is empty";
+    } else {
+      ResourceAmounts free = capacity_;
+      for (const auto& [k, v] : in_use_) {
+        if (auto f = free.find(k); f != free.end()) f->second -= v;
+      }
+      if (std::string f = FirstShortfall(need, free); !f.empty()) {
+        why = "0/1 nodes are available: waiting for " + f + " to be free";
+        // FirstShortfall names the capacity; say what is free instead.
+        why.replace(why.find("the machine has"), std::string("the machine has").size(), "free:");
+      }
+    }
+    if (!why.empty()) {
+      for (PodRun* r : group) {
+        if (r->wait_message != why) {
+          r->wait_message = why;
+          WriteStatus(*r);
+        }
+      }
+      continue;
+    }
+    bool gpus_ok = true;
+    for (PodRun* r : group) {
+      auto n = r->requests.find(kGpuResource);
+      const int want = n == r->requests.end() ? 0 : static_cast<int>((n->second + 999) / 1000);
+      if (want == 0) continue;
+      auto got = gpus_.Allocate(r->uid, want);
+      if (!got.ok()) {
+        gpus_ok = false;
+        break;
+      }
+      r->gpus = *got;
+    }
+    if (!gpus_ok) {
+      for (PodRun* r : group) {
+        gpus_.Release(r->uid);
+        r->gpus.clear();
+      }
+      continue;
+    }
+    for (PodRun* r : group) StartPod(*r);
+  }
+}
+
+bool PodRunner::StartPod(PodRun& run) {
+  run.wait_message.clear();
+  run.stage = PodRun::Stage::kRunning;
+  run.start_time = clock_.Now();
+  run.placed = true;
+  for (const auto& [k, v] : run.requests) in_use_[k] += v;
+  const Json spec = run.pod.value("spec", Json::object());
+  if (run.fail_reason.empty() && spec.contains("initContainers") &&
+      !spec["initContainers"].empty()) {
+    run.fail_reason = "Unsupported";
+    run.fail_message = "spec.initContainers: not supported by kuotad's local runtime";
+  }
+  if (run.fail_reason.empty() && run.containers.empty()) {
+    run.fail_reason = "Invalid";
+    run.fail_message = "spec.containers: the pod has no containers";
+  }
+  if (!run.fail_reason.empty()) {
+    for (auto& c : run.containers) {
+      c.terminated = true;
+      c.exit_code = 128;
+      c.reason = run.fail_reason;
+      c.message = run.fail_message;
+      c.finished_at = clock_.Now();
+    }
+    run.stage = PodRun::Stage::kDone;
+    RecordEvent(store_, clock_, run.pod, "Warning", "Failed", run.fail_message, kComponent);
+    gpus_.Release(run.uid);
+    for (const auto& [k, v] : run.requests) in_use_[k] -= v;
+    run.placed = false;
+    WriteStatus(run);
+    return false;
+  }
+  if (!HasFinalizer(run.pod, kPodFinalizer)) {
+    // A pod created directly (not by a Job): hold it while its processes run.
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      auto cur = store_.Get(kPods, run.ns, run.name);
+      if (!cur.ok()) break;
+      Json obj = *cur;
+      obj["metadata"]["finalizers"].push_back(kPodFinalizer);
+      auto up = store_.Update(kPods, obj);
+      if (up.ok()) {
+        run.pod = *up;
+        break;
+      }
+    }
+  }
+  if (cgroups_ && cgroups_->enforced()) {
+    int64_t cpu = 0, mem = 0;
+    for (const auto& c : run.containers) {
+      ContainerLimits l = LimitsOf(c.spec);
+      cpu += l.cpu_millis;
+      mem += l.memory_bytes;
+    }
+    if (cpu > 0 || mem > 0) {
+      auto placement = cgroups_->Create(run.uid, cpu, mem);
+      if (placement.ok()) {
+        run.cgroup_dir = placement->dir;
+      } else {
+        std::fprintf(stderr, "kuotad: pod %s: cgroup: %s\n", run.key.c_str(),
+                     placement.status().message().c_str());
+      }
+    }
+  }
+  (void)runtime::MakeDirs(PodDir(run.uid), 0755);
+  for (size_t i = 0; i < run.containers.size(); ++i) StartContainer(run, i);
+  RecordEvent(store_, clock_, run.pod, "Normal", "Started",
+              "Started " + std::to_string(run.containers.size()) + " container(s) on " +
+                  options_.machine.hostname +
+                  (run.gpus.empty() ? std::string() : " with GPUs " + Json(run.gpus).dump()),
+              kComponent);
+  WriteStatus(run);
+  return true;
+}
+
+bool PodRunner::StartContainer(PodRun& run, size_t i) {
+  ContainerRun& c = run.containers[i];
+  std::vector<runtime::EnvVar> extra;
+  if (!run.gpus.empty()) {
+    extra = runtime::GpuVisibilityEnv(run.gpus);
+  } else if (!options_.machine.gpus.empty()) {
+    // A pod that asked for no GPU sees none.
+    extra = {{"CUDA_VISIBLE_DEVICES", ""}, {"NVIDIA_VISIBLE_DEVICES", "void"}};
+  }
+  auto cmd = BuildContainerCommand(run.pod, c.spec, extra);
+  Result<runtime::ProcessHandle> handle = cmd.status();
+  if (cmd.ok()) {
+    for (const auto& w : cmd->warnings) {
+      RecordEvent(store_, clock_, run.pod, "Warning", "UnsupportedField", w, kComponent);
+    }
+    // Record the intent first: a kuotad that dies between here and the
+    // record of the handle will not start this container again.
+    Status st = runtime::MakeDirs(PodDir(run.uid), 0755);
+    std::ifstream in(PodDir(run.uid) + "/runtime.json");
+    Json rec = in ? Json::parse(in, nullptr, false) : Json::object();
+    if (!rec.is_object()) rec = Json::object();
+    rec["containers"][c.name] = {{"state", "starting"}, {"restarts", c.restarts}};
+    rec["gpus"] = run.gpus;
+    rec["cgroup"] = run.cgroup_dir;
+    rec["startTime"] = FormatRfc3339(run.start_time);
+    if (st.ok()) st = WriteFileDurably(PodDir(run.uid) + "/runtime.json", rec.dump(1) + "\n");
+    if (!st.ok()) {
+      handle = st;
+    } else {
+      runtime::ProcessSpec spec;
+      spec.argv = cmd->argv;
+      spec.env = cmd->env;
+      spec.working_dir = cmd->working_dir;
+      spec.log_path = c.log_path;
+      spec.exit_path = c.exit_path;
+      spec.cgroup_dir = run.cgroup_dir;
+      handle = runtime::Spawn(spec);
+    }
+  }
+  const Time now = clock_.Now();
+  c.restart_at.reset();
+  if (!handle.ok()) {
+    c.running = false;
+    c.terminated = true;
+    c.exit_code = 128;
+    c.signal = 0;
+    c.reason = "StartError";
+    c.message = handle.status().message();
+    c.started_at = now;
+    c.finished_at = now;
+    RecordEvent(store_, clock_, run.pod, "Warning", "Failed",
+                "Error: container " + c.name + ": " + c.message, kComponent);
+    (void)SaveRecord(run);
+    return false;
+  }
+  c.handle = *handle;
+  c.ever_started = true;
+  c.running = true;
+  c.terminated = false;
+  c.started_at = now;
+  Status st = SaveRecord(run);
+  if (!st.ok()) std::fprintf(stderr, "kuotad: pod %s: %s\n", run.key.c_str(), st.message().c_str());
+  return true;
+}
+
+void PodRunner::PollContainers(PodRun& run) {
+  const Time now = clock_.Now();
+  const std::string policy = RestartPolicy(run.pod);
+  bool changed = false;
+  for (size_t i = 0; i < run.containers.size(); ++i) {
+    ContainerRun& c = run.containers[i];
+    if (c.running) {
+      runtime::ProcessState ps = runtime::Inspect(c.handle, c.exit_path);
+      if (!ps.finished()) continue;
+      c.running = false;
+      c.terminated = true;
+      c.finished_at = now;
+      c.signal = 0;
+      c.message.clear();
+      switch (ps.phase) {
+        case runtime::ProcessPhase::kExited:
+          c.exit_code = ps.exit_code;
+          c.reason = ps.exit_code == 0 ? "Completed" : "Error";
+          break;
+        case runtime::ProcessPhase::kKilled:
+          c.exit_code = 128 + ps.signal;
+          c.signal = ps.signal;
+          c.reason = "Error";
+          c.message = "killed by " + SignalName(ps.signal);
+          break;
+        default:
+          c.exit_code = 137;
+          c.reason = "Lost";
+          c.message = ps.detail;
+      }
+      // Leftovers of the command in its group go with it.
+      (void)runtime::SignalGroup(c.handle, SIGKILL);
+      changed = true;
+      const bool failed = c.exit_code != 0;
+      if (policy == "Always" || (policy == "OnFailure" && failed)) {
+        int64_t delay = options_.restart_backoff_base.ms;
+        for (int k = 0; k < c.restarts && delay < options_.restart_backoff_max.ms; ++k) delay *= 2;
+        delay = std::min(delay, options_.restart_backoff_max.ms);
+        c.restart_at = now + Duration{delay};
+      }
+    } else if (c.restart_at && *c.restart_at <= now) {
+      c.last_state = {{"terminated",
+                       {{"exitCode", c.exit_code},
+                        {"reason", c.reason},
+                        {"startedAt", FormatRfc3339(c.started_at)},
+                        {"finishedAt", FormatRfc3339(c.finished_at)}}}};
+      c.restarts++;
+      StartContainer(run, i);
+      changed = true;
+    }
+  }
+  bool all_done = true;
+  for (const auto& c : run.containers) {
+    if (c.running || c.restart_at) all_done = false;
+  }
+  if (all_done) {
+    run.stage = PodRun::Stage::kDone;
+    if (cgroups_ && !run.cgroup_dir.empty()) (void)cgroups_->Remove(run.uid);
+    gpus_.Release(run.uid);
+    if (run.placed) {
+      for (const auto& [k, v] : run.requests) in_use_[k] -= v;
+      run.placed = false;
+    }
+    changed = true;
+  }
+  if (changed) WriteStatus(run);
+}
+
+void PodRunner::StepDeletion(PodRun& run) {
+  bool running = false;
+  for (auto& c : run.containers) {
+    if (!c.running) continue;
+    if (!c.terminator) {
+      int64_t grace = 30;
+      const Json spec = run.pod.value("spec", Json::object());
+      if (spec.contains("terminationGracePeriodSeconds") &&
+          spec["terminationGracePeriodSeconds"].is_number_integer()) {
+        grace = std::max<int64_t>(0, spec["terminationGracePeriodSeconds"].get<int64_t>());
+      }
+      c.terminator = std::make_unique<runtime::GroupTerminator>(c.handle, c.exit_path,
+                                                                Duration{grace * 1000}, clock_);
+    }
+    runtime::TerminationProgress p = c.terminator->Poll();
+    if (!p.done) {
+      running = true;
+      continue;
+    }
+    c.running = false;
+    c.terminated = true;
+    c.finished_at = clock_.Now();
+    c.exit_code =
+        p.state.phase == runtime::ProcessPhase::kExited ? p.state.exit_code : 128 + p.state.signal;
+    c.reason = p.state.exit_code == 0 && p.state.phase == runtime::ProcessPhase::kExited
+                   ? "Completed"
+                   : "Error";
+    c.terminator.reset();
+  }
+  if (running) return;
+  for (auto& c : run.containers) c.restart_at.reset();
+  if (run.stage != PodRun::Stage::kDone) run.stage = PodRun::Stage::kDone;
+  if (cgroups_ && !run.cgroup_dir.empty()) (void)cgroups_->Remove(run.uid);
+  gpus_.Release(run.uid);
+  if (run.placed) {
+    for (const auto& [k, v] : run.requests) in_use_[k] -= v;
+    run.placed = false;
+  }
+  RemoveFinalizer(run);
+}
+
+void PodRunner::RemoveFinalizer(const PodRun& run) {
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    auto cur = store_.Get(kPods, run.ns, run.name);
+    if (!cur.ok() || Meta(*cur, "uid") != run.uid) return;
+    Json obj = *cur;
+    Json kept = Json::array();
+    for (const auto& f : obj["metadata"].value("finalizers", Json::array())) {
+      if (!(f.is_string() && f.get<std::string>() == kPodFinalizer)) kept.push_back(f);
+    }
+    if (kept.size() == obj["metadata"].value("finalizers", Json::array()).size()) return;
+    obj["metadata"]["finalizers"] = kept;
+    auto up = store_.Update(kPods, obj);
+    if (up.ok() || up.status().code() == StatusCode::kNotFound) return;
+  }
+}
+
+void PodRunner::Forget(const std::string& key, bool kill) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return;
+  PodRun& run = *it->second;
+  for (auto& c : run.containers) {
+    if (kill && c.running) (void)runtime::SignalGroup(c.handle, SIGKILL);
+  }
+  if (cgroups_ && !run.cgroup_dir.empty()) (void)cgroups_->Remove(run.uid);
+  gpus_.Release(run.uid);
+  if (run.placed) {
+    for (const auto& [k, v] : run.requests) in_use_[k] -= v;
+  }
+  std::error_code ec;
+  if (kill) {
+    // The keeper records the exit once the group dies; give it a moment so
+    // the directory is not recreated after we remove it.
+    for (auto& c : run.containers) {
+      if (!c.running) continue;
+      for (int i = 0; i < 100; ++i) {
+        if (runtime::Inspect(c.handle, c.exit_path).finished()) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
+  }
+  std::filesystem::remove_all(PodDir(run.uid), ec);
+  pods_.erase(it);
+}
+
+void PodRunner::WriteStatus(PodRun& run) {
+  const std::string now = FormatRfc3339(clock_.Now());
+  Json status = run.pod.value("status", Json::object());
+  auto cond = [&](const char* type, bool ok, const std::string& reason = "",
+                  const std::string& message = "") {
+    Json c = {{"type", type}, {"status", ok ? "True" : "False"}};
+    if (!reason.empty()) c["reason"] = reason;
+    if (!message.empty()) c["message"] = message;
+    // Keep the transition time while the status is the same.
+    std::string since = now;
+    for (const auto& old : status.value("conditions", Json::array())) {
+      if (old.value("type", "") == type && old.value("status", "") == c["status"]) {
+        since = old.value("lastTransitionTime", now);
+      }
+    }
+    c["lastTransitionTime"] = since;
+    return c;
+  };
+  bool all_running = !run.containers.empty();
+  bool any_failed = false;
+  Json statuses = Json::array();
+  for (const auto& c : run.containers) {
+    all_running = all_running && c.running;
+    Json cs = {{"name", c.name},       {"image", c.spec.value("image", "")},
+               {"imageID", ""},        {"ready", c.running},
+               {"started", c.running}, {"restartCount", c.restarts}};
+    if (c.ever_started) cs["containerID"] = "kuota://" + std::to_string(c.handle.pgid);
+    if (c.running) {
+      cs["state"] = {{"running", {{"startedAt", FormatRfc3339(c.started_at)}}}};
+    } else if (c.restart_at) {
+      cs["state"] = {{"waiting",
+                      {{"reason", "CrashLoopBackOff"},
+                       {"message", "back-off restarting failed container " + c.name}}}};
+      cs["lastState"] = {{"terminated",
+                          {{"exitCode", c.exit_code},
+                           {"reason", c.reason},
+                           {"startedAt", FormatRfc3339(c.started_at)},
+                           {"finishedAt", FormatRfc3339(c.finished_at)}}}};
+    } else if (c.terminated) {
+      Json t = {{"exitCode", c.exit_code},
+                {"reason", c.reason},
+                {"startedAt", FormatRfc3339(c.started_at)},
+                {"finishedAt", FormatRfc3339(c.finished_at)}};
+      if (c.signal) t["signal"] = c.signal;
+      if (!c.message.empty()) t["message"] = c.message;
+      cs["state"] = {{"terminated", t}};
+      if (!c.last_state.empty()) cs["lastState"] = c.last_state;
+      if (c.exit_code != 0) any_failed = true;
+    } else {
+      cs["state"] = {{"waiting", {{"reason", "ContainerCreating"}}}};
+    }
+    if (run.stage != PodRun::Stage::kWaiting) statuses.push_back(cs);
+  }
+  std::string phase = "Pending";
+  if (run.stage == PodRun::Stage::kRunning) phase = "Running";
+  if (run.stage == PodRun::Stage::kDone)
+    phase = any_failed || run.containers.empty() ? "Failed" : "Succeeded";
+  status["phase"] = phase;
+  const bool scheduled = run.stage != PodRun::Stage::kWaiting;
+  status["conditions"] = Json::array(
+      {cond("PodScheduled", scheduled, scheduled ? "" : "Unschedulable", run.wait_message),
+       cond("Initialized", scheduled), cond("ContainersReady", all_running),
+       cond("Ready", all_running)});
+  status["containerStatuses"] = statuses;
+  status["hostIP"] = "127.0.0.1";
+  status["podIP"] = "127.0.0.1";
+  if (scheduled) status["startTime"] = FormatRfc3339(run.start_time);
+  if (!run.fail_reason.empty()) {
+    status["reason"] = run.fail_reason;
+    status["message"] = run.fail_message;
+  }
+  if (status == run.written_status) return;
+  Json obj = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", run.name}, {"namespace", run.ns}}},
+              {"status", status}};
+  store::UpdateOptions uo;
+  uo.status_only = true;
+  auto stored = store_.Update(kPods, obj, uo);
+  if (stored.ok()) {
+    run.written_status = status;
+    run.pod["status"] = status;
+  }
+}
+
+}  // namespace kuota::standalone

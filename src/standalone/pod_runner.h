@@ -1,0 +1,114 @@
+// PodRunner: kuotad's kubelet. Runs the pods stored in kuotad as local
+// processes: each container's command in its own process group (see
+// runtime/spawn.h), stdout and stderr in <pods_dir>/<pod uid>/<container>.log
+// (capped in size), GPUs handed out whole by index through
+// CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES, CPU and memory limits in a
+// cgroup where the machine allows. The pods of one owner (a Job) start
+// together once the machine can hold them all. It writes pod status
+// (Pending -> Running -> Succeeded/Failed, container states, exit codes,
+// restarts), restarts containers for restartPolicy OnFailure/Always, stops a
+// pod being deleted with SIGTERM then SIGKILL after its grace period and then
+// releases it (removes its finalizer), and publishes the machine as a Node.
+//
+// Restarts: what it started is recorded in <pods_dir>/<uid>/runtime.json
+// before and after each start, so a restarted kuotad adopts processes that
+// still run, records those that ended meanwhile, and never starts a container
+// twice (one whose start was interrupted is reported failed instead).
+// Owns one thread; Start/Stop are thread-safe.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "base/clock.h"
+#include "base/status.h"
+#include "runtime/cgroup_manager.h"
+#include "runtime/gpu_allocator.h"
+#include "runtime/machine_capacity.h"
+#include "standalone/pod_resources.h"
+#include "store/object_store.h"
+
+namespace kuota::standalone {
+
+inline constexpr char kPodFinalizer[] = "kuota.dev/pod-runner";
+// Pods created by one controller action carry the same start group and its
+// size; the runner starts them together once all are there (gang start).
+inline constexpr char kStartGroupAnnotation[] = "kuota.dev/start-group";
+inline constexpr char kStartGroupSizeAnnotation[] = "kuota.dev/start-group-size";
+
+struct PodRunnerOptions {
+  std::string pods_dir;  // <data dir>/pods; required
+  runtime::MachineCapacity machine;
+  // Try cgroup v2 limits (else pods run unlimited; the Node says so).
+  bool use_cgroups = true;
+  // A container's log is cut back to half of this when it grows past it.
+  int64_t max_log_bytes = int64_t{64} << 20;
+  // Delay before restarting a failed container (restartPolicy OnFailure /
+  // Always): base * 2^(restarts), capped.
+  Duration restart_backoff_base{10'000};
+  Duration restart_backoff_max{300'000};
+  std::chrono::milliseconds tick{100};
+};
+
+struct PodRun;
+
+class PodRunner {
+ public:
+  // `store` and `clock` must outlive the runner.
+  PodRunner(store::ObjectStore& store, const Clock& clock, PodRunnerOptions options);
+  ~PodRunner();
+  PodRunner(const PodRunner&) = delete;
+  PodRunner& operator=(const PodRunner&) = delete;
+
+  // Publishes the Node, recovers pods left by a previous run, starts the loop.
+  Status Start();
+  // Ends the loop; processes keep running (a restarted kuotad adopts them).
+  void Stop();
+  // The Node's name (the host name).
+  const std::string& node_name() const { return options_.machine.hostname; }
+  // How CPU and memory limits are (or are not) enforced, for logs.
+  std::string LimitsNote() const;
+
+ private:
+  using Json = nlohmann::json;
+  Status PublishNode();
+  Status Sync();
+  void Run();
+  void Handle(const std::string& type, const Json& pod);
+  void Recover(PodRun& run);
+  void Step();
+  void TryStartWaiting();
+  bool StartPod(PodRun& run);
+  bool StartContainer(PodRun& run, size_t i);
+  void PollContainers(PodRun& run);
+  void StepDeletion(PodRun& run);
+  void Forget(const std::string& key, bool kill);
+  void WriteStatus(PodRun& run);
+  Status SaveRecord(const PodRun& run) const;
+  void RemoveFinalizer(const PodRun& run);
+  void CollectOrphanDirs();
+  std::string PodDir(const std::string& uid) const;
+
+  store::ObjectStore& store_;
+  const Clock& clock_;
+  PodRunnerOptions options_;
+  ResourceAmounts capacity_;
+  runtime::GpuAllocator gpus_;
+  std::unique_ptr<runtime::CgroupManager> cgroups_;
+  std::unique_ptr<store::Watcher> watcher_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+
+  // Loop-thread state.
+  std::map<std::string, std::unique_ptr<PodRun>> pods_;  // "ns/name" -> run
+  ResourceAmounts in_use_;                               // requests of started pods
+  std::chrono::steady_clock::time_point last_log_cap_{};
+};
+
+}  // namespace kuota::standalone

@@ -2,7 +2,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/describe_command.h"
+#include "cli/get_command.h"
+#include "cli/logs_command.h"
+#include "cli/perf_command.h"
 #include "cli/simulate_command.h"
+#include "cli/stop_command.h"
+#include "cli/submit_command.h"
+#include "cli/why_command.h"
 
 namespace kuota::cli {
 
@@ -13,6 +20,13 @@ int RunKuota(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   AddSimulateCommand(app, &exit_code);
+  AddPerfCommand(app, &exit_code);
+  AddSubmitCommand(app, &exit_code);
+  AddGetCommand(app, &exit_code);
+  AddDescribeCommand(app, &exit_code);
+  AddWhyCommand(app, &exit_code);
+  AddStopCommands(app, &exit_code);
+  AddLogsCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -236,6 +236,19 @@ void Engine::AddWorkload(const api::Workload& obj) {
     wl->requeue_count = st.requeue_state->count.value_or(0);
   }
   if (!spec.active) {
+    // Deactivated while holding quota: evicted, as Kueue's workload
+    // controller does, so that its job is stopped.
+    auto& cs = wl->object.status.conditions;
+    if (api::IsConditionTrue(cs, api::kQuotaReserved)) {
+      const std::string msg = "The workload is deactivated";
+      SetCondition(cs, api::kEvicted, "True", "Deactivated", msg, now);
+      SetCondition(cs, api::kQuotaReserved, "False", "Pending", msg, now);
+      if (api::FindCondition(cs, api::kAdmitted)) {
+        SetCondition(cs, api::kAdmitted, "False", "NoReservation",
+                     "The workload has no reservation", now);
+      }
+      wl->object.status.admission.reset();
+    }
     wl->state = WorkloadState::kInactive;
     wl->pending_reason = "Inactive";
     wl->pending_message = "The workload is deactivated";

@@ -119,6 +119,8 @@ Status Controller::InitialSync() {
   }
   KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch("", "", rv));
   processed_rv_ = rv;
+  started_ = true;
+  for (const engine::WorkloadInfo* wl : engine_.Workloads()) SyncWorkloadStatus(wl->key);
   Schedule();
   WriteQueueStatus(true);
   return Status::Ok();
@@ -195,6 +197,11 @@ void Controller::ApplyObject(const std::string& resource, const Json& object) {
     }
     Status st = engine_.Apply(*decoded);
     if (!st.ok()) std::fprintf(stderr, "kuotad: %s\n", st.ToString().c_str());
+    // A queue's stopPolicy (HoldAndDrain) or a quota change may have evicted
+    // workloads: write back every status that changed.
+    if (started_) {
+      for (const engine::WorkloadInfo* wl : engine_.Workloads()) SyncWorkloadStatus(wl->key);
+    }
     return;
   }
   if (resource == kWorkloads) {
@@ -382,7 +389,8 @@ void Controller::SyncWorkloadStatus(const std::string& key) {
   // Jobs follow their workload.
   if (wl->state == engine::WorkloadState::kAdmitted) {
     StartJob(key);
-  } else if (wl->state == engine::WorkloadState::kPending) {
+  } else if (wl->state == engine::WorkloadState::kPending ||
+             wl->state == engine::WorkloadState::kInactive) {
     StopJob(key);
   }
 }

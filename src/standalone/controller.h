@@ -112,6 +112,7 @@ class Controller : public server::PendingWorkloadsSource {
   std::map<std::string, Json> queue_status_;         // "resource/name" -> status written
   std::chrono::steady_clock::time_point last_status_write_{};
   std::map<std::string, std::string> unfit_;  // workload key -> why it cannot fit
+  bool started_ = false;  // the initial list is applied: write back what changes
 
   std::mutex queries_mu_;
   std::vector<std::shared_ptr<PendingQuery>> queries_;  // guarded by queries_mu_

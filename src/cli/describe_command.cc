@@ -1,0 +1,390 @@
+#include "cli/describe_command.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "base/clock.h"
+#include "cli/fields.h"
+#include "cli/output.h"
+#include "cli/server_flags.h"
+
+namespace kuota::cli {
+namespace {
+
+using Json = nlohmann::json;
+using Rows = std::vector<std::vector<std::string>>;
+
+// Appends "Label:  value" with the value column at 2 + 16.
+void Line(std::string& out, const std::string& label, const std::string& value, int indent = 0) {
+  std::string head(static_cast<size_t>(indent), ' ');
+  head += label + ":";
+  if (head.size() < 18)
+    head.append(18 - head.size(), ' ');
+  else
+    head += ' ';
+  out += head + value + "\n";
+}
+
+std::string OrNone(const std::string& s) { return s.empty() ? "<none>" : s; }
+
+// A JSON value on one line: strings bare, others compact JSON.
+std::string Inline(const Json* v) {
+  if (v == nullptr || v->is_null()) return "<none>";
+  if (v->is_string()) return v->get<std::string>();
+  return v->dump();
+}
+
+std::string Labels(const Json& object) {
+  const Json* labels = Field(object, {"metadata", "labels"});
+  if (labels == nullptr || !labels->is_object() || labels->empty()) return "<none>";
+  std::string out;
+  for (const auto& [k, v] : labels->items()) {
+    if (!out.empty()) out += "\n                  ";
+    out += k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  return out;
+}
+
+// "requests: cpu=2, memory=4Gi" from a resources map.
+std::string ResourceList(const Json* resources) {
+  if (resources == nullptr || !resources->is_object() || resources->empty()) return "<none>";
+  std::string out;
+  for (const auto& [name, q] : resources->items()) {
+    if (!out.empty()) out += ", ";
+    out += name + "=" + (q.is_string() ? q.get<std::string>() : q.dump());
+  }
+  return out;
+}
+
+// The resources of a pod template's containers, summed by name as text.
+std::string TemplateRequests(const Json& pod_spec) {
+  std::string out;
+  const Json* containers = Field(pod_spec, {"containers"});
+  if (containers == nullptr || !containers->is_array()) return "<none>";
+  for (const Json& c : *containers) {
+    if (!out.empty()) out += "; ";
+    out += Text(c, {"name"}) + ": " + ResourceList(Field(c, {"resources", "requests"}));
+  }
+  return out.empty() ? "<none>" : out;
+}
+
+std::string CommandLine(const Json& container) {
+  std::string out;
+  for (const char* field : {"command", "args"}) {
+    const Json* list = Field(container, {field});
+    if (list == nullptr || !list->is_array()) continue;
+    for (const Json& a : *list) {
+      if (!out.empty()) out += ' ';
+      std::string s = a.is_string() ? a.get<std::string>() : a.dump();
+      bool quote = s.empty() || s.find_first_of(" \t\"'$\\") != std::string::npos;
+      out += quote ? "'" + s + "'" : s;
+    }
+  }
+  return OrNone(out);
+}
+
+void DescribeClusterQueue(std::string& out, const Json& cq) {
+  Line(out, "Cohort", OrNone(Text(cq, {"spec", "cohort"})));
+  Line(out, "Queueing", Text(cq, {"spec", "queueingStrategy"}, "BestEffortFIFO"));
+  Line(out, "Stop policy", Text(cq, {"spec", "stopPolicy"}, "None"));
+  Line(out, "Namespaces", Inline(Field(cq, {"spec", "namespaceSelector"})));
+  if (const Json* p = Field(cq, {"spec", "preemption"})) Line(out, "Preemption", Inline(p));
+  if (const Json* fs = Field(cq, {"spec", "fairSharing"})) Line(out, "Fair sharing", Inline(fs));
+  // Quota per flavor and resource, with what is reserved now.
+  std::map<std::pair<std::string, std::string>, std::string> reserved, used;
+  for (const auto& [field, into] :
+       {std::pair<const char*, decltype(&reserved)>{"flavorsReservation", &reserved},
+        std::pair<const char*, decltype(&reserved)>{"flavorsUsage", &used}}) {
+    const Json* flavors = Field(cq, {"status", field});
+    if (flavors == nullptr || !flavors->is_array()) continue;
+    for (const Json& f : *flavors) {
+      const Json* res = Field(f, {"resources"});
+      if (res == nullptr || !res->is_array()) continue;
+      for (const Json& r : *res) {
+        (*into)[{Text(f, {"name"}), Text(r, {"name"})}] = Inline(Field(r, {"total"}));
+      }
+    }
+  }
+  Rows rows = {
+      {"FLAVOR", "RESOURCE", "NOMINAL", "BORROWING LIMIT", "LENDING LIMIT", "RESERVED", "IN USE"}};
+  const Json* groups = Field(cq, {"spec", "resourceGroups"});
+  if (groups != nullptr && groups->is_array()) {
+    for (const Json& g : *groups) {
+      const Json* flavors = Field(g, {"flavors"});
+      if (flavors == nullptr || !flavors->is_array()) continue;
+      for (const Json& f : *flavors) {
+        const Json* resources = Field(f, {"resources"});
+        if (resources == nullptr || !resources->is_array()) continue;
+        for (const Json& r : *resources) {
+          std::pair<std::string, std::string> key{Text(f, {"name"}), Text(r, {"name"})};
+          auto at = [](const auto& m, const auto& k) {
+            auto it = m.find(k);
+            return it == m.end() ? std::string("0") : it->second;
+          };
+          rows.push_back({key.first, key.second, Inline(Field(r, {"nominalQuota"})),
+                          Field(r, {"borrowingLimit"}) ? Inline(Field(r, {"borrowingLimit"})) : "-",
+                          Field(r, {"lendingLimit"}) ? Inline(Field(r, {"lendingLimit"})) : "-",
+                          at(reserved, key), at(used, key)});
+        }
+      }
+    }
+  }
+  out += "Quota:\n";
+  out += rows.size() > 1 ? AlignColumns(rows, "  ") : "  <none>\n";
+  Line(out, "Workloads",
+       "pending " + std::to_string(Int(cq, {"status", "pendingWorkloads"})) + ", reserving " +
+           std::to_string(Int(cq, {"status", "reservingWorkloads"})) + ", admitted " +
+           std::to_string(Int(cq, {"status", "admittedWorkloads"})));
+}
+
+void DescribeLocalQueue(std::string& out, const Json& lq) {
+  Line(out, "ClusterQueue", OrNone(Text(lq, {"spec", "clusterQueue"})));
+  Line(out, "Stop policy", Text(lq, {"spec", "stopPolicy"}, "None"));
+  Line(out, "Workloads",
+       "pending " + std::to_string(Int(lq, {"status", "pendingWorkloads"})) + ", reserving " +
+           std::to_string(Int(lq, {"status", "reservingWorkloads"})) + ", admitted " +
+           std::to_string(Int(lq, {"status", "admittedWorkloads"})));
+}
+
+void DescribeWorkload(std::string& out, const Json& wl) {
+  Line(out, "Queue", OrNone(Text(wl, {"spec", "queueName"})));
+  std::string priority = Text(wl, {"spec", "priorityClassName"});
+  if (const Json* p = Field(wl, {"spec", "priority"}); p != nullptr && p->is_number()) {
+    priority += (priority.empty() ? "" : " ") + std::string("(") + p->dump() + ")";
+  }
+  Line(out, "Priority", OrNone(priority));
+  const Json* active = Field(wl, {"spec", "active"});
+  Line(out, "Active",
+       active != nullptr && active->is_boolean() && !active->get<bool>()
+           ? "false (stopped: kuota resume workload)"
+           : "true");
+  const Json* owners = Field(wl, {"metadata", "ownerReferences"});
+  if (owners != nullptr && owners->is_array() && !owners->empty()) {
+    Line(out, "Owner", Text((*owners)[0], {"kind"}) + "/" + Text((*owners)[0], {"name"}));
+  }
+  Rows rows = {{"POD SET", "COUNT", "REQUESTS (per pod)"}};
+  const Json* pod_sets = Field(wl, {"spec", "podSets"});
+  if (pod_sets != nullptr && pod_sets->is_array()) {
+    for (const Json& ps : *pod_sets) {
+      const Json* spec = Field(ps, {"template", "spec"});
+      rows.push_back({Text(ps, {"name"}), Inline(Field(ps, {"count"})),
+                      spec != nullptr ? TemplateRequests(*spec) : "<none>"});
+    }
+  }
+  out += "Pod sets:\n" + AlignColumns(rows, "  ");
+  const Json* admission = Field(wl, {"status", "admission"});
+  if (admission != nullptr && admission->is_object()) {
+    out += "Admission:\n";
+    Line(out, "ClusterQueue", Text(*admission, {"clusterQueue"}), 2);
+    const Json* psa = Field(*admission, {"podSetAssignments"});
+    if (psa != nullptr && psa->is_array()) {
+      for (const Json& a : *psa) {
+        Line(out, "Pod set " + Text(a, {"name"}),
+             "flavors " + ResourceList(Field(a, {"flavors"})) + "; usage " +
+                 ResourceList(Field(a, {"resourceUsage"})),
+             2);
+      }
+    }
+  }
+  if (const Json* rq = Field(wl, {"status", "requeueState"}))
+    Line(out, "Requeue state", Inline(rq));
+}
+
+void DescribeJob(std::string& out, const Json& job) {
+  Line(out, "Queue", OrNone(Text(job, {"metadata", "labels", "kueue.x-k8s.io/queue-name"})));
+  std::string pc = Text(job, {"metadata", "labels", "kueue.x-k8s.io/priority-class"});
+  if (!pc.empty()) Line(out, "Priority class", pc);
+  const Json* suspend = Field(job, {"spec", "suspend"});
+  Line(out, "Suspended",
+       suspend != nullptr && suspend->is_boolean() && suspend->get<bool>()
+           ? "true (waiting for admission)"
+           : "false");
+  Line(out, "Parallelism", Inline(Field(job, {"spec", "parallelism"})));
+  Line(out, "Completions", Inline(Field(job, {"spec", "completions"})));
+  Line(out, "Completion mode", Text(job, {"spec", "completionMode"}, "NonIndexed"));
+  Line(out, "Backoff limit", Inline(Field(job, {"spec", "backoffLimit"})));
+  const Json* containers = Field(job, {"spec", "template", "spec", "containers"});
+  if (containers != nullptr && containers->is_array()) {
+    for (const Json& c : *containers) {
+      out += "Container " + Text(c, {"name"}) + ":\n";
+      Line(out, "Command", CommandLine(c), 2);
+      if (const Json* wd = Field(c, {"workingDir"})) Line(out, "Working dir", Inline(wd), 2);
+      Line(out, "Requests", ResourceList(Field(c, {"resources", "requests"})), 2);
+    }
+  }
+  Line(out, "Pods",
+       "active " + std::to_string(Int(job, {"status", "active"})) + ", succeeded " +
+           std::to_string(Int(job, {"status", "succeeded"})) + ", failed " +
+           std::to_string(Int(job, {"status", "failed"})));
+  if (const Json* t = Field(job, {"status", "startTime"})) Line(out, "Started", Inline(t));
+  if (const Json* t = Field(job, {"status", "completionTime"})) Line(out, "Completed", Inline(t));
+}
+
+void DescribePod(std::string& out, const Json& pod) {
+  Line(out, "Phase", OrNone(Text(pod, {"status", "phase"})));
+  if (const Json* t = Field(pod, {"status", "startTime"})) Line(out, "Started", Inline(t));
+  const Json* containers = Field(pod, {"spec", "containers"});
+  const Json* statuses = Field(pod, {"status", "containerStatuses"});
+  if (containers == nullptr || !containers->is_array()) return;
+  for (const Json& c : *containers) {
+    const std::string name = Text(c, {"name"});
+    out += "Container " + name + ":\n";
+    Line(out, "Command", CommandLine(c), 2);
+    Line(out, "Requests", ResourceList(Field(c, {"resources", "requests"})), 2);
+    if (statuses == nullptr || !statuses->is_array()) continue;
+    for (const Json& s : *statuses) {
+      if (Text(s, {"name"}) != name) continue;
+      const Json* state = Field(s, {"state"});
+      if (state != nullptr && state->is_object() && !state->empty()) {
+        auto first = state->begin();
+        const std::string which = first.key();
+        const Json& detail = first.value();
+        std::string text = which;
+        if (const Json* code = Field(detail, {"exitCode"})) text += ", exit code " + Inline(code);
+        if (const Json* reason = Field(detail, {"reason"})) text += " (" + Inline(reason) + ")";
+        Line(out, "State", text, 2);
+      }
+      Line(out, "Restarts", Inline(Field(s, {"restartCount"})), 2);
+    }
+  }
+}
+
+std::string Conditions(const Json& object, Time now) {
+  const Json* conditions = Field(object, {"status", "conditions"});
+  if (conditions == nullptr || !conditions->is_array() || conditions->empty()) {
+    return "Conditions:  <none>\n";
+  }
+  Rows rows = {{"TYPE", "STATUS", "REASON", "AGE", "MESSAGE"}};
+  for (const Json& c : *conditions) {
+    std::string since = Text(c, {"lastTransitionTime"}, Text(c, {"lastProbeTime"}));
+    rows.push_back({Text(c, {"type"}), Text(c, {"status"}), Text(c, {"reason"}),
+                    since.empty() ? "" : AgeSince(since, now), Text(c, {"message"})});
+  }
+  return "Conditions:\n" + AlignColumns(rows, "  ");
+}
+
+std::string Events(const Json& events, Time now) {
+  std::vector<Json> items;
+  const Json* list = Field(events, {"items"});
+  if (list != nullptr && list->is_array()) items.assign(list->begin(), list->end());
+  if (items.empty()) return "Events:  <none>\n";
+  auto when = [](const Json& e) {
+    return Text(e, {"lastTimestamp"},
+                Text(e, {"eventTime"}, Text(e, {"metadata", "creationTimestamp"})));
+  };
+  std::stable_sort(items.begin(), items.end(),
+                   [&](const Json& a, const Json& b) { return when(a) < when(b); });
+  Rows rows = {{"TYPE", "REASON", "AGE", "FROM", "MESSAGE"}};
+  for (const Json& e : items) {
+    std::string age = AgeSince(when(e), now);
+    if (int64_t count = Int(e, {"count"}, 1); count > 1) {
+      age += " (x" + std::to_string(count) + ")";
+    }
+    rows.push_back({Text(e, {"type"}), Text(e, {"reason"}), age,
+                    Text(e, {"source", "component"}, Text(e, {"reportingComponent"})),
+                    Text(e, {"message"})});
+  }
+  return "Events:\n" + AlignColumns(rows, "  ");
+}
+
+struct DescribeFlags {
+  std::string kind;
+  std::string name;
+  std::string ns = "default";
+  ServerFlags server;
+};
+
+int RunDescribe(const DescribeFlags& f) {
+  const KindInfo* kind = FindKind(f.kind);
+  if (kind == nullptr) {
+    PrintError("describe", "unknown resource type \"" + f.kind + "\"; known: " + KnownKindsText());
+    return 2;
+  }
+  std::optional<ApiClient> client = Connect("describe", f.server);
+  if (!client) return 1;
+  Result<Json> object = client->Get(kind->ObjectPath(f.ns, f.name));
+  if (!object.ok()) {
+    PrintError("describe", object.status().message());
+    return 1;
+  }
+  std::string selector = "involvedObject.kind=" + kind->kind + ",involvedObject.name=" + f.name;
+  if (kind->namespaced) selector += ",involvedObject.namespace=" + f.ns;
+  Result<Json> events = client->Get("/api/v1/events?fieldSelector=" + UrlEncode(selector));
+  std::string text =
+      DescribeObject(*kind, *object, events.ok() ? *events : Json::object(), RealClock().Now());
+  if (!events.ok()) text += "(events unavailable: " + events.status().message() + ")\n";
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
+}  // namespace
+
+std::string DescribeObject(const KindInfo& kind, const Json& object, const Json& events, Time now) {
+  std::string out;
+  Line(out, "Name", Text(object, {"metadata", "name"}));
+  if (kind.namespaced) Line(out, "Namespace", Text(object, {"metadata", "namespace"}));
+  Line(out, "Kind",
+       kind.kind + " (" + (kind.group.empty() ? kind.version : kind.group + "/" + kind.version) +
+           ")");
+  out += "Labels:           " + Labels(object) + "\n";
+  const std::string created = Text(object, {"metadata", "creationTimestamp"});
+  Line(out, "Created",
+       created.empty() ? "<unknown>" : created + " (" + AgeSince(created, now) + " ago)");
+  if (kind.kind == "ClusterQueue") {
+    DescribeClusterQueue(out, object);
+  } else if (kind.kind == "LocalQueue") {
+    DescribeLocalQueue(out, object);
+  } else if (kind.kind == "Workload") {
+    DescribeWorkload(out, object);
+  } else if (kind.kind == "Job") {
+    DescribeJob(out, object);
+  } else if (kind.kind == "Pod") {
+    DescribePod(out, object);
+  } else {
+    // The spec (or, for kinds without one, the other top-level fields).
+    Json rest = object.is_object() ? object : Json::object();
+    for (const char* drop : {"apiVersion", "kind", "metadata", "status"}) rest.erase(drop);
+    if (!rest.empty()) {
+      out += "Spec:\n";
+      std::string yaml = ToYaml(rest);
+      size_t pos = 0;
+      while (pos < yaml.size()) {
+        size_t nl = yaml.find('\n', pos);
+        if (nl == std::string::npos) nl = yaml.size();
+        out += "  " + yaml.substr(pos, nl - pos) + "\n";
+        pos = nl + 1;
+      }
+    }
+  }
+  out += Conditions(object, now);
+  out += Events(events, now);
+  return out;
+}
+
+void AddDescribeCommand(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<DescribeFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "describe",
+      "Show one object readably: its essentials (quotas and usage for a ClusterQueue, pod\n"
+      "sets and admission for a Workload, command and resources for a Job), its status\n"
+      "conditions with reasons and ages, and its Events.");
+  cmd->footer("Kinds: " + KnownKindsText() +
+              "\n\n"
+              "Examples:\n"
+              "  kuota describe cq team-a-cq\n"
+              "  kuota describe workload job-train-1-3f2a1 -n team-a\n"
+              "  kuota describe job train-1");
+  cmd->add_option("kind", flags->kind, "Kind, plural or short name (cq, lq, wl, job, pod...)")
+      ->required();
+  cmd->add_option("name", flags->name, "The object's name")->required();
+  AddNamespaceFlag(cmd, &flags->ns);
+  AddServerFlags(cmd, &flags->server);
+  cmd->callback([flags, exit_code]() {
+    *exit_code = RunGuarded("describe", [&] { return RunDescribe(*flags); });
+  });
+}
+
+}  // namespace kuota::cli

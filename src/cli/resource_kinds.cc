@@ -1,0 +1,108 @@
+#include "cli/resource_kinds.h"
+
+#include <cctype>
+
+namespace kuota::cli {
+namespace {
+
+constexpr const char* kKueue = "kueue.x-k8s.io";
+
+std::vector<KindInfo> BuildKinds() {
+  const bool kNamespaced = true, kCluster = false;
+  return {
+      {"ClusterQueue", kKueue, "v1beta1", "clusterqueues", "clusterqueue", kCluster, {"cq"}},
+      {"LocalQueue",
+       kKueue,
+       "v1beta1",
+       "localqueues",
+       "localqueue",
+       kNamespaced,
+       {"lq", "queue", "queues"}},
+      {"Workload", kKueue, "v1beta1", "workloads", "workload", kNamespaced, {"wl"}},
+      {"Job", "batch", "v1", "jobs", "job", kNamespaced, {}},
+      {"Pod", "", "v1", "pods", "pod", kNamespaced, {"po"}},
+      {"ResourceFlavor",
+       kKueue,
+       "v1beta1",
+       "resourceflavors",
+       "resourceflavor",
+       kCluster,
+       {"rf", "flavor", "flavors"}},
+      {"Cohort", kKueue, "v1beta1", "cohorts", "cohort", kCluster, {}},
+      {"WorkloadPriorityClass",
+       kKueue,
+       "v1beta1",
+       "workloadpriorityclasses",
+       "workloadpriorityclass",
+       kCluster,
+       {"wpc"}},
+      {"AdmissionCheck", kKueue, "v1beta1", "admissionchecks", "admissioncheck", kCluster, {}},
+      {"Event", "", "v1", "events", "event", kNamespaced, {"ev"}},
+      {"Node", "", "v1", "nodes", "node", kCluster, {"no"}},
+      {"Namespace", "", "v1", "namespaces", "namespace", kCluster, {"ns"}},
+      {"PriorityClass",
+       "scheduling.k8s.io",
+       "v1",
+       "priorityclasses",
+       "priorityclass",
+       kCluster,
+       {"pc"}},
+  };
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+std::string KindInfo::QualifiedName(const std::string& name) const {
+  return (group.empty() ? singular : singular + "." + group) + "/" + name;
+}
+
+std::string KindInfo::CollectionPath(const std::string& ns) const {
+  std::string base = group.empty() ? "/api/" + version : "/apis/" + group + "/" + version;
+  if (namespaced && !ns.empty()) base += "/namespaces/" + ns;
+  return base + "/" + plural;
+}
+
+std::string KindInfo::ObjectPath(const std::string& ns, const std::string& name) const {
+  return CollectionPath(namespaced ? ns : "") + "/" + name;
+}
+
+const std::vector<KindInfo>& Kinds() {
+  static const std::vector<KindInfo> kKinds = BuildKinds();
+  return kKinds;
+}
+
+const KindInfo* FindKind(std::string_view name) {
+  const std::string want = Lower(name);
+  for (const KindInfo& k : Kinds()) {
+    if (want == k.plural || want == k.singular || want == Lower(k.kind) || want == k.Resource() ||
+        (!k.group.empty() && want == k.singular + "." + k.group)) {
+      return &k;
+    }
+    for (const std::string& s : k.short_names) {
+      if (want == s) return &k;
+    }
+  }
+  return nullptr;
+}
+
+std::string KnownKindsText() {
+  std::string out;
+  for (const KindInfo& k : Kinds()) {
+    if (!out.empty()) out += ", ";
+    out += k.plural;
+    if (!k.short_names.empty()) {
+      out += " (";
+      for (size_t i = 0; i < k.short_names.size(); ++i) out += (i ? ", " : "") + k.short_names[i];
+      out += ")";
+    }
+  }
+  return out;
+}
+
+}  // namespace kuota::cli

@@ -1,0 +1,130 @@
+// The Job `kuota submit` builds, and its errors for bad flags.
+#include "cli/submit_command.h"
+
+#include <gtest/gtest.h>
+
+namespace kuota::cli {
+namespace {
+
+using Json = nlohmann::json;
+
+SubmitOptions Options() {
+  SubmitOptions o;
+  o.queue = "team-a";
+  o.command = {"python3", "train.py", "--epochs", "3"};
+  return o;
+}
+
+std::string ErrorOf(const SubmitOptions& o) {
+  Result<Json> job = BuildSubmitJob(o);
+  EXPECT_FALSE(job.ok());
+  return job.ok() ? "" : job.status().message();
+}
+
+TEST(BuildSubmitJobTest, Defaults) {
+  Result<Json> job = BuildSubmitJob(Options());
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_EQ((*job)["apiVersion"], "batch/v1");
+  EXPECT_EQ((*job)["kind"], "Job");
+  EXPECT_EQ((*job)["metadata"]["namespace"], "default");
+  EXPECT_EQ((*job)["metadata"]["generateName"], "python3-");
+  EXPECT_FALSE((*job)["metadata"].contains("name"));
+  EXPECT_EQ((*job)["metadata"]["labels"], Json({{"kueue.x-k8s.io/queue-name", "team-a"}}));
+  const Json& spec = (*job)["spec"];
+  EXPECT_EQ(spec["parallelism"], 1);
+  EXPECT_EQ(spec["completions"], 1);
+  EXPECT_EQ(spec["backoffLimit"], 0);
+  EXPECT_FALSE(spec.contains("completionMode"));
+  const Json& pod = spec["template"]["spec"];
+  EXPECT_EQ(pod["restartPolicy"], "Never");
+  ASSERT_EQ(pod["containers"].size(), 1u);
+  const Json& c = pod["containers"][0];
+  EXPECT_EQ(c["name"], "main");
+  EXPECT_EQ(c["image"], "local");
+  EXPECT_EQ(c["command"], Json({"python3", "train.py", "--epochs", "3"}));
+  EXPECT_EQ(c["resources"]["requests"], Json({{"cpu", "1"}}));
+  EXPECT_EQ(c["resources"]["limits"], c["resources"]["requests"]);
+  EXPECT_FALSE(c.contains("env"));
+  EXPECT_FALSE(c.contains("workingDir"));
+}
+
+TEST(BuildSubmitJobTest, EveryFlag) {
+  SubmitOptions o = Options();
+  o.ns = "team-a";
+  o.name = "train-1";
+  o.cpu = "500m";
+  o.memory = "4Gi";
+  o.gpus = 2;
+  o.priority = "high";
+  o.parallelism = 4;
+  o.completions = 8;
+  o.indexed = true;
+  o.backoff_limit = 3;
+  o.env = {"EPOCHS=3", "EMPTY=", "EQ=a=b"};
+  o.workdir = "/srv/train";
+  Result<Json> job = BuildSubmitJob(o);
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_EQ((*job)["metadata"]["name"], "train-1");
+  EXPECT_EQ((*job)["metadata"]["namespace"], "team-a");
+  EXPECT_EQ((*job)["metadata"]["labels"]["kueue.x-k8s.io/priority-class"], "high");
+  const Json& spec = (*job)["spec"];
+  EXPECT_EQ(spec["parallelism"], 4);
+  EXPECT_EQ(spec["completions"], 8);
+  EXPECT_EQ(spec["completionMode"], "Indexed");
+  EXPECT_EQ(spec["backoffLimit"], 3);
+  const Json& c = spec["template"]["spec"]["containers"][0];
+  EXPECT_EQ(c["resources"]["requests"],
+            Json({{"cpu", "500m"}, {"memory", "4Gi"}, {"nvidia.com/gpu", "2"}}));
+  EXPECT_EQ(c["env"], Json::parse(R"([{"name":"EPOCHS","value":"3"},{"name":"EMPTY","value":""},
+                                       {"name":"EQ","value":"a=b"}])"));
+  EXPECT_EQ(c["workingDir"], "/srv/train");
+}
+
+TEST(BuildSubmitJobTest, GeneratedNamesAreValid) {
+  SubmitOptions o = Options();
+  o.command = {"/usr/bin/My_Tool.sh"};
+  EXPECT_EQ((*BuildSubmitJob(o))["metadata"]["generateName"], "my-tool-sh-");
+  o.command = {"./123"};
+  EXPECT_EQ((*BuildSubmitJob(o))["metadata"]["generateName"], "job-123-");
+  o.command = {"__"};
+  EXPECT_EQ((*BuildSubmitJob(o))["metadata"]["generateName"], "job-");
+}
+
+TEST(BuildSubmitJobTest, BadFlagsNameTheFlag) {
+  SubmitOptions o = Options();
+  o.cpu = "2x";
+  EXPECT_NE(ErrorOf(o).find("--cpu: invalid quantity \"2x\""), std::string::npos) << ErrorOf(o);
+  o = Options();
+  o.cpu = "0";
+  EXPECT_NE(ErrorOf(o).find("--cpu: must be greater than zero"), std::string::npos);
+  o = Options();
+  o.memory = "lots";
+  EXPECT_NE(ErrorOf(o).find("--memory: invalid quantity \"lots\""), std::string::npos);
+  o = Options();
+  o.gpus = -1;
+  EXPECT_NE(ErrorOf(o).find("--gpus"), std::string::npos);
+  o = Options();
+  o.name = "Bad_Name";
+  EXPECT_NE(ErrorOf(o).find("--name: "), std::string::npos) << ErrorOf(o);
+  o = Options();
+  o.queue = "";
+  EXPECT_NE(ErrorOf(o).find("--queue: a LocalQueue name is required"), std::string::npos);
+  o = Options();
+  o.env = {"NOEQUALS"};
+  EXPECT_NE(ErrorOf(o).find("--env: want KEY=VALUE, got \"NOEQUALS\""), std::string::npos);
+  o = Options();
+  o.env = {"1X=2"};
+  EXPECT_NE(ErrorOf(o).find("--env: invalid variable name \"1X\""), std::string::npos);
+  o = Options();
+  o.parallelism = 0;
+  EXPECT_NE(ErrorOf(o).find("--parallelism: must be at least 1"), std::string::npos);
+  o = Options();
+  o.command.clear();
+  EXPECT_NE(ErrorOf(o).find("a command to run is required after --"), std::string::npos);
+  o = Options();
+  o.ns = "Team A";
+  EXPECT_NE(ErrorOf(o).find("-n: "), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kuota::cli

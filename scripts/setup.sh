@@ -9,6 +9,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev libcpp-httplib-dev sqlite3
   python3 python3-yaml
+  gnuplot-nox
 )
 
 missing=()

@@ -164,10 +164,16 @@ void Controller::NoteOwnWrite(const std::string& resource, const Json& stored) {
 
 bool Controller::IsOwnEcho(const store::WatchEvent& ev) {
   auto it = own_writes_.find(ev.resource + "/" + ObjectKey(ev.object));
-  if (it == own_writes_.end()) return false;
-  bool echo = it->second == ev.resource_version;
-  if (ev.resource_version >= it->second) own_writes_.erase(it);
-  return echo && ev.type != store::EventType::kDeleted;
+  if (it == own_writes_.end() || ev.type == store::EventType::kDeleted) return false;
+  if (ev.resource_version > it->second) {  // written by someone else after us
+    own_writes_.erase(it);
+    return false;
+  }
+  // Our own write, or an older version of the object: what we wrote since
+  // already reflects it (workload writes carry a resourceVersion precondition),
+  // so applying it would only take the engine back in time.
+  if (ev.resource_version == it->second) own_writes_.erase(it);
+  return true;
 }
 
 void Controller::HandleEvent(const store::WatchEvent& ev) {
@@ -214,6 +220,7 @@ void Controller::ApplyObject(const std::string& resource, const Json& object) {
     }
     const std::string key = ObjectKey(object);
     last_status_[key] = object.value("status", Json::object());
+    workload_rv_[key] = MetaString(object, "resourceVersion");
     for (const auto& ref : object["metadata"].value("ownerReferences", Json::array())) {
       if (ref.value("controller", false)) job_workload_[ref.value("uid", "")] = key;
     }
@@ -236,6 +243,7 @@ void Controller::DeleteObject(const std::string& resource, const Json& object) {
   if (resource == kWorkloads) {
     (void)engine_.Delete("Workload", ns, name);
     last_status_.erase(ns + "/" + name);
+    workload_rv_.erase(ns + "/" + name);
     return;
   }
   if (jobs::FindJobKind(resource)) {
@@ -331,6 +339,10 @@ void Controller::Schedule() {
       if (victim == nullptr) continue;
       RecordEvent(WorkloadRef(*victim), "Normal", "Preempted", p.message);
     }
+    // Publish every admission and eviction as it is decided, so watchers see
+    // an admission even when a later cycle of this burst preempts it.
+    for (const auto& a : r.admitted) SyncWorkloadStatus(a.workload);
+    for (const auto& p : r.preempted) SyncWorkloadStatus(p.workload);
     if (r.admitted.empty() && r.preempted.empty()) break;
   }
   for (const auto& key : touched) SyncWorkloadStatus(key);
@@ -374,10 +386,26 @@ void Controller::SyncWorkloadStatus(const std::string& key) {
                 {"kind", "Workload"},
                 {"metadata", {{"name", wl->name()}, {"namespace", wl->ns()}}},
                 {"status", status}};
+  // Only over the version the engine last saw: a status written meanwhile by
+  // someone else (a Finished condition, an admission check) must not be lost.
+  if (auto rv = workload_rv_.find(key); rv != workload_rv_.end() && !rv->second.empty()) {
+    patch["metadata"]["resourceVersion"] = rv->second;
+  }
   store::UpdateOptions uo;
   uo.status_only = true;
   auto stored = store_.Update(kWorkloads, patch, uo);
   if (!stored.ok()) {
+    if (stored.status().code() == StatusCode::kConflict && conflict_depth_ < 3) {
+      // Take the stored object as the truth and decide again from it.
+      const std::string ns = wl->ns(), name = wl->name();
+      auto fresh = store_.Get(kWorkloads, ns, name);
+      if (fresh.ok()) {
+        ++conflict_depth_;
+        ApplyObject(kWorkloads, *fresh);
+        --conflict_depth_;
+      }
+      return;
+    }
     if (stored.status().code() != StatusCode::kNotFound) {
       std::fprintf(stderr, "kuotad: writing status of %s: %s\n", key.c_str(),
                    stored.status().message().c_str());
@@ -385,6 +413,7 @@ void Controller::SyncWorkloadStatus(const std::string& key) {
     return;
   }
   NoteOwnWrite(kWorkloads, *stored);
+  workload_rv_[key] = MetaString(*stored, "resourceVersion");
   last = status;
   // Jobs follow their workload.
   if (wl->state == engine::WorkloadState::kAdmitted) {
@@ -748,7 +777,10 @@ bool Controller::FitsMachine(const nlohmann::json& workload) {
   store::UpdateOptions uo;
   uo.status_only = true;
   auto stored = store_.Update(kWorkloads, patch, uo);
-  if (stored.ok()) NoteOwnWrite(kWorkloads, *stored);
+  if (stored.ok()) {
+    NoteOwnWrite(kWorkloads, *stored);
+    workload_rv_[key] = MetaString(*stored, "resourceVersion");
+  }
   RecordEvent(workload, "Warning", "Pending", message);
   return false;
 }

@@ -113,6 +113,8 @@ class Controller : public server::PendingWorkloadsSource {
   std::chrono::steady_clock::time_point last_status_write_{};
   std::map<std::string, std::string> unfit_;  // workload key -> why it cannot fit
   bool started_ = false;  // the initial list is applied: write back what changes
+  std::map<std::string, std::string> workload_rv_;  // workload key -> resourceVersion seen
+  int conflict_depth_ = 0;
 
   std::mutex queries_mu_;
   std::vector<std::shared_ptr<PendingQuery>> queries_;  // guarded by queries_mu_

@@ -1,0 +1,186 @@
+#include "perf/consistency.h"
+
+#include <gtest/gtest.h>
+
+#include "perf/summary.h"
+
+namespace kuota::perf {
+namespace {
+
+// Two queues of 2 cpu nominal (borrowing limit 2) in one cohort; three
+// workloads of 2 cpu each, runtime 100 ms.
+Plan TwoQueues() {
+  Plan p;
+  p.cohorts = {"co-0"};
+  p.queue_classes = {"cq"};
+  p.workload_classes = {"w"};
+  for (int q = 0; q < 2; ++q) {
+    PlannedQueue pq;
+    pq.name = "cq-0-" + std::to_string(q) + "-co-0";
+    pq.cohort = "co-0";
+    pq.class_name = "cq";
+    pq.nominal_milli = 2000;
+    pq.borrowing_limit_milli = 2000;
+    p.queues.push_back(pq);
+    p.queue_cohort.push_back(0);
+    p.queue_class.push_back(0);
+  }
+  for (int i = 0; i < 3; ++i) {
+    PlannedWorkload w;
+    w.name = "w-0-" + std::to_string(i) + "-0";
+    w.queue = i == 2 ? 1 : 0;
+    w.runtime_ms = 100;
+    w.request_milli = 2000;
+    p.workloads.push_back(w);
+  }
+  return p;
+}
+
+QuotaHold Hold(int32_t queue, int64_t from_ms, int64_t to_ms, bool finished) {
+  QuotaHold h;
+  h.queue = queue;
+  h.reserved_us = h.admitted_us = h.sched_start_us = from_ms * 1000;
+  h.released_us = h.sched_end_us = to_ms * 1000;
+  h.finished = finished;
+  return h;
+}
+
+WorkloadRecord Simple(int32_t queue, int64_t created_ms, int64_t admitted_ms) {
+  WorkloadRecord w;
+  w.created_us = created_ms * 1000;
+  w.creations = 1;
+  w.admissions = 1;
+  w.finishes = 1;
+  w.holds.push_back(Hold(queue, admitted_ms, admitted_ms + 100, true));
+  w.finished_us = (admitted_ms + 100) * 1000;
+  return w;
+}
+
+RunRecord Consistent() {
+  RunRecord r;
+  r.workloads = {Simple(0, 0, 0), Simple(0, 0, 100), Simple(1, 0, 0)};
+  r.end_us = 200'000;
+  r.completed = true;
+  return r;
+}
+
+TEST(ConsistencyTest, AcceptsAConsistentRun) {
+  const Plan p = TwoQueues();
+  ConsistencyReport c = CheckConsistency(p, Consistent());
+  EXPECT_TRUE(c.ok()) << (c.failures.empty() ? "" : c.failures[0]);
+}
+
+TEST(ConsistencyTest, ReleaseBeforeAdmissionAtTheSameInstant) {
+  // w0 finishes at 100 ms and w1 takes its place at 100 ms: not overcommitted.
+  const Plan p = TwoQueues();
+  RunRecord r = Consistent();
+  r.workloads[1] = Simple(0, 0, 100);
+  EXPECT_TRUE(CheckConsistency(p, r).ok());
+}
+
+TEST(ConsistencyTest, FindsCohortOvercommit) {
+  // Both w0 and w1 run in queue 0 at once: 4 cpu there (within its 4 cpu
+  // limit) plus w2's 2 cpu in queue 1 = 6 cpu in a cohort of 4.
+  const Plan p = TwoQueues();
+  RunRecord r = Consistent();
+  r.workloads[1] = Simple(0, 0, 50);
+  ConsistencyReport c = CheckConsistency(p, r);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.failures[0].find("cohort co-0 held 6 cpu at 0.050 s, above its quota of 4"),
+            std::string::npos)
+      << c.failures[0];
+}
+
+TEST(ConsistencyTest, FindsQueueAboveBorrowingLimit) {
+  Plan p = TwoQueues();
+  p.queues[0].borrowing_limit_milli = 0;  // queue 0 may hold 2 cpu only
+  RunRecord r = Consistent();
+  r.workloads[2] = Simple(0, 0, 100);
+  r.workloads[1] = Simple(0, 0, 150);
+  p.workloads[2].queue = 0;
+  ConsistencyReport c = CheckConsistency(p, r);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.failures[0].find("ClusterQueue cq-0-0-co-0 held 4 cpu"), std::string::npos)
+      << c.failures[0];
+}
+
+TEST(ConsistencyTest, FindsAdmissionEvictionMismatchAndDoubleFinish) {
+  const Plan p = TwoQueues();
+  RunRecord r = Consistent();
+  r.workloads[0].evictions = 1;  // evicted once, admitted once
+  r.workloads[1].finishes = 2;
+  ConsistencyReport c = CheckConsistency(p, r);
+  EXPECT_EQ(c.failure_count, 2);
+  ASSERT_EQ(c.failures.size(), 2u);
+  EXPECT_NE(c.failures[0].find("admitted 1 times, evicted 1 times"), std::string::npos);
+  EXPECT_NE(c.failures[1].find("finished 2 times"), std::string::npos);
+}
+
+TEST(ConsistencyTest, NamesServerAnomaliesSeenByTheWatch) {
+  const Plan p = TwoQueues();
+  RunRecord r = Consistent();
+  // Evicted from an admission the server never published.
+  r.workloads[0].evictions = 1;
+  r.workloads[0].evictions_unseen_admission = 1;
+  // Shown evicted, without its Finished condition, after it finished.
+  r.workloads[1].finish_lost = true;
+  r.workloads[1].evictions_after_finish = 1;
+  ConsistencyReport c = CheckConsistency(p, r);
+  ASSERT_EQ(c.failure_count, 2);
+  EXPECT_NE(c.failures[0].find("evicted 1 time(s) without having been seen admitted"),
+            std::string::npos)
+      << c.failures[0];
+  EXPECT_NE(c.failures[1].find("lost its Finished condition after it finished, shown evicted"),
+            std::string::npos)
+      << c.failures[1];
+}
+
+TEST(ConsistencyTest, FindsShortRunAndWrongQueue) {
+  const Plan p = TwoQueues();
+  RunRecord r = Consistent();
+  r.workloads[0].holds[0].released_us = 60'000;  // ran 60 of its 100 ms
+  r.workloads[2].holds[0].queue = 0;             // belongs to queue 1
+  ConsistencyReport c = CheckConsistency(p, r);
+  ASSERT_EQ(c.failure_count, 2);
+  EXPECT_NE(c.failures[0].find("finished after running 60 ms of its 100 ms"), std::string::npos);
+  EXPECT_NE(c.failures[1].find("not in its own ClusterQueue cq-0-1-co-0"), std::string::npos);
+}
+
+TEST(ConsistencyTest, NeverCreatedIsAFailure) {
+  const Plan p = TwoQueues();
+  RunRecord r = Consistent();
+  r.workloads[2] = WorkloadRecord{};
+  ConsistencyReport c = CheckConsistency(p, r);
+  ASSERT_EQ(c.failure_count, 1);
+  EXPECT_NE(c.failures[0].find("created 0 times"), std::string::npos);
+}
+
+TEST(SummaryTest, UsageAndTimesAsKueuesChecker) {
+  const Plan p = TwoQueues();
+  RunRecord r = Consistent();
+  r.workloads[1].created_us = 20'000;  // waited 80 ms
+  r.workloads[0].evictions = 0;
+  Summary s = Summarize(p, r);
+  ASSERT_EQ(s.queue_classes.size(), 1u);
+  // Held: 3 × 2 cpu × 100 ms = 600 cpu·ms of 4 cpu × 200 ms = 75 %.
+  EXPECT_DOUBLE_EQ(s.queue_classes[0].usage_percent, 75.0);
+  EXPECT_EQ(s.queue_classes[0].max_usage_milli, 2000);
+  ASSERT_EQ(s.workload_classes.size(), 1u);
+  EXPECT_EQ(s.workload_classes[0].count, 3);
+  EXPECT_EQ(s.workload_classes[0].finished, 3);
+  EXPECT_NEAR(s.workload_classes[0].avg_time_to_admission_ms, 80.0 / 3, 1e-9);
+  EXPECT_DOUBLE_EQ(s.workload_classes[0].max_time_to_admission_ms, 80.0);
+  EXPECT_NEAR(s.workload_classes[0].avg_time_to_finish_ms, (100.0 + 180.0 + 100.0) / 3, 1e-9);
+}
+
+TEST(SummaryTest, TimeToAdmissionIsTheLastAdmissionLikeKueue) {
+  WorkloadRecord w;
+  w.created_us = 0;
+  w.holds.push_back(Hold(0, 10, 20, false));
+  w.holds.push_back(Hold(0, 50, 150, true));
+  EXPECT_DOUBLE_EQ(TimeToAdmissionMs(w), 50.0);
+  EXPECT_DOUBLE_EQ(TimeToFirstAdmissionMs(w), 10.0);
+}
+
+}  // namespace
+}  // namespace kuota::perf

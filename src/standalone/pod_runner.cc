@@ -671,8 +671,10 @@ bool PodRunner::StartContainer(PodRun& run, size_t i) {
     extra = {{"CUDA_VISIBLE_DEVICES", ""}, {"NVIDIA_VISIBLE_DEVICES", "void"}};
   }
   auto cmd = BuildContainerCommand(run.pod, c.spec, extra);
-  Result<runtime::ProcessHandle> handle = cmd.status();
-  if (cmd.ok()) {
+  Result<runtime::ProcessHandle> handle = Status::Internal("container not started");
+  if (!cmd.ok()) {
+    handle = cmd.status();
+  } else {
     for (const auto& w : cmd->warnings) {
       RecordEvent(store_, clock_, run.pod, "Warning", "UnsupportedField", w, kComponent);
     }

@@ -104,6 +104,10 @@ bool Controller::WaitIdle(std::chrono::milliseconds timeout) {
 
 Status Controller::InitialSync() {
   const int64_t rv = store_.CurrentResourceVersion();
+  // While the list is applied, write nothing back per object (a resync after
+  // a lagging watch would otherwise rewrite every workload once per queue);
+  // one pass at the end writes what changed.
+  started_ = false;
   std::vector<std::string> order;
   for (const auto& k : kEngineKinds) order.push_back(k.resource);
   order.push_back(kWorkloads);

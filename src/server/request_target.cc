@@ -5,18 +5,6 @@
 namespace kuota::server {
 namespace {
 
-std::vector<std::string> SplitPath(std::string_view path) {
-  std::vector<std::string> parts;
-  size_t pos = 0;
-  while (pos <= path.size()) {
-    size_t slash = path.find('/', pos);
-    if (slash == std::string_view::npos) slash = path.size();
-    if (slash > pos) parts.emplace_back(path.substr(pos, slash - pos));
-    pos = slash + 1;
-  }
-  return parts;
-}
-
 bool IsHealthPath(const std::string& first) {
   return first == "healthz" || first == "readyz" || first == "livez";
 }
@@ -73,6 +61,18 @@ bool IsServedGroupVersion(const std::string& group, const std::string& version) 
     if (r.group == group && r.version == version) return true;
   }
   return false;
+}
+
+std::vector<std::string> SplitPath(std::string_view path) {
+  std::vector<std::string> parts;
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    size_t slash = path.find('/', pos);
+    if (slash == std::string_view::npos) slash = path.size();
+    if (slash > pos) parts.emplace_back(path.substr(pos, slash - pos));
+    pos = slash + 1;
+  }
+  return parts;
 }
 
 RequestTarget ParseRequestTarget(std::string_view path) {

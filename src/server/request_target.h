@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "server/resource_info.h"
 
@@ -40,6 +41,9 @@ struct RequestTarget {
 
 // Parses a URL path (already percent-decoded, without the query).
 RequestTarget ParseRequestTarget(std::string_view path);
+
+// The non-empty segments of a URL path ("/a//b/" -> {"a", "b"}).
+std::vector<std::string> SplitPath(std::string_view path);
 
 // True when `group`/`version` is a group version Kuota serves.
 bool IsServedGroupVersion(const std::string& group, const std::string& version);

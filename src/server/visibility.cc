@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "server/request_target.h"
 #include "server/status_errors.h"
 
 namespace kuota::server {
@@ -15,18 +16,6 @@ using Json = nlohmann::json;
 
 constexpr const char* kSummaryKind = "PendingWorkloadsSummary";
 constexpr int64_t kDefaultLimit = 1000;  // Kueue's DefaultPendingWorkloadsLimit
-
-std::vector<std::string> SplitPath(std::string_view path) {
-  std::vector<std::string> parts;
-  size_t pos = 0;
-  while (pos <= path.size()) {
-    size_t slash = path.find('/', pos);
-    if (slash == std::string_view::npos) slash = path.size();
-    if (slash > pos) parts.emplace_back(path.substr(pos, slash - pos));
-    pos = slash + 1;
-  }
-  return parts;
-}
 
 std::string GroupVersion() { return std::string(kVisibilityGroup) + "/" + kVisibilityVersion; }
 

@@ -9,19 +9,34 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/json_fields.h"
+
 namespace kuota::cli {
 
+// The commands' short names for server/json_fields.h, which does the work.
+
 // The value at `path` (object keys), or nullptr.
-const nlohmann::json* Field(const nlohmann::json& object, std::initializer_list<const char*> path);
+inline const nlohmann::json* Field(const nlohmann::json& object,
+                                   std::initializer_list<const char*> path) {
+  return server::FindField(object, path);
+}
 // The string at `path`, or `fallback`.
-std::string Text(const nlohmann::json& object, std::initializer_list<const char*> path,
-                 const std::string& fallback = "");
+inline std::string Text(const nlohmann::json& object, std::initializer_list<const char*> path,
+                        const std::string& fallback = "") {
+  return server::StringField(object, path, fallback);
+}
 // The integer at `path`, or `fallback`.
-int64_t Int(const nlohmann::json& object, std::initializer_list<const char*> path,
-            int64_t fallback = 0);
+inline int64_t Int(const nlohmann::json& object, std::initializer_list<const char*> path,
+                   int64_t fallback = 0) {
+  return server::IntField(object, path, fallback);
+}
 // The entry of .status.conditions whose type is `type`, or nullptr.
-const nlohmann::json* Condition(const nlohmann::json& object, const std::string& type);
+inline const nlohmann::json* Condition(const nlohmann::json& object, const std::string& type) {
+  return server::FindCondition(object, {"status", "conditions"}, type);
+}
 // True when that condition's status is "True".
-bool ConditionTrue(const nlohmann::json& object, const std::string& type);
+inline bool ConditionTrue(const nlohmann::json& object, const std::string& type) {
+  return server::ConditionIsTrue(object, type);
+}
 
 }  // namespace kuota::cli

@@ -10,6 +10,7 @@
 #include "engine/queue_manager.h"
 #include "jobs/registry.h"
 #include "standalone/events.h"
+#include "standalone/meta_string.h"
 #include "standalone/workload_status_json.h"
 
 namespace kuota::standalone {
@@ -40,13 +41,6 @@ const KindEntry* FindEngineKind(const std::string& resource) {
     if (resource == k.resource) return &k;
   }
   return nullptr;
-}
-
-std::string MetaString(const nlohmann::json& obj, const char* field) {
-  auto m = obj.find("metadata");
-  if (m == obj.end() || !m->is_object()) return "";
-  auto f = m->find(field);
-  return f != m->end() && f->is_string() ? f->get<std::string>() : "";
 }
 
 int64_t ResourceVersionOf(const nlohmann::json& obj) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "standalone/events.h"
+#include "standalone/meta_string.h"
 #include "standalone/pod_runner.h"
 
 namespace kuota::standalone {
@@ -14,15 +15,8 @@ constexpr const char* kJobs = "jobs.batch";
 constexpr const char* kPods = "pods";
 constexpr const char* kComponent = "job-controller";
 
-std::string Meta(const nlohmann::json& obj, const char* field) {
-  auto m = obj.find("metadata");
-  if (m == obj.end() || !m->is_object()) return "";
-  auto f = m->find(field);
-  return f != m->end() && f->is_string() ? f->get<std::string>() : "";
-}
-
 std::string Key(const nlohmann::json& obj) {
-  return Meta(obj, "namespace") + "/" + Meta(obj, "name");
+  return MetaString(obj, "namespace") + "/" + MetaString(obj, "name");
 }
 
 // The uid of the Job controlling `pod`, or empty.
@@ -98,14 +92,14 @@ Status JobReconciler::Sync() {
 void JobReconciler::Handle(const store::WatchEvent& ev) {
   if (ev.resource == kJobs) {
     const std::string key = Key(ev.object);
-    const std::string uid = Meta(ev.object, "uid");
+    const std::string uid = MetaString(ev.object, "uid");
     if (ev.type == store::EventType::kDeleted) {
       jobs_.erase(key);
       job_by_uid_.erase(uid);
       timers_.erase(key);
       dirty_.erase(key);
       invalid_.erase(key);
-      CascadeDelete(uid, Meta(ev.object, "namespace"));
+      CascadeDelete(uid, MetaString(ev.object, "namespace"));
       return;
     }
     jobs_[key] = ev.object;
@@ -116,7 +110,7 @@ void JobReconciler::Handle(const store::WatchEvent& ev) {
   if (ev.resource != kPods) return;
   const std::string owner = OwnerJobUid(ev.object);
   if (owner.empty()) return;
-  const std::string name = Meta(ev.object, "name");
+  const std::string name = MetaString(ev.object, "name");
   if (ev.type == store::EventType::kDeleted) {
     auto it = pods_.find(owner);
     if (it != pods_.end()) {
@@ -148,7 +142,7 @@ void JobReconciler::Run() {
   // Pods whose Job no longer exists (deleted while kuotad was down).
   for (const auto& [uid, pods] : pods_) {
     if (job_by_uid_.count(uid) || pods.empty()) continue;
-    CascadeDelete(uid, Meta(pods.begin()->second, "namespace"));
+    CascadeDelete(uid, MetaString(pods.begin()->second, "namespace"));
   }
   while (!stop_) {
     busy_ = true;
@@ -199,8 +193,8 @@ void JobReconciler::Reconcile(const std::string& key) {
   auto jit = jobs_.find(key);
   if (jit == jobs_.end()) return;
   const Json& job = jit->second;
-  const std::string uid = Meta(job, "uid");
-  const std::string ns = Meta(job, "namespace");
+  const std::string uid = MetaString(job, "uid");
+  const std::string ns = MetaString(job, "namespace");
   std::vector<Json> pods;
   if (auto p = pods_.find(uid); p != pods_.end()) {
     for (const auto& [name, pod] : p->second) pods.push_back(pod);
@@ -235,15 +229,15 @@ void JobReconciler::Reconcile(const std::string& key) {
       timers_[key] = clock_.Now() + Duration{1000};
       continue;
     }
-    pods_[uid][Meta(*stored, "name")] = *stored;  // read our own writes
-    auto ev = jobctl::PodCreatedEvent(Meta(*stored, "name"));
+    pods_[uid][MetaString(*stored, "name")] = *stored;  // read our own writes
+    auto ev = jobctl::PodCreatedEvent(MetaString(*stored, "name"));
     RecordEvent(store_, clock_, job, ev.type, ev.reason, ev.message, kComponent);
   }
   for (const auto& name : actions->delete_pods) {
     auto deleted = store_.Delete(kPods, ns, name);
     if (deleted.ok()) {
       // With a finalizer the pod stays, being deleted, until the runner ends it.
-      if (Meta(*deleted, "deletionTimestamp").empty()) {
+      if (MetaString(*deleted, "deletionTimestamp").empty()) {
         pods_[uid].erase(name);
       } else {
         pods_[uid][name] = *deleted;
@@ -253,7 +247,7 @@ void JobReconciler::Reconcile(const std::string& key) {
   if (actions->status) {
     Json patch = {{"apiVersion", "batch/v1"},
                   {"kind", "Job"},
-                  {"metadata", {{"name", Meta(job, "name")}, {"namespace", ns}}},
+                  {"metadata", {{"name", MetaString(job, "name")}, {"namespace", ns}}},
                   {"status", *actions->status}};
     store::UpdateOptions uo;
     uo.status_only = true;
@@ -264,7 +258,7 @@ void JobReconciler::Reconcile(const std::string& key) {
     }
   }
   if (actions->delete_job) {
-    (void)store_.Delete(kJobs, ns, Meta(job, "name"));
+    (void)store_.Delete(kJobs, ns, MetaString(job, "name"));
     return;  // the DELETED event cascades to the pods
   }
   if (actions->requeue_at) {

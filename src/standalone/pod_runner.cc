@@ -19,6 +19,7 @@
 #include "runtime/process_state.h"
 #include "runtime/spawn.h"
 #include "standalone/events.h"
+#include "standalone/meta_string.h"
 #include "standalone/pod_command.h"
 
 namespace kuota::standalone {
@@ -68,13 +69,6 @@ namespace {
 
 constexpr const char* kPods = "pods";
 constexpr const char* kComponent = "kuotad-runner";
-
-std::string Meta(const Json& obj, const char* field) {
-  auto m = obj.find("metadata");
-  if (m == obj.end() || !m->is_object()) return "";
-  auto f = m->find(field);
-  return f != m->end() && f->is_string() ? f->get<std::string>() : "";
-}
 
 std::string Phase(const Json& pod) {
   auto st = pod.find("status");
@@ -292,13 +286,13 @@ void PodRunner::CollectOrphanDirs() {
 }
 
 void PodRunner::Handle(const std::string& type, const Json& pod) {
-  const std::string key = Meta(pod, "namespace") + "/" + Meta(pod, "name");
+  const std::string key = MetaString(pod, "namespace") + "/" + MetaString(pod, "name");
   if (type == "DELETED") {
     Forget(key, /*kill=*/true);
     return;
   }
   auto it = pods_.find(key);
-  if (it != pods_.end() && it->second->uid != Meta(pod, "uid")) {
+  if (it != pods_.end() && it->second->uid != MetaString(pod, "uid")) {
     Forget(key, true);  // a new pod with the old one's name
     it = pods_.end();
   }
@@ -309,9 +303,9 @@ void PodRunner::Handle(const std::string& type, const Json& pod) {
     if (terminal && !(deleting && HasFinalizer(pod, kPodFinalizer))) return;
     auto run = std::make_unique<PodRun>();
     run->key = key;
-    run->ns = Meta(pod, "namespace");
-    run->name = Meta(pod, "name");
-    run->uid = Meta(pod, "uid");
+    run->ns = MetaString(pod, "namespace");
+    run->name = MetaString(pod, "name");
+    run->uid = MetaString(pod, "uid");
     run->owner = OwnerUid(pod);
     if (run->owner.empty()) run->owner = "pod:" + run->uid;
     const Json annotations = pod["metadata"].value("annotations", Json::object());
@@ -472,7 +466,7 @@ void PodRunner::Run() {
         if (all.ok()) {
           std::set<std::string> present;
           for (const auto& p : all->items) {
-            present.insert(Meta(p, "namespace") + "/" + Meta(p, "name"));
+            present.insert(MetaString(p, "namespace") + "/" + MetaString(p, "name"));
             Handle("MODIFIED", p);
           }
           std::vector<std::string> gone;
@@ -840,7 +834,7 @@ void PodRunner::StepDeletion(PodRun& run) {
 void PodRunner::RemoveFinalizer(const PodRun& run) {
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto cur = store_.Get(kPods, run.ns, run.name);
-    if (!cur.ok() || Meta(*cur, "uid") != run.uid) return;
+    if (!cur.ok() || MetaString(*cur, "uid") != run.uid) return;
     Json obj = *cur;
     Json kept = Json::array();
     for (const auto& f : obj["metadata"].value("finalizers", Json::array())) {

@@ -141,6 +141,23 @@ Status WriteFileDurably(const std::string& path, const std::string& text) {
   return Status::Ok();
 }
 
+// A pod's record of what was started (its runtime.json, at `path`); null
+// when there is none, discarded when it does not parse.
+Json ReadRecord(const std::string& path) {
+  std::ifstream in(path);
+  return in ? Json::parse(in, nullptr, false) : Json();
+}
+
+// A container's process handle as SaveRecord writes it.
+runtime::ProcessHandle HandleFromRecord(const Json& c) {
+  runtime::ProcessHandle h;
+  h.keeper_pid = c.value("keeper", 0);
+  h.keeper_start_time = c.value("keeperStart", uint64_t{0});
+  h.pgid = c.value("pgid", 0);
+  h.pgid_start_time = c.value("pgidStart", uint64_t{0});
+  return h;
+}
+
 }  // namespace
 
 PodRunner::PodRunner(store::ObjectStore& store, const Clock& clock, PodRunnerOptions options)
@@ -267,16 +284,11 @@ void PodRunner::CollectOrphanDirs() {
   }
   for (const auto& uid : orphans) {
     // Its pod is gone: stop whatever it left running, then drop its files.
-    std::ifstream in(PodDir(uid) + "/runtime.json");
-    Json rec = Json::parse(in, nullptr, false);
+    Json rec = ReadRecord(PodDir(uid) + "/runtime.json");
     if (rec.is_object()) {
       const Json containers = rec.contains("containers") ? rec["containers"] : Json::object();
       for (const auto& [name, c] : containers.items()) {
-        runtime::ProcessHandle h;
-        h.keeper_pid = c.value("keeper", 0);
-        h.keeper_start_time = c.value("keeperStart", uint64_t{0});
-        h.pgid = c.value("pgid", 0);
-        h.pgid_start_time = c.value("pgidStart", uint64_t{0});
+        const runtime::ProcessHandle h = HandleFromRecord(c);
         if (h.pgid > 0) (void)runtime::SignalGroup(h, SIGKILL);
       }
     }
@@ -346,8 +358,7 @@ void PodRunner::Handle(const std::string& type, const Json& pod) {
 }
 
 void PodRunner::Recover(PodRun& run) {
-  std::ifstream in(PodDir(run.uid) + "/runtime.json");
-  Json rec = in ? Json::parse(in, nullptr, false) : Json();
+  Json rec = ReadRecord(PodDir(run.uid) + "/runtime.json");
   const std::string phase = Phase(run.pod);
   if (!rec.is_object()) {
     if (phase == "Running") {
@@ -410,10 +421,7 @@ void PodRunner::Recover(PodRun& run) {
       continue;
     }
     c.ever_started = true;
-    c.handle.keeper_pid = r->value("keeper", 0);
-    c.handle.keeper_start_time = r->value("keeperStart", uint64_t{0});
-    c.handle.pgid = r->value("pgid", 0);
-    c.handle.pgid_start_time = r->value("pgidStart", uint64_t{0});
+    c.handle = HandleFromRecord(*r);
     c.running = true;  // PollContainers learns the truth on the next step
   }
 }
@@ -675,8 +683,7 @@ bool PodRunner::StartContainer(PodRun& run, size_t i) {
     // Record the intent first: a kuotad that dies between here and the
     // record of the handle will not start this container again.
     Status st = runtime::MakeDirs(PodDir(run.uid), 0755);
-    std::ifstream in(PodDir(run.uid) + "/runtime.json");
-    Json rec = in ? Json::parse(in, nullptr, false) : Json::object();
+    Json rec = ReadRecord(PodDir(run.uid) + "/runtime.json");
     if (!rec.is_object()) rec = Json::object();
     rec["containers"][c.name] = {{"state", "starting"}, {"restarts", c.restarts}};
     rec["gpus"] = run.gpus;

@@ -3,6 +3,8 @@
 #include <limits>
 #include <string_view>
 
+#include "jobctl/pod_spec_schema.h"
+
 namespace kuota::jobctl {
 namespace {
 
@@ -150,6 +152,7 @@ Result<JobSpec> ParseJobSpec(const Json& job) {
     if (!tmeta->is_object()) {
       return InvalidValue("spec.template.metadata", *tmeta, "must be an object");
     }
+    KUOTA_RETURN_IF_ERROR(ValidateObjectMetaSchema(*tmeta, "spec.template.metadata"));
     for (const char* f : {"labels", "annotations"}) {
       auto m = tmeta->find(f);
       if (m == tmeta->end() || m->is_null()) continue;
@@ -168,6 +171,7 @@ Result<JobSpec> ParseJobSpec(const Json& job) {
     return InvalidValue("spec.template.spec", *pod_spec, "must be an object");
   KUOTA_RETURN_IF_ERROR(CheckContainers(*pod_spec, "containers", true));
   KUOTA_RETURN_IF_ERROR(CheckContainers(*pod_spec, "initContainers", false));
+  KUOTA_RETURN_IF_ERROR(ValidatePodSpecSchema(*pod_spec, "spec.template.spec"));
   auto rp = pod_spec->find("restartPolicy");
   if (rp == pod_spec->end() || rp->is_null()) {
     return Status::Invalid(

@@ -4,7 +4,9 @@
 #include <utility>
 #include <vector>
 
+#include "server/field_labels.h"
 #include "server/json_fields.h"
+#include "server/json_limits.h"
 #include "server/media_types.h"
 #include "server/object_names.h"
 #include "server/patch.h"
@@ -50,9 +52,14 @@ std::optional<Json> DecodeObject(const HttpRequest& request, const ResourceInfo&
                                        : "application/json"));
     return std::nullopt;
   } else {
+    if (std::optional<std::string> deep = CheckJsonTextDepth(request.body)) {
+      *error = BadRequestError("the object provided is unrecognized (must be of type " + r.kind +
+                               "): " + *deep);
+      return std::nullopt;
+    }
     try {
       object = Json::parse(request.body);
-    } catch (const Json::parse_error& e) {
+    } catch (const Json::exception& e) {  // parse_error; out_of_range for 1e400
       *error = BadRequestError("the object provided is unrecognized (must be of type " + r.kind +
                                "): couldn't get version/kind; json parse error: " +
                                ParseErrorMessage(e));
@@ -376,6 +383,9 @@ HttpReply ResourceHandlers::DeleteCollection(const HttpRequest& request,
   list_options.ns = target.ns;
   list_options.label_selector = request.Query("labelSelector");
   list_options.field_selector = request.Query("fieldSelector");
+  if (auto bad = CheckFieldSelector(r, list_options.field_selector)) {
+    return BadRequestError(*bad).ToReply();
+  }
   Result<store::ListResult> list = store_.List(r.StoreKey(), list_options);
   if (!list.ok()) {
     if (list.status().code() == StatusCode::kInvalid) {

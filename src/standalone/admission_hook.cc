@@ -1,6 +1,8 @@
 #include "standalone/admission_hook.h"
 
 #include "api/codec/decode.h"
+#include "jobctl/job_spec.h"
+#include "jobctl/pod_spec_schema.h"
 #include "jobs/registry.h"
 
 namespace kuota::standalone {
@@ -16,6 +18,65 @@ std::string StripDocumentPrefix(const std::string& m) {
 
 void SetDefault(server::Json& obj, const char* key, server::Json value) {
   if (!obj.contains(key) || obj[key].is_null()) obj[key] = std::move(value);
+}
+
+// A batch/v1 Job as the Job controller will read it: ParseJobSpec's checks
+// (which want the uid and name the store has not assigned yet) and the status.
+Status ValidateBatchJob(const server::Json& job) {
+  server::Json probe = job;
+  server::Json& meta = probe["metadata"];
+  if (!meta.is_object()) return Status::Invalid("metadata: must be an object");
+  if (!meta.contains("uid") || !meta["uid"].is_string()) meta["uid"] = "to-be-assigned";
+  if (!meta.contains("name") || !meta["name"].is_string() || meta["name"] == "") {
+    meta["name"] = "to-be-assigned";
+  }
+  KUOTA_RETURN_IF_ERROR(jobctl::ValidateJob(probe));
+  if (auto st = job.find("status"); st != job.end() && !st->is_null()) {
+    KUOTA_RETURN_IF_ERROR(jobctl::ValidateJobStatusSchema(*st, "status"));
+  }
+  return Status::Ok();
+}
+
+// A queued job must make a Workload the controller can read: Kueue's pod set
+// rules apply to its templates (unknown fields, as kubectl's strict field
+// validation refuses them, bad quantities). Errors name the job's own fields.
+Status ValidateWorkloadOf(const jobs::JobKind& kind, const server::Json& job) {
+  if (jobs::JobKind::QueueName(job).empty()) return Status::Ok();
+  server::Json probe = job;
+  server::Json& meta = probe["metadata"];
+  if (!meta.contains("uid") || !meta["uid"].is_string()) meta["uid"] = "to-be-assigned";
+  if (!meta.contains("name") || !meta["name"].is_string() || meta["name"] == "") {
+    meta["name"] = "to-be-assigned";
+  }
+  Result<server::Json> wl = kind.BuildWorkload(probe);
+  if (!wl.ok()) return wl.status();
+  codec::DecodeOptions opts;
+  opts.validate_names = false;
+  auto decoded = codec::DecodeObject(wl->dump(), opts);
+  if (decoded.ok()) return Status::Ok();
+  std::string m = StripDocumentPrefix(decoded.status().message());
+  // spec.podSets[i].template... is the job's spec.template... for a batch Job.
+  const std::string prefix = "spec.podSets[";
+  if (m.rfind(prefix, 0) == 0) {
+    size_t close = m.find("].template", prefix.size());
+    if (close != std::string::npos) m = "spec.template" + m.substr(close + 10);
+  }
+  return Status(decoded.status().code(), m);
+}
+
+// A core/v1 Pod as the pod runner and the Job controller will read it.
+Status ValidatePod(const server::Json& pod) {
+  auto spec = pod.find("spec");
+  if (spec == pod.end() || spec->is_null()) return Status::Invalid("spec: Required value");
+  KUOTA_RETURN_IF_ERROR(jobctl::ValidatePodSpecSchema(*spec, "spec"));
+  auto containers = spec->find("containers");
+  if (containers == spec->end() || !containers->is_array() || containers->empty()) {
+    return Status::Invalid("spec.containers: Required value");
+  }
+  if (auto st = pod.find("status"); st != pod.end() && !st->is_null()) {
+    KUOTA_RETURN_IF_ERROR(jobctl::ValidatePodStatusSchema(*st, "status"));
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -54,8 +115,17 @@ void ApplyKueueDefaults(const std::string& kind, server::Json& object) {
 Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation op,
                                  const server::Json* /*old_object*/, server::Json* object) {
   if (op == Operation::kDelete) return Status::Ok();
+  // Every stored object must be readable by every reader: metadata first.
+  if (auto m = object->find("metadata"); m != object->end()) {
+    KUOTA_RETURN_IF_ERROR(jobctl::ValidateObjectMetaSchema(*m, "metadata"));
+  }
+  if (resource.group.empty() && resource.kind == "Pod") return ValidatePod(*object);
   if (const jobs::JobKind* kind = jobs::FindJobKind(resource.StoreKey())) {
+    if (resource.group == "batch" && resource.kind == "Job") {
+      KUOTA_RETURN_IF_ERROR(ValidateBatchJob(*object));
+    }
     if (op == Operation::kCreate) kind->DefaultOnCreate(*object);
+    KUOTA_RETURN_IF_ERROR(ValidateWorkloadOf(*kind, *object));
     const server::Json& spec = object->value("spec", server::Json::object());
     if (!spec.contains("template") || !spec["template"].is_object() ||
         !spec["template"].contains("spec")) {

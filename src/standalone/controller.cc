@@ -68,12 +68,19 @@ Result<api::Object> Decode(const nlohmann::json& obj) {
 }  // namespace
 
 Controller::Controller(store::ObjectStore& store, const Clock& clock, ControllerOptions options)
-    : store_(store), clock_(clock), options_(options), engine_(clock, options.config) {}
+    : store_(store),
+      clock_(clock),
+      options_(options),
+      engine_(clock, options.config),
+      errors_(store, clock, "kuota-controller") {}
 
 Controller::~Controller() { Stop(); }
 
 Status Controller::Start() {
-  KUOTA_RETURN_IF_ERROR(InitialSync());
+  Status synced;
+  std::string err = CatchAll([&] { synced = InitialSync(); });
+  if (!err.empty()) return Status::Internal("initial sync: " + err);
+  KUOTA_RETURN_IF_ERROR(synced);
   thread_ = std::thread([this] { Run(); });
   return Status::Ok();
 }
@@ -111,7 +118,7 @@ Status Controller::InitialSync() {
     lo.limit = 1000;
     do {
       KUOTA_ASSIGN_OR_RETURN(store::ListResult page, store_.List(resource, lo));
-      for (const auto& item : page.items) ApplyObject(resource, item);
+      for (const auto& item : page.items) ApplyObjectSafely(resource, item);
       lo.continue_token = page.continue_token;
     } while (!lo.continue_token.empty());
   }
@@ -124,8 +131,28 @@ Status Controller::InitialSync() {
   return Status::Ok();
 }
 
+void Controller::ApplyObjectSafely(const std::string& resource, const Json& object) {
+  std::string err = CatchAll([&] { ApplyObject(resource, object); });
+  if (!err.empty()) errors_.Report(resource, object, "InvalidObject", err);
+}
+
 void Controller::Run() {
   while (!stop_) {
+    // No exception may end the loop (and kuotad with it): a step that throws
+    // is logged and retried after a pause; per-object failures are reported
+    // on the object by ApplyObjectSafely and HandleEvent.
+    std::string err = CatchAll([&] { RunOnce(); });
+    if (!err.empty()) {
+      std::fprintf(stderr, "kuotad: controller: %s; resynchronizing\n", err.c_str());
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      std::string resync = CatchAll([&] { (void)InitialSync(); });
+      if (!resync.empty()) std::fprintf(stderr, "kuotad: controller: %s\n", resync.c_str());
+    }
+  }
+}
+
+void Controller::RunOnce() {
+  {
     busy_ = true;
     store::WatchEvent ev;
     bool any = false;
@@ -136,12 +163,12 @@ void Controller::Run() {
       any = true;
       wait = std::chrono::milliseconds(0);
     }
-    if (stop_) break;
+    if (stop_) return;
     if (!watcher_->Alive()) {
       // Fell behind or the watch ended: resynchronize from a fresh list.
       std::fprintf(stderr, "kuotad: watch ended; resynchronizing\n");
       if (!InitialSync().ok()) std::this_thread::sleep_for(std::chrono::seconds(1));
-      continue;
+      return;
     }
     (void)any;
     CheckPodsReady();
@@ -178,9 +205,11 @@ void Controller::HandleEvent(const store::WatchEvent& ev) {
   if (ev.type == store::EventType::kBookmark) return;
   if (IsOwnEcho(ev)) return;
   if (ev.type == store::EventType::kDeleted) {
-    DeleteObject(ev.resource, ev.object);
+    errors_.Forget(ev.resource, ev.object);
+    std::string err = CatchAll([&] { DeleteObject(ev.resource, ev.object); });
+    if (!err.empty()) std::fprintf(stderr, "kuotad: deleting %s: %s\n", ev.resource.c_str(), err.c_str());
   } else {
-    ApplyObject(ev.resource, ev.object);
+    ApplyObjectSafely(ev.resource, ev.object);
   }
 }
 
@@ -195,8 +224,8 @@ void Controller::ApplyObject(const std::string& resource, const Json& object) {
     }
     auto decoded = Decode(object);
     if (!decoded.ok()) {
-      std::fprintf(stderr, "kuotad: ignoring %s %s: %s\n", k->kind, ObjectKey(object).c_str(),
-                   decoded.status().message().c_str());
+      errors_.Report(resource, object, "InvalidObject",
+                     "ignored by the scheduler: " + decoded.status().message());
       return;
     }
     Status st = engine_.Apply(*decoded);
@@ -212,8 +241,8 @@ void Controller::ApplyObject(const std::string& resource, const Json& object) {
     if (!FitsMachine(object)) return;
     auto decoded = Decode(object);
     if (!decoded.ok()) {
-      std::fprintf(stderr, "kuotad: ignoring Workload %s: %s\n", ObjectKey(object).c_str(),
-                   decoded.status().message().c_str());
+      errors_.Report(resource, object, "InvalidObject",
+                     "ignored by the scheduler: " + decoded.status().message());
       return;
     }
     const std::string key = ObjectKey(object);
@@ -468,6 +497,17 @@ std::optional<OwnedJob> LoadOwnedJob(engine::Engine& engine, store::ObjectStore&
 }  // namespace
 
 void Controller::StartJob(const std::string& workload_key) {
+  std::string err = CatchAll([&] { StartJobUnsafe(workload_key); });
+  if (err.empty()) return;
+  auto owned = LoadOwnedJob(engine_, store_, workload_key);
+  if (owned) {
+    errors_.Report(owned->owner.kind->Resource(), owned->job, "InvalidJob", err);
+  } else {
+    std::fprintf(stderr, "kuotad: workload %s: %s\n", workload_key.c_str(), err.c_str());
+  }
+}
+
+void Controller::StartJobUnsafe(const std::string& workload_key) {
   // The Job's status is written by the Job controller meanwhile: on a
   // conflict, read it again and retry.
   for (int attempt = 0; attempt < 5; ++attempt) {
@@ -509,6 +549,17 @@ void Controller::StartJob(const std::string& workload_key) {
 }
 
 void Controller::StopJob(const std::string& workload_key) {
+  std::string err = CatchAll([&] { StopJobUnsafe(workload_key); });
+  if (err.empty()) return;
+  auto owned = LoadOwnedJob(engine_, store_, workload_key);
+  if (owned) {
+    errors_.Report(owned->owner.kind->Resource(), owned->job, "InvalidJob", err);
+  } else {
+    std::fprintf(stderr, "kuotad: workload %s: %s\n", workload_key.c_str(), err.c_str());
+  }
+}
+
+void Controller::StopJobUnsafe(const std::string& workload_key) {
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto owned = LoadOwnedJob(engine_, store_, workload_key);
     if (!owned || owned->owner.kind->IsSuspended(owned->job)) return;

@@ -26,6 +26,7 @@
 #include "base/clock.h"
 #include "engine/engine.h"
 #include "server/pending_workloads_source.h"
+#include "standalone/object_errors.h"
 #include "standalone/pod_resources.h"
 #include "store/object_store.h"
 
@@ -77,14 +78,19 @@ class Controller : public server::PendingWorkloadsSource {
   using Json = nlohmann::json;
   Status InitialSync();
   void Run();
+  void RunOnce();  // one pass of Run(); may throw (Run catches)
   void HandleEvent(const store::WatchEvent& ev);
   void ApplyObject(const std::string& resource, const Json& object);
+  // ApplyObject, reporting an exception as the object's error.
+  void ApplyObjectSafely(const std::string& resource, const Json& object);
   void DeleteObject(const std::string& resource, const Json& object);
   void HandleJob(const std::string& resource, const Json& job);
   void Schedule();
   void SyncWorkloadStatus(const std::string& key);
   void StartJob(const std::string& workload_key);
+  void StartJobUnsafe(const std::string& workload_key);  // may throw
   void StopJob(const std::string& workload_key);
+  void StopJobUnsafe(const std::string& workload_key);  // may throw
   void WriteQueueStatus(bool force);
   // The Active condition's lastTransitionTime for queue `id`: the one written
   // before unless the condition's status or reason changed, else `now`.
@@ -105,6 +111,7 @@ class Controller : public server::PendingWorkloadsSource {
   std::atomic<bool> busy_{true};
 
   // Controller-thread state.
+  ObjectErrors errors_;  // stored objects the controller could not use
   std::map<std::string, int64_t> own_writes_;        // "resource/ns/name" -> rv we wrote
   std::map<std::string, Json> last_status_;          // workload key -> status as stored
   std::map<std::string, int64_t> applied_generation_;  // "resource/ns/name" -> generation

@@ -38,12 +38,15 @@ std::string OwnerJobUid(const nlohmann::json& pod) {
 
 JobReconciler::JobReconciler(store::ObjectStore& store, const Clock& clock,
                              JobReconcilerOptions options)
-    : store_(store), clock_(clock), options_(std::move(options)) {}
+    : store_(store), clock_(clock), options_(std::move(options)), errors_(store, clock, kComponent) {}
 
 JobReconciler::~JobReconciler() { Stop(); }
 
 Status JobReconciler::Start() {
-  KUOTA_RETURN_IF_ERROR(Sync());
+  Status synced;
+  std::string err = CatchAll([&] { synced = Sync(); });
+  if (!err.empty()) return Status::Internal("job controller: initial sync: " + err);
+  KUOTA_RETURN_IF_ERROR(synced);
   thread_ = std::thread([this] { Run(); });
   return Status::Ok();
 }
@@ -79,7 +82,7 @@ Status JobReconciler::Sync() {
         ev.type = store::EventType::kAdded;
         ev.resource = resource;
         ev.object = std::move(item);
-        Handle(ev);
+        HandleSafely(ev);
       }
       lo.continue_token = page.continue_token;
     } while (!lo.continue_token.empty());
@@ -87,6 +90,11 @@ Status JobReconciler::Sync() {
   KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch("", "", rv));
   processed_rv_ = rv;
   return Status::Ok();
+}
+
+void JobReconciler::HandleSafely(const store::WatchEvent& ev) {
+  std::string err = CatchAll([&] { Handle(ev); });
+  if (!err.empty()) errors_.Report(ev.resource, ev.object, "InvalidObject", err);
 }
 
 void JobReconciler::Handle(const store::WatchEvent& ev) {
@@ -139,6 +147,19 @@ void JobReconciler::CascadeDelete(const std::string& job_uid, const std::string&
 }
 
 void JobReconciler::Run() {
+  // No exception may end the loop: per-object failures are reported on the
+  // object; anything else is logged, and the reconciler lists again.
+  while (!stop_) {
+    std::string err = CatchAll([&] { RunLoop(); });
+    if (err.empty()) break;
+    std::fprintf(stderr, "kuotad: job controller: %s; resynchronizing\n", err.c_str());
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    err = CatchAll([&] { (void)Sync(); });
+    if (!err.empty()) std::fprintf(stderr, "kuotad: job controller: %s\n", err.c_str());
+  }
+}
+
+void JobReconciler::RunLoop() {
   // Pods whose Job no longer exists (deleted while kuotad was down).
   for (const auto& [uid, pods] : pods_) {
     if (job_by_uid_.count(uid) || pods.empty()) continue;
@@ -159,7 +180,7 @@ void JobReconciler::Run() {
       }
     }
     while (!stop_ && watcher_->Next(&ev, wait)) {
-      Handle(ev);
+      HandleSafely(ev);
       processed_rv_ = std::max<int64_t>(processed_rv_, ev.resource_version);
       wait = std::chrono::milliseconds(0);
     }
@@ -182,7 +203,11 @@ void JobReconciler::Run() {
     work.swap(dirty_);
     for (const auto& key : work) {
       if (stop_) break;
-      Reconcile(key);
+      std::string err = CatchAll([&] { Reconcile(key); });
+      if (!err.empty()) {
+        auto jit = jobs_.find(key);
+        if (jit != jobs_.end()) errors_.Report(kJobs, jit->second, "InvalidJob", err);
+      }
     }
     busy_ = !dirty_.empty();
     if (!busy_) processed_rv_ = std::max<int64_t>(processed_rv_, store_.CurrentResourceVersion());

@@ -21,6 +21,7 @@
 #include "base/clock.h"
 #include "base/status.h"
 #include "jobctl/job_controller.h"
+#include "standalone/object_errors.h"
 #include "store/object_store.h"
 
 namespace kuota::standalone {
@@ -54,7 +55,10 @@ class JobReconciler {
   using Json = nlohmann::json;
   Status Sync();
   void Run();
+  void RunLoop();  // Run's body; may throw (Run catches)
   void Handle(const store::WatchEvent& ev);
+  // Handle, reporting an exception as the object's error.
+  void HandleSafely(const store::WatchEvent& ev);
   void Reconcile(const std::string& job_key);
   void CascadeDelete(const std::string& job_uid, const std::string& ns);
 
@@ -73,6 +77,7 @@ class JobReconciler {
   std::map<std::string, std::map<std::string, Json>> pods_;  // job uid -> pod name -> Pod
   std::set<std::string> dirty_;                              // job keys to reconcile
   std::map<std::string, Time> timers_;                       // job key -> when
+  ObjectErrors errors_;  // stored objects the reconciler could not use
   std::map<std::string, std::string> invalid_;               // job key -> error reported
 };
 

@@ -1,0 +1,37 @@
+// JSON limits: the bounds kuotad puts on what a client's JSON may cost before
+// anything recursive (serialization, copies, comparisons) touches it — nesting
+// depth (kube-apiserver's decoder stops at 10,000 levels), JSON patch
+// operation count (kube's 10,000) and the size of a patched object. Each check
+// is iterative, so hostile input cannot exhaust the stack. Pure; thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace kuota::server {
+
+// kube-apiserver's limits, which kuotad keeps.
+inline constexpr int kMaxJsonDepth = 10000;
+inline constexpr size_t kMaxJsonPatchOperations = 10000;
+// The largest object kuotad stores (etcd's default request limit, which
+// bounds kube-apiserver's objects: 1.5 MiB).
+inline constexpr size_t kMaxObjectBytes = 1572864;
+
+// Scans JSON text without parsing it: a message naming the limit when arrays
+// and objects nest deeper than `max_depth`, else nullopt. Strings (with their
+// escapes) are skipped; malformed text is left for the parser to report.
+std::optional<std::string> CheckJsonTextDepth(std::string_view text, int max_depth = kMaxJsonDepth);
+
+// The nesting depth of a parsed value (a scalar is 0, [] is 1), counting no
+// further than `cap` + 1. Iterative.
+int JsonDepth(const nlohmann::json& value, int cap = kMaxJsonDepth);
+
+// An upper bound close to the length of value.dump(), counting no further
+// than `cap` + 1 (it stops walking once past it). Iterative.
+size_t JsonSizeBound(const nlohmann::json& value, size_t cap);
+
+}  // namespace kuota::server

@@ -1,5 +1,7 @@
 #include "server/json_fields.h"
 
+#include <vector>
+
 namespace kuota::server {
 
 using Json = nlohmann::json;
@@ -41,6 +43,28 @@ const Json* FindCondition(const Json& object, std::initializer_list<const char*>
 bool ConditionIsTrue(const Json& object, const std::string& type) {
   const Json* c = FindCondition(object, {"status", "conditions"}, type);
   return c != nullptr && StringField(*c, {"status"}) == "True";
+}
+
+void PruneNullMembers(nlohmann::json& object) {
+  std::vector<nlohmann::json*> stack{&object};
+  while (!stack.empty()) {
+    nlohmann::json* v = stack.back();
+    stack.pop_back();
+    if (v->is_object()) {
+      for (auto it = v->begin(); it != v->end();) {
+        if (it->is_null()) {
+          it = v->erase(it);
+        } else {
+          if (it->is_structured()) stack.push_back(&*it);
+          ++it;
+        }
+      }
+    } else if (v->is_array()) {
+      for (auto& item : *v) {
+        if (item.is_structured()) stack.push_back(&item);
+      }
+    }
+  }
 }
 
 }  // namespace kuota::server

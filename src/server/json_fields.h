@@ -31,4 +31,10 @@ const nlohmann::json* FindCondition(const nlohmann::json& object,
 // True when the condition `type` in .status.conditions has status "True".
 bool ConditionIsTrue(const nlohmann::json& object, const std::string& type);
 
+// Removes every null-valued member of every object inside `object` (as
+// kube-apiserver's decoding into typed objects drops them), so that no reader
+// meets a null where it expects a string, number or list. Nulls inside arrays
+// stay (validation refuses them where it matters). Iterative.
+void PruneNullMembers(nlohmann::json& object);
+
 }  // namespace kuota::server

@@ -5,7 +5,8 @@
 //   2. with --objects Workloads stored: a full LIST, a fresh watch from
 //      resourceVersion=0 delivering every initial ADDED event, the latency
 //      from a POST to its ADDED event on an established watch, and the RSS
-//      growth while --watchers such watches are open.
+//      growth while --watchers such watches send their initial state, once
+//      they are idle, and after they closed.
 //
 //   cmake -S . -B build -G Ninja -DKUOTA_BUILD_BENCH=ON && ninja -C build kuota_api_bench
 //   build/bench/kuota_api_bench [--workloads 4000] [--objects 10000] [--no-sync]
@@ -33,6 +34,7 @@
 #include "server/api_server.h"
 #include "standalone/admission_hook.h"
 #include "store/object_store.h"
+#include "store/sqlite_object_store.h"
 
 namespace kuota::bench {
 namespace {
@@ -47,7 +49,7 @@ struct Options {
   int objects = 10000;   // stored Workloads for the list/watch phase
   int clients = 8;
   int fill_clients = 32;  // unmeasured fill: more writers, bigger group commits
-  int watchers = 10;
+  int watchers = 20;
   int latency_samples = 200;
   bool no_sync = false;
   std::string dir = std::filesystem::temp_directory_path().string();
@@ -193,6 +195,12 @@ class WatchStream {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
   }
+  // Ends the stream now, closing the connection.
+  void Abort() {
+    stop_ = true;
+    cli_->stop();
+    if (thread_.joinable()) thread_.join();
+  }
 
  private:
   void OnLine(std::string_view line) {
@@ -252,9 +260,7 @@ int Run(const Options& opt) {
   std::unique_ptr<store::ObjectStore> store = std::move(opened).value();
   standalone::KuotaAdmissionHook hook;
   server::ServerOptions sopts;
-  sopts.port = 0;
-  // Creators + watchers + the latency watch + spare, so no request queues.
-  sopts.threads = std::max(opt.clients, opt.fill_clients) + opt.watchers + 8;
+  sopts.port = 0;  // threads: the defaults (a thread per connection, on demand)
   auto api = std::make_unique<server::ApiServer>(*store, &hook, sopts);
   if (Status st = api->Start(); !st.ok()) {
     std::fprintf(stderr, "start: %s\n", st.ToString().c_str());
@@ -274,7 +280,9 @@ int Run(const Options& opt) {
   std::vector<Row> rows;
   auto add = [&](std::string m, std::string v) { rows.push_back({std::move(m), std::move(v)}); };
   add("store", opt.no_sync ? "synchronous=NORMAL (--no-sync)" : "synchronous=FULL");
-  add("server threads / clients", std::to_string(sopts.threads) + " / " + std::to_string(opt.clients));
+  add("server threads kept / max, clients", std::to_string(sopts.threads) + " / " +
+                                                std::to_string(sopts.max_threads) + ", " +
+                                                std::to_string(opt.clients));
 
   // 1. Create throughput.
   std::fprintf(stderr, "api_bench: %d creates from %d clients...\n", opt.workloads, opt.clients);
@@ -388,7 +396,13 @@ int Run(const Options& opt) {
     add("RSS before watchers", Fmt("%.1f MiB", before / 1024.0));
     add("RSS growth, watchers open (peak)",
         Fmt("%+.1f MiB", (open - before) / 1024.0) + Fmt(" (%+.1f MiB)", (peak - before) / 1024.0));
-    for (auto& w : ws) w->RequestStop();
+    // Closed by the clients; the server notices within about a second.
+    for (auto& w : ws) w->Abort();
+    auto& sqlite = static_cast<store::SqliteObjectStore&>(*store);
+    for (int i = 0; i < 500 && sqlite.watcher_count() > 1; ++i) {  // the latency watch stays
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    add("RSS growth after they closed", Fmt("%+.1f MiB", (RssKiB() - before) / 1024.0));
   }
 
   api->Stop();  // ends the remaining watch streams

@@ -46,8 +46,8 @@ struct Api {
     auto opened = store::ObjectStore::Open(so);
     if (!opened.ok()) std::abort();
     db = std::move(opened).value();
-    handlers = std::make_unique<server::ResourceHandlers>(*db, &hook, clock,
-                                                          server::HandlerOptions{});
+    handlers =
+        std::make_unique<server::ResourceHandlers>(*db, &hook, clock, server::HandlerOptions{});
     logs = std::make_unique<server::PodLogs>(*db, server::PodLogOptions{});
     router = std::make_unique<server::Router>(*handlers, *logs, visibility);
     for (const char* ns : {"default", "team-a"}) (void)handlers->EnsureNamespace(ns);
@@ -82,7 +82,8 @@ std::string UrlDecode(std::string_view s) {
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '+') {
       out += ' ';
-    } else if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+    } else if (s[i] == '%' && i + 2 < s.size() &&
+               std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
                std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
       out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
       i += 2;
@@ -136,7 +137,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::abort();
   }
   static const bool verbose = std::getenv("KUOTA_FUZZ_VERBOSE") != nullptr;
-  if (verbose) std::fprintf(stderr, "%s %s -> %d\n", req.method.c_str(), target.c_str(), reply.status);
+  if (verbose)
+    std::fprintf(stderr, "%s %s -> %d\n", req.method.c_str(), target.c_str(), reply.status);
   if (reply.status >= 500) {
     std::fprintf(stderr, "%s %s -> %d %s\n", req.method.c_str(), target.c_str(), reply.status,
                  reply.body.c_str());

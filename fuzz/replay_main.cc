@@ -23,8 +23,10 @@ void Run(const std::string& input) {
 }
 
 std::string Mutate(std::string s, std::mt19937_64& rng) {
-  static const char* kTokens[] = {"1", "-1", "1e400", "\"x\"", "null", "true", "[]", "{}",
-                                  "[[[[", "}}}", "\"\\u0000\"", "99999999999999999999", ",", ":"};
+  static const char* kTokens[] = {"1",    "-1",   "1e400",       "\"x\"",
+                                  "null", "true", "[]",          "{}",
+                                  "[[[[", "}}}",  "\"\\u0000\"", "99999999999999999999",
+                                  ",",    ":"};
   const int edits = 1 + static_cast<int>(rng() % 4);
   // Keep the request line; mutate the rest.
   size_t body = s.find('\n');

@@ -21,6 +21,11 @@ int main(int argc, char** argv) {
   app.add_option("--port", o.port, "Port to listen on (0: any free port)")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
+  app.add_option("--health-port", o.health_port,
+                 "Also answer /healthz, /readyz and /livez on this port (0: any free port), on "
+                 "threads of their own, so health checks are answered even while every API "
+                 "thread is taken (default: only on --port)")
+      ->check(CLI::Range(0, 65535));
   app.add_option("--config", o.config_file,
                  "Kueue Configuration file (config.kueue.x-k8s.io/v1beta1): fairSharing, "
                  "waitForPodsReady");

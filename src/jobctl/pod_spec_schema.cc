@@ -40,7 +40,8 @@ Status CheckFields(const Json& v, const std::string& path, std::span<const Field
 
 Status Required(const Json& obj, std::string_view key, const std::string& path) {
   auto it = obj.find(key);
-  if (it == obj.end() || it->is_null() || (it->is_string() && it->get_ref<const std::string&>().empty())) {
+  if (it == obj.end() || it->is_null() ||
+      (it->is_string() && it->get_ref<const std::string&>().empty())) {
     return Status::Invalid(path + "." + std::string(key) + ": Required value");
   }
   return Status::Ok();
@@ -70,7 +71,8 @@ Status QuantityValue(const Json& v, const std::string& path) {
     }
     return Status::Ok();
   }
-  if (!v.is_string()) return Bad(path, v, "must be a quantity (a string such as \"500m\" or \"1Gi\")");
+  if (!v.is_string())
+    return Bad(path, v, "must be a quantity (a string such as \"500m\" or \"1Gi\")");
   Result<api::Quantity> q = api::Quantity::Parse(v.get_ref<const std::string&>());
   if (!q.ok()) return Bad(path, v, q.status().message());
   return Status::Ok();
@@ -142,26 +144,32 @@ Status ResourceRequirements(const Json& v, const std::string& path) {
   return CheckFields(v, path, kResourceRequirements);
 }
 
-constexpr Field kContainerPort[] = {{"name", String},     {"containerPort", Int},
-                                    {"hostPort", Int},    {"protocol", String},
+constexpr Field kContainerPort[] = {{"name", String},
+                                    {"containerPort", Int},
+                                    {"hostPort", Int},
+                                    {"protocol", String},
                                     {"hostIP", String}};
 Status ContainerPort(const Json& v, const std::string& path) {
   return CheckFields(v, path, kContainerPort);
 }
 
-constexpr Field kVolumeMount[] = {{"name", String},     {"mountPath", String},
-                                  {"subPath", String},  {"readOnly", Bool},
+constexpr Field kVolumeMount[] = {{"name", String},        {"mountPath", String},
+                                  {"subPath", String},     {"readOnly", Bool},
                                   {"subPathExpr", String}, {"mountPropagation", String}};
 Status VolumeMount(const Json& v, const std::string& path) {
   return CheckFields(v, path, kVolumeMount);
 }
 
-constexpr Field kSecurityContext[] = {{"runAsUser", Int},        {"runAsGroup", Int},
-                                      {"runAsNonRoot", Bool},    {"privileged", Bool},
+constexpr Field kSecurityContext[] = {{"runAsUser", Int},
+                                      {"runAsGroup", Int},
+                                      {"runAsNonRoot", Bool},
+                                      {"privileged", Bool},
                                       {"readOnlyRootFilesystem", Bool},
                                       {"allowPrivilegeEscalation", Bool},
-                                      {"fsGroup", Int},          {"supplementalGroups", ListOf<Int>},
-                                      {"capabilities", AnyObject}, {"seccompProfile", AnyObject}};
+                                      {"fsGroup", Int},
+                                      {"supplementalGroups", ListOf<Int>},
+                                      {"capabilities", AnyObject},
+                                      {"seccompProfile", AnyObject}};
 Status SecurityContext(const Json& v, const std::string& path) {
   return CheckFields(v, path, kSecurityContext);
 }
@@ -195,8 +203,10 @@ Status Container(const Json& v, const std::string& path) {
   return Required(v, "name", path);
 }
 
-constexpr Field kToleration[] = {{"key", String},    {"operator", String},
-                                 {"value", String},  {"effect", String},
+constexpr Field kToleration[] = {{"key", String},
+                                 {"operator", String},
+                                 {"value", String},
+                                 {"effect", String},
                                  {"tolerationSeconds", Int}};
 Status Toleration(const Json& v, const std::string& path) {
   return CheckFields(v, path, kToleration);
@@ -233,9 +243,7 @@ Status NodeAffinity(const Json& v, const std::string& path) {
 
 constexpr Field kAffinity[] = {
     {"nodeAffinity", NodeAffinity}, {"podAffinity", AnyObject}, {"podAntiAffinity", AnyObject}};
-Status Affinity(const Json& v, const std::string& path) {
-  return CheckFields(v, path, kAffinity);
-}
+Status Affinity(const Json& v, const std::string& path) { return CheckFields(v, path, kAffinity); }
 
 constexpr Field kNamed[] = {{"name", String}};
 Status Named(const Json& v, const std::string& path) {
@@ -277,9 +285,9 @@ constexpr Field kPodSpec[] = {
     {"topologySpreadConstraints", ListOf<AnyObject>},
 };
 
-constexpr Field kOwnerReference[] = {{"apiVersion", String},        {"kind", String},
-                                     {"name", String},              {"uid", String},
-                                     {"controller", Bool},          {"blockOwnerDeletion", Bool}};
+constexpr Field kOwnerReference[] = {{"apiVersion", String}, {"kind", String},
+                                     {"name", String},       {"uid", String},
+                                     {"controller", Bool},   {"blockOwnerDeletion", Bool}};
 Status OwnerReference(const Json& v, const std::string& path) {
   return CheckFields(v, path, kOwnerReference);
 }
@@ -297,10 +305,14 @@ constexpr Field kObjectMeta[] = {
     {"deletionGracePeriodSeconds", Int},
 };
 
-constexpr Field kCondition[] = {{"type", String},           {"status", String},
-                                {"reason", String},         {"message", String},
-                                {"lastTransitionTime", String}, {"lastProbeTime", String},
-                                {"lastHeartbeatTime", String}, {"observedGeneration", Int}};
+constexpr Field kCondition[] = {{"type", String},
+                                {"status", String},
+                                {"reason", String},
+                                {"message", String},
+                                {"lastTransitionTime", String},
+                                {"lastProbeTime", String},
+                                {"lastHeartbeatTime", String},
+                                {"observedGeneration", Int}};
 Status Condition(const Json& v, const std::string& path) {
   return CheckFields(v, path, kCondition);
 }
@@ -309,10 +321,9 @@ constexpr Field kStateRunning[] = {{"startedAt", String}};
 Status StateRunning(const Json& v, const std::string& path) {
   return CheckFields(v, path, kStateRunning);
 }
-constexpr Field kStateTerminated[] = {{"exitCode", Int},       {"signal", Int},
-                                      {"reason", String},      {"message", String},
-                                      {"startedAt", String},   {"finishedAt", String},
-                                      {"containerID", String}};
+constexpr Field kStateTerminated[] = {
+    {"exitCode", Int},     {"signal", Int},        {"reason", String},     {"message", String},
+    {"startedAt", String}, {"finishedAt", String}, {"containerID", String}};
 Status StateTerminated(const Json& v, const std::string& path) {
   return CheckFields(v, path, kStateTerminated);
 }
@@ -325,11 +336,10 @@ constexpr Field kContainerState[] = {
 Status ContainerState(const Json& v, const std::string& path) {
   return CheckFields(v, path, kContainerState);
 }
-constexpr Field kContainerStatus[] = {{"name", String},         {"ready", Bool},
-                                      {"started", Bool},        {"restartCount", Int},
-                                      {"image", String},        {"imageID", String},
-                                      {"containerID", String},  {"state", ContainerState},
-                                      {"lastState", ContainerState}};
+constexpr Field kContainerStatus[] = {
+    {"name", String},        {"ready", Bool},           {"started", Bool},
+    {"restartCount", Int},   {"image", String},         {"imageID", String},
+    {"containerID", String}, {"state", ContainerState}, {"lastState", ContainerState}};
 Status ContainerStatus(const Json& v, const std::string& path) {
   return CheckFields(v, path, kContainerStatus);
 }

@@ -41,7 +41,8 @@ INSTANTIATE_TEST_SUITE_P(
                        "nodeSelector":{"a":"b"},"terminationGracePeriodSeconds":3,
                        "someFutureField":{"x":1}})",
                    ""},
-        SchemaCase{"nulls are absent", R"({"containers":[{"name":"c","env":null}],"affinity":null})", ""},
+        SchemaCase{"nulls are absent",
+                   R"({"containers":[{"name":"c","env":null}],"affinity":null})", ""},
         SchemaCase{"numeric env name", R"({"containers":[{"name":"c","env":[{"name":1}]}]})",
                    "spec.containers[0].env[0].name: Invalid value: 1: must be a string"},
         SchemaCase{"missing env name", R"({"containers":[{"name":"c","env":[{"value":"x"}]}]})",
@@ -56,8 +57,9 @@ INSTANTIATE_TEST_SUITE_P(
                    "spec.containers[0].resources.requests[cpu]: Invalid value: []"},
         SchemaCase{"nodeSelector values", R"({"containers":[],"nodeSelector":{"a":1}})",
                    "spec.nodeSelector[a]: Invalid value: 1: must be a string"},
-        SchemaCase{"toleration seconds", R"({"tolerations":[{"tolerationSeconds":"5"}]})",
-                   "spec.tolerations[0].tolerationSeconds: Invalid value: \"5\": must be an integer"},
+        SchemaCase{
+            "toleration seconds", R"({"tolerations":[{"tolerationSeconds":"5"}]})",
+            "spec.tolerations[0].tolerationSeconds: Invalid value: \"5\": must be an integer"},
         SchemaCase{"null list item", R"({"initContainers":[null]})",
                    "spec.initContainers[0]: Invalid value: null: must not be null"},
         SchemaCase{"affinity term",
@@ -76,19 +78,21 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(StatusSchemaTest, JobAndPodStatus) {
-  EXPECT_TRUE(ValidateJobStatusSchema(Json::parse(R"({"succeeded":1,"conditions":[]})"), "status").ok());
+  EXPECT_TRUE(
+      ValidateJobStatusSchema(Json::parse(R"({"succeeded":1,"conditions":[]})"), "status").ok());
   EXPECT_EQ(ValidateJobStatusSchema(Json::parse(R"({"succeeded":"many"})"), "status").message(),
             "status.succeeded: Invalid value: \"many\": must be an integer");
   EXPECT_FALSE(ValidateJobStatusSchema(Json::parse(R"({"conditions":"none"})"), "status").ok());
-  EXPECT_TRUE(ValidatePodStatusSchema(
-                  Json::parse(R"({"phase":"Failed","containerStatuses":[{"name":"c",
+  EXPECT_TRUE(
+      ValidatePodStatusSchema(Json::parse(R"({"phase":"Failed","containerStatuses":[{"name":"c",
                       "state":{"terminated":{"exitCode":1}}}]})"),
-                  "status")
-                  .ok());
-  EXPECT_FALSE(ValidatePodStatusSchema(
-                   Json::parse(R"({"containerStatuses":[{"state":{"terminated":{"exitCode":"1"}}}]})"),
-                   "status")
-                   .ok());
+                              "status")
+          .ok());
+  EXPECT_FALSE(
+      ValidatePodStatusSchema(
+          Json::parse(R"({"containerStatuses":[{"state":{"terminated":{"exitCode":"1"}}}]})"),
+          "status")
+          .ok());
   EXPECT_FALSE(ValidateObjectMetaSchema(Json::parse(R"({"labels":{"a":1}})"), "metadata").ok());
   EXPECT_FALSE(ValidateObjectMetaSchema(Json::parse(R"({"finalizers":[1]})"), "metadata").ok());
 }

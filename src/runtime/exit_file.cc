@@ -10,6 +10,12 @@ Result<ExitRecord> ParseExitRecord(std::string_view text) {
   std::string_view t = text;
   if (!t.empty() && t.back() == '\n') t.remove_suffix(1);
   ExitRecord rec;
+  std::string_view aborted = kAbortedBeforeExec;
+  aborted.remove_suffix(1);
+  if (t == aborted) {
+    rec.never_started = true;
+    return rec;
+  }
   std::string_view number;
   if (t.substr(0, 5) == "exit ") {
     number = t.substr(5);
@@ -18,7 +24,7 @@ Result<ExitRecord> ParseExitRecord(std::string_view text) {
     number = t.substr(7);
   } else {
     return Status::Invalid("exit record \"" + std::string(text) +
-                           "\": want \"exit N\" or \"signal N\"");
+                           "\": want \"exit N\", \"signal N\" or \"aborted before exec\"");
   }
   auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), rec.value);
   if (number.empty() || ec != std::errc() || ptr != number.data() + number.size() ||
@@ -36,6 +42,7 @@ Result<ExitRecord> ReadExitFile(const std::string& path) {
 }
 
 std::string FormatExitRecord(const ExitRecord& record) {
+  if (record.never_started) return std::string(kAbortedBeforeExec);
   return (record.signaled ? "signal " : "exit ") + std::to_string(record.value) + "\n";
 }
 

@@ -70,4 +70,12 @@ std::vector<ProcStat> ListAllProcesses() {
   return out;
 }
 
+std::string ReadBootId() {
+  auto text = ReadWholeFile("/proc/sys/kernel/random/boot_id");
+  if (!text.ok()) return "";
+  std::string id = std::move(text).value();
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  return id;
+}
+
 }  // namespace kuota::runtime

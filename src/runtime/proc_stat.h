@@ -1,6 +1,8 @@
 // ProcStat: the fields of /proc/<pid>/stat the local runtime needs to tell a
 // process apart from a later one that reused its pid (start time, field 22),
-// and to find the members of a process group. Thread-safe (reads /proc only).
+// and to find the members of a process group; and the boot id, which tells
+// this boot from an earlier one (pids and start times restart at each boot).
+// Thread-safe (reads /proc only).
 #pragma once
 
 #include <sys/types.h>
@@ -35,5 +37,9 @@ std::optional<ProcStat> ReadProcStat(pid_t pid);
 
 // Every process visible in /proc (a snapshot; processes come and go).
 std::vector<ProcStat> ListAllProcesses();
+
+// This boot's id (/proc/sys/kernel/random/boot_id, a UUID without the
+// newline); "" when it cannot be read.
+std::string ReadBootId();
 
 }  // namespace kuota::runtime

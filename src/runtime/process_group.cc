@@ -27,6 +27,13 @@ Status SignalGroup(const ProcessHandle& handle, int sig) {
     return Status::Invalid("signal " + std::to_string(sig) + ": out of range");
   std::string group = "process group " + std::to_string(handle.pgid);
   if (handle.pgid <= 1) return Status::Invalid(group + ": not a spawned command's group");
+  if (!handle.boot_id.empty()) {
+    const std::string boot_id = ReadBootId();
+    if (!boot_id.empty() && boot_id != handle.boot_id) {
+      return Status::NotFound(group + ": recorded in an earlier boot (boot id " + handle.boot_id +
+                              ")");
+    }
+  }
 
   bool ours = false;
   auto keeper = ReadProcStat(handle.keeper_pid);

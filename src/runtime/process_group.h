@@ -15,7 +15,8 @@
 namespace kuota::runtime {
 
 // Sends `sig` to every process in the command's group (kill(-pgid, sig)),
-// after checking the group is still ours:
+// after checking the group is still ours (and never when the handle comes
+// from an earlier boot):
 //  - the keeper is alive with its recorded start time (it holds the group id
 //    until it exits), or
 //  - the group leader (the command) is present with its recorded start time

@@ -32,10 +32,12 @@ struct ProcessSpec {
   // stdin is always /dev/null.
   std::string log_path;
 
-  // The keeper writes the exit status here ("exit 3\n" or "signal 9\n"),
-  // atomically (temporary file "<exit_path>.tmp", then rename), when the
-  // command ends. A stale file is removed by Spawn. Parent directories are
-  // created. Required.
+  // The keeper writes the exit status here ("exit 3\n" or "signal 9\n", or
+  // "aborted before exec\n" when the command never ran), atomically
+  // (temporary file "<exit_path>.tmp", then rename), when the command ends.
+  // A stale file is removed by BeginSpawn. "<exit_path>.lock" is created
+  // beside it and stays locked while the keeper lives (see StartInProgress).
+  // Parent directories are created. Required.
   std::string exit_path;
 
   // A cgroup v2 directory the command joins before exec (from

@@ -21,6 +21,8 @@ std::string ProcessState::ToString() const {
       return "killed by signal " + std::to_string(signal) +
              (name != nullptr ? std::string(" (") + name + ")" : std::string());
     }
+    case ProcessPhase::kNeverStarted:
+      return "never started (aborted before exec)";
     case ProcessPhase::kLost:
       return "lost: " + detail;
   }
@@ -31,8 +33,14 @@ ProcessState Inspect(const ProcessHandle& handle, const std::string& exit_path) 
   ProcessState state;
   std::string keeper = "keeper " + std::to_string(handle.keeper_pid);
   std::string gone_how;
-  auto st = ReadProcStat(handle.keeper_pid);
-  if (!st) {
+  // After a reboot the pid may name anything: do not look.
+  const std::string boot_id = handle.boot_id.empty() ? "" : ReadBootId();
+  const bool other_boot = !boot_id.empty() && boot_id != handle.boot_id;
+  auto st = other_boot ? std::nullopt : ReadProcStat(handle.keeper_pid);
+  if (other_boot) {
+    gone_how =
+        keeper + " ran in an earlier boot (boot id " + handle.boot_id + ", now " + boot_id + ")";
+  } else if (!st) {
     gone_how = keeper + " is gone";
   } else if (st->start_time != handle.keeper_start_time) {
     gone_how = "pid " + std::to_string(handle.keeper_pid) +
@@ -61,7 +69,9 @@ ProcessState Inspect(const ProcessHandle& handle, const std::string& exit_path) 
   }
   auto rec = ReadExitFile(exit_path);
   if (rec.ok()) {
-    if (rec->signaled) {
+    if (rec->never_started) {
+      state.phase = ProcessPhase::kNeverStarted;
+    } else if (rec->signaled) {
       state.phase = ProcessPhase::kKilled;
       state.signal = rec->value;
     } else {

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
@@ -153,18 +154,20 @@ TEST_F(SpawnTest, CommandSeesOnlyStdioEvenWhenTheDaemonLeaksDescriptors) {
   ASSERT_TRUE(h.ok()) << h.status().ToString();
   ASSERT_EQ(WaitFinished(*h, spec.exit_path).ToString(), "exited 0");
   EXPECT_EQ(ReadFileOrEmpty(spec.log_path), "0\n1\n2\n/dev/null\n");
-  // The keeper holds nothing but its standard descriptors either.
+  // The keeper holds nothing but its standard descriptors and its start's
+  // lock either.
   ProcessSpec sleeper = Spec({"sleep", "30"});
   sleeper.exit_path = Path("state/sleeper.exit");
   auto s = Spawn(sleeper);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  int keeper_fds = 0;
+  std::vector<std::string> keeper_fds;
   for (const auto& e :
        std::filesystem::directory_iterator("/proc/" + std::to_string(s->keeper_pid) + "/fd")) {
-    (void)e;
-    ++keeper_fds;
+    if (e.path().filename().string().size() > 1 || e.path().filename().string() > "2") {
+      keeper_fds.push_back(std::filesystem::read_symlink(e.path()).string());
+    }
   }
-  EXPECT_EQ(keeper_fds, 3);
+  EXPECT_EQ(keeper_fds, std::vector<std::string>{sleeper.exit_path + ".lock"});
   auto keeper = ReadProcStat(s->keeper_pid);
   ASSERT_TRUE(keeper.has_value());
   EXPECT_EQ(keeper->comm, "kuota-keeper");
@@ -303,13 +306,27 @@ TEST_F(SpawnTest, RestartedDaemonSeesRunningThenExitedFromHandleAlone) {
     close(fds[0]);
     auto h = Spawn(spec);
     ProcessHandle out = h.ok() ? *h : ProcessHandle{};
-    ssize_t n = write(fds[1], &out, sizeof out);
-    _exit(h.ok() && n == sizeof out ? 0 : 1);
+    char text[256];
+    int len =
+        std::snprintf(text, sizeof text, "%d %llu %d %llu %s", out.keeper_pid,
+                      static_cast<unsigned long long>(out.keeper_start_time), out.pgid,
+                      static_cast<unsigned long long>(out.pgid_start_time), out.boot_id.c_str());
+    ssize_t n = write(fds[1], text, static_cast<size_t>(len));
+    _exit(h.ok() && n == len ? 0 : 1);
   }
   close(fds[1]);
-  ProcessHandle h;
-  ASSERT_EQ(read(fds[0], &h, sizeof h), static_cast<ssize_t>(sizeof h));
+  char text[256] = {};
+  ASSERT_GT(read(fds[0], text, sizeof text - 1), 0);
   close(fds[0]);
+  ProcessHandle h;
+  unsigned long long keeper_start = 0, pgid_start = 0;
+  char boot_id[64] = {};
+  ASSERT_EQ(std::sscanf(text, "%d %llu %d %llu %63s", &h.keeper_pid, &keeper_start, &h.pgid,
+                        &pgid_start, boot_id),
+            5);
+  h.keeper_start_time = keeper_start;
+  h.pgid_start_time = pgid_start;
+  h.boot_id = boot_id;
   int status = 0;
   ASSERT_EQ(waitpid(helper, &status, 0), helper);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);

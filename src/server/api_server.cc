@@ -1,5 +1,7 @@
 #include "server/api_server.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <memory>
@@ -10,7 +12,9 @@
 
 #include <httplib.h>
 
+#include "server/http_listener.h"
 #include "server/pod_logs.h"
+#include "server/request_target.h"
 #include "server/resource_handlers.h"
 #include "server/router.h"
 #include "server/status_errors.h"
@@ -33,11 +37,23 @@ HttpRequest ToHttpRequest(const httplib::Request& req) {
 }
 
 // A Status body for errors the HTTP library answers itself (413 for a body
-// over the limit, 400 for an unreadable request).
+// over the limit, 414 for a request line over httplib's, 400 for an
+// unreadable request, which includes a header line over httplib's limit:
+// httplib 0.11 has no 431).
 ApiError LibraryError(int status, size_t max_body_bytes) {
   switch (status) {
     case 413:
       return TooLargeError(max_body_bytes);
+    case 414: {
+      ApiError e;
+      e.code = 414;
+      e.reason = "RequestURITooLong";
+      e.message =
+          "Request-URI Too Long: the request line (method, URI with its query, and "
+          "HTTP version) must be at most " +
+          std::to_string(CPPHTTPLIB_REQUEST_URI_MAX_LENGTH) + " bytes";
+      return e;
+    }
     case 404:
       return UnknownPathError();
     case 405:
@@ -52,18 +68,114 @@ ApiError LibraryError(int status, size_t max_body_bytes) {
   }
 }
 
+// Counts the streamed replies (watches, pod logs) open at once, up to a limit.
+class StreamSlots {
+ public:
+  explicit StreamSlots(int limit) : limit_(limit) {}
+
+  // A slot, held until the last copy of the pointer is gone; null when all
+  // are taken. Shared by the copies httplib makes of the stream's provider.
+  std::shared_ptr<void> TryAcquire() {
+    if (open_.fetch_add(1) >= limit_) {
+      open_.fetch_sub(1);
+      return nullptr;
+    }
+    return std::make_shared<Slot>(open_);
+  }
+  int limit() const { return limit_; }
+
+ private:
+  struct Slot {
+    explicit Slot(std::atomic<int>& open) : open(open) {}
+    ~Slot() { open.fetch_sub(1); }
+    std::atomic<int>& open;
+  };
+  const int limit_;
+  std::atomic<int> open_{0};
+};
+
+// 429 with Retry-After, as kube-apiserver's max-in-flight filter answers.
+void TooManyStreams(int limit, httplib::Response& res) {
+  ApiError e;
+  e.code = 429;
+  e.reason = "TooManyRequests";
+  e.message = "Too many requests, please try again later: " + std::to_string(limit) +
+              " watches and log streams are open, the most this server serves at once";
+  nlohmann::json status = e.ToStatus();
+  status["details"]["retryAfterSeconds"] = 1;
+  res.status = 429;
+  res.set_header("Retry-After", "1");
+  res.set_content(status.dump(), "application/json");
+}
+
+ListenerOptions MakeListenerOptions(const ServerOptions& o) {
+  using std::chrono::milliseconds;
+  ListenerOptions l;
+  l.threads = static_cast<size_t>(std::max(o.threads, 1));
+  l.max_threads = static_cast<size_t>(std::max(o.max_threads, o.threads));
+  l.read_timeout = milliseconds(o.read_timeout_ms);
+  l.write_timeout = milliseconds(o.write_timeout_ms);
+  l.request_read_timeout = milliseconds(o.request_read_timeout_ms);
+  l.keep_alive_timeout = milliseconds(o.keep_alive_timeout_ms);
+  return l;
+}
+
+// The health listener's: a thread always ready, a few for concurrent checks.
+ListenerOptions HealthListenerOptions(const ServerOptions& o) {
+  ListenerOptions l = MakeListenerOptions(o);
+  l.threads = 1;
+  l.max_threads = 4;
+  return l;
+}
+
+// Binds `http` to address:port (0: any free port) with SO_REUSEADDR only
+// (not httplib's SO_REUSEPORT: a second kuotad on the same port must fail to
+// start) and a backlog of SOMAXCONN (httplib listens with 5: a burst of
+// clients overflows it, and a connection whose request the kernel dropped
+// can idle past the keep-alive timeout and be closed unanswered). Returns
+// the bound port, or -1.
+int Bind(httplib::Server& http, const std::string& address, int port) {
+  int listen_fd = -1;
+  http.set_socket_options([&listen_fd](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    listen_fd = sock;
+  });
+  int bound =
+      port == 0 ? http.bind_to_any_port(address) : (http.bind_to_port(address, port) ? port : -1);
+  http.set_socket_options([](socket_t) {});  // the one above refers to this frame
+  if (bound > 0 && listen_fd >= 0) ::listen(listen_fd, SOMAXCONN);
+  return bound > 0 ? bound : -1;
+}
+
+// Runs `http`'s accept loop on `thread`; returns once it accepts (stop()
+// only takes effect from then on).
+void Listen(HttpListener& http, std::thread& thread) {
+  thread = std::thread([&http] { http.listen_after_bind(); });
+  while (!http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+HandlerOptions MakeHandlerOptions(const ServerOptions& o) {
+  HandlerOptions h;
+  h.default_watch_timeout_s = o.default_watch_timeout_s;
+  h.watch_bookmark_interval_ms = o.watch_bookmark_interval_ms;
+  h.watch_page_size = o.watch_page_size;
+  h.future_resource_version_wait_ms = o.future_resource_version_wait_ms;
+  return h;
+}
+
 }  // namespace
 
 struct ApiServer::Impl {
   Impl(store::ObjectStore& store, AdmissionHook* hook, ServerOptions opts)
       : options(std::move(opts)),
         clock(options.clock != nullptr ? *options.clock : real_clock),
-        handlers(store, hook, clock,
-                 HandlerOptions{options.default_watch_timeout_s,
-                                options.watch_bookmark_interval_ms, 5'000}),
+        handlers(store, hook, clock, MakeHandlerOptions(options)),
         pod_logs(store, PodLogOptions{options.pod_log_dir}),
         visibility(options.pending_workloads),
-        router(handlers, pod_logs, visibility) {}
+        router(handlers, pod_logs, visibility),
+        streams(std::max(options.max_long_requests, 1)),
+        http(MakeListenerOptions(options)) {}
 
   void Serve(const httplib::Request& req, httplib::Response& res) {
     HttpReply reply;
@@ -72,12 +184,19 @@ struct ApiServer::Impl {
     } catch (const std::exception& e) {
       reply = InternalError(e.what()).ToReply();
     }
-    res.status = reply.status;
-    for (const auto& [name, value] : reply.headers) res.set_header(name.c_str(), value);
     if (reply.stream) {
+      // A stream holds its connection's thread until it ends: cap them, so
+      // the rest of the threads stay free for short requests.
+      std::shared_ptr<void> slot = streams.TryAcquire();
+      if (slot == nullptr) {
+        TooManyStreams(streams.limit(), res);
+        return;
+      }
+      res.status = reply.status;
+      for (const auto& [name, value] : reply.headers) res.set_header(name.c_str(), value);
       res.set_chunked_content_provider(
-          reply.content_type,
-          [stream = std::move(reply.stream)](size_t /*offset*/, httplib::DataSink& sink) {
+          reply.content_type, [stream = std::move(reply.stream), slot = std::move(slot)](
+                                  size_t /*offset*/, httplib::DataSink& sink) {
             stream([&sink](std::string_view chunk) {
               if (chunk.empty()) return sink.is_writable();  // a probe: is the client there?
               return sink.write(chunk.data(), chunk.size());
@@ -87,7 +206,19 @@ struct ApiServer::Impl {
           });
       return;
     }
+    res.status = reply.status;
+    for (const auto& [name, value] : reply.headers) res.set_header(name.c_str(), value);
     res.set_content(std::move(reply.body), reply.content_type.c_str());
+  }
+
+  // The health listener's only route.
+  static void ServeHealth(const httplib::Request& req, httplib::Response& res) {
+    if (ParseRequestTarget(req.path).type != RequestTarget::Type::kHealth) {
+      res.status = 404;
+      res.set_content(UnknownPathError().ToStatus().dump(), "application/json");
+      return;
+    }
+    res.set_content("ok", "text/plain");
   }
 
   const ServerOptions options;
@@ -97,9 +228,13 @@ struct ApiServer::Impl {
   PodLogs pod_logs;
   VisibilityApi visibility;
   Router router;
-  httplib::Server http;
+  StreamSlots streams;
+  HttpListener http;
   std::thread listener;
+  std::unique_ptr<HttpListener> health;  // with options.health_port >= 0
+  std::thread health_listener;
   int port = 0;
+  int health_port = -1;
   bool started = false;
   bool stopped = false;
 };
@@ -116,16 +251,7 @@ Status ApiServer::Start() {
     KUOTA_RETURN_IF_ERROR(s.handlers.EnsureNamespace(ns).WithContext("creating namespace " +
                                                                      std::string(ns)));
   }
-  const size_t threads = static_cast<size_t>(s.options.threads > 0 ? s.options.threads : 1);
-  // httplib takes ownership of the queue it is handed.
-  s.http.new_task_queue = [threads] {
-    return std::make_unique<httplib::ThreadPool>(threads).release();
-  };
   s.http.set_payload_max_length(s.options.max_body_bytes);
-  s.http.set_keep_alive_max_count(1000);
-  // Headers and body go out in separate writes: without TCP_NODELAY the body
-  // waits for the client's delayed ACK (~40 ms per request).
-  s.http.set_tcp_nodelay(true);
   const size_t max_body = s.options.max_body_bytes;
   s.http.set_error_handler([max_body](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty()) {
@@ -154,36 +280,35 @@ Status ApiServer::Start() {
   s.http.Delete(all, serve);
   s.http.Options(all, serve);
 
-  // httplib listens with a backlog of 5: a burst of clients connecting at
-  // once overflows the accept queue, and a connection whose request the
-  // kernel dropped can then idle past the keep-alive timeout and be closed
-  // unanswered. Remember the socket so its backlog can be raised after bind.
-  // Only SO_REUSEADDR, not httplib's default SO_REUSEPORT: a second kuotad on
-  // the same port must fail to start.
-  int listen_fd = -1;
-  s.http.set_socket_options([&listen_fd](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-    listen_fd = sock;
-  });
-  if (s.options.port == 0) {
-    s.port = s.http.bind_to_any_port(s.options.address);
-  } else {
-    s.port = s.http.bind_to_port(s.options.address, s.options.port) ? s.options.port : -1;
-  }
+  s.port = Bind(s.http, s.options.address, s.options.port);
   if (s.port <= 0) {
     return Status::Unavailable("cannot listen on " + s.options.address + ":" +
                                std::to_string(s.options.port));
   }
-  if (listen_fd >= 0) ::listen(listen_fd, SOMAXCONN);
+  if (s.options.health_port >= 0) {
+    s.health = std::make_unique<HttpListener>(HealthListenerOptions(s.options));
+    s.health->set_payload_max_length(4096);
+    s.health->Get(all, &Impl::ServeHealth);
+    s.health->set_error_handler([](const httplib::Request&, httplib::Response& res) {
+      if (res.body.empty()) {
+        res.set_content(LibraryError(res.status, 4096).ToStatus().dump(), "application/json");
+      }
+    });
+    s.health_port = Bind(*s.health, s.options.address, s.options.health_port);
+    if (s.health_port <= 0) {
+      return Status::Unavailable("cannot listen for health checks on " + s.options.address + ":" +
+                                 std::to_string(s.options.health_port));
+    }
+  }
   s.started = true;
-  s.listener = std::thread([&s] { s.http.listen_after_bind(); });
-  // stop() only takes effect once the accept loop runs: wait for it.
-  while (!s.http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  Listen(s.http, s.listener);
+  if (s.health) Listen(*s.health, s.health_listener);
   return Status::Ok();
 }
 
 int ApiServer::port() const { return impl_->port; }
+
+int ApiServer::health_port() const { return impl_->health_port; }
 
 void ApiServer::Stop() {
   Impl& s = *impl_;
@@ -192,7 +317,16 @@ void ApiServer::Stop() {
   s.handlers.StopWatches();
   s.pod_logs.Stop();
   s.http.stop();
+  // Clients idle on keep-alive or still sending a request would otherwise
+  // hold their threads (and this call) until they time out; the watches just
+  // stopped get a moment to write their last chunk.
+  s.http.CloseConnections(std::chrono::seconds(2));
   if (s.listener.joinable()) s.listener.join();
+  if (s.health) {
+    s.health->stop();
+    s.health->CloseConnections(std::chrono::seconds(1));
+    if (s.health_listener.joinable()) s.health_listener.join();
+  }
 }
 
 }  // namespace kuota::server

@@ -2,7 +2,8 @@
 // enough to kube-apiserver that the real kubectl works with only --server:
 // discovery, OpenAPI, CRUD, selectors, patches, /status, watch, Tables and
 // Status errors (the pieces live in router.h and resource_handlers.h).
-// Thread-safe: requests are served on a pool of threads.
+// Thread-safe: each connection is served on a thread of its own from a pool
+// that grows on demand up to a cap (see ServerOptions and http_listener.h).
 #pragma once
 
 #include <cstdint>
@@ -26,13 +27,42 @@ struct ServerOptions {
   std::string address = "127.0.0.1";  // loopback by default
   int port = 0;                       // 0: pick a free port; see ApiServer::port()
   size_t max_body_bytes = 3u << 20;   // kube-apiserver's limit is 3 MiB
-  int threads = 16;                   // concurrent requests (watches hold one each)
+  // Every open connection (an idle keep-alive one, a watch, a client still
+  // sending its request) is served by a thread of its own, started on
+  // demand: `threads` stay ready, at most `max_threads` run at once (more
+  // connections wait for one to end), and extra threads idle for 10 s end.
+  int threads = 16;
+  int max_threads = 512;
+  // Watches and pod log streams open at once; more are answered 429
+  // TooManyRequests. Below max_threads, so that at least
+  // max_threads - max_long_requests threads remain for short requests.
+  int max_long_requests = 384;
+  // A client silent this long in the middle of its request is dropped; a
+  // reply (or watch event) it does not read for this long is abandoned.
+  int64_t read_timeout_ms = 5'000;
+  int64_t write_timeout_ms = 5'000;
+  // A request's line, headers and body must all arrive within this long of
+  // its first byte, however slowly they trickle in.
+  int64_t request_read_timeout_ms = 30'000;
+  // Idle keep-alive connections are closed after this long.
+  int64_t keep_alive_timeout_ms = 5'000;
+  // >= 0: also answer /healthz, /readyz and /livez on this port (0: any free
+  // port; see ApiServer::health_port) of `address`, on a listener with
+  // threads of its own that serves nothing else, so a health check is
+  // answered even when the API's threads are all taken. -1: no such listener.
+  int health_port = -1;
   // Clock for Table ages ("5m"); null: the real clock. Must outlive the server.
   const Clock* clock = nullptr;
   // Watches without timeoutSeconds end after this long (kube: 30-60 minutes).
   int64_t default_watch_timeout_s = 1800;
   // With allowWatchBookmarks, a BOOKMARK event after this long without one.
   int64_t watch_bookmark_interval_ms = 60'000;
+  // A watch's initial state is read from the store and sent this many
+  // objects at a time, so a watch holds one page, not the whole collection.
+  int64_t watch_page_size = 500;
+  // A watch from a resourceVersion the store has not reached waits this long
+  // for it, then ends with kube's 504 "Too large resource version" error.
+  int64_t future_resource_version_wait_ms = 3'000;
   // Pod logs, served at .../pods/NAME/log, are read from
   // <pod_log_dir>/<pod uid>/<container>.log. Empty: pod logs are unavailable.
   std::string pod_log_dir;
@@ -55,7 +85,11 @@ class ApiServer {
   Status Start();
   // The bound port (after Start).
   int port() const;
-  // Stops accepting, ends open watches, joins the threads. Idempotent.
+  // The health listener's bound port (after Start); -1 without one.
+  int health_port() const;
+  // Stops accepting, ends open watches, closes idle connections and those
+  // still sending a request, gives requests being answered up to 2 s, joins
+  // the threads. Idempotent.
   void Stop();
 
  private:

@@ -22,10 +22,10 @@ bool KindSupports(const ResourceInfo& r, std::string_view field) {
                          "status.podIP", "status.podIPs", "status.nominatedNodeName"});
   }
   if (r.plural == "events") {
-    return Among(field, {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
-                         "involvedObject.uid", "involvedObject.apiVersion",
-                         "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason",
-                         "reportingComponent", "source", "type"});
+    return Among(
+        field, {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+                "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+                "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"});
   }
   if (r.plural == "namespaces") return field == "status.phase";
   if (r.plural == "nodes") return field == "spec.unschedulable";

@@ -20,6 +20,9 @@ inline constexpr size_t kMaxJsonPatchOperations = 10000;
 // The largest object kuotad stores (etcd's default request limit, which
 // bounds kube-apiserver's objects: 1.5 MiB).
 inline constexpr size_t kMaxObjectBytes = 1572864;
+// The most items one list page holds; a larger `limit` is answered with this
+// many, a continue token and a Warning header.
+inline constexpr int64_t kMaxListPage = 10000;
 
 // Scans JSON text without parsing it: a message naming the limit when arrays
 // and objects nest deeper than `max_depth`, else nullopt. Strings (with their

@@ -82,8 +82,9 @@ TEST(JsonPatchLimitsTest, ReplacingAndRemovingKeepTheBudget) {
   // 2,000 replacements of a 1 KiB value never hold more than one copy.
   Json ops = Json::array();
   for (int i = 0; i < 2000; ++i) {
-    ops.push_back(
-        {{"op", i == 0 ? "add" : "replace"}, {"path", "/spec/v"}, {"value", std::string(1024, 'a' + i % 26)}});
+    ops.push_back({{"op", i == 0 ? "add" : "replace"},
+                   {"path", "/spec/v"},
+                   {"value", std::string(1024, 'a' + i % 26)}});
   }
   ApiError error;
   auto got = ApplyPatch(PatchType::kJsonPatch, kObject, ops.dump(), &error);

@@ -4,7 +4,9 @@
 #include <utility>
 #include <vector>
 
+#include "server/field_labels.h"
 #include "server/json_fields.h"
+#include "server/json_limits.h"
 #include "server/media_types.h"
 #include "server/table_printer.h"
 
@@ -47,6 +49,20 @@ std::optional<ApiError> ResourceHandlers::Admit(const ResourceInfo& resource,
                                                 AdmissionHook::Operation op,
                                                 const Json* old_object, Json* object,
                                                 const std::string& name) {
+  if (op != AdmissionHook::Operation::kDelete) {
+    PruneNullMembers(*object);
+    // Whatever a patch or a hook made of it, what is stored stays bounded.
+    if (JsonSizeBound(*object, kMaxObjectBytes) > kMaxObjectBytes) {
+      ApiError e = TooLargeError(kMaxObjectBytes);
+      e.message = "the object is larger than the limit of " + std::to_string(kMaxObjectBytes) +
+                  " bytes that kuotad stores";
+      return e;
+    }
+    if (JsonDepth(*object) > kMaxJsonDepth) {
+      return BadRequestError("the object nests deeper than the limit of " +
+                             std::to_string(kMaxJsonDepth) + " levels");
+    }
+  }
   if (hook_ == nullptr) return std::nullopt;
   Status st = hook_->Admit(resource, op, old_object, object);
   if (st.ok()) return std::nullopt;
@@ -104,6 +120,9 @@ HttpReply ResourceHandlers::List(const HttpRequest& request, const RequestTarget
   options.ns = target.ns;
   options.label_selector = request.Query("labelSelector");
   options.field_selector = request.Query("fieldSelector");
+  if (auto bad = CheckFieldSelector(r, options.field_selector)) {
+    return BadRequestError(*bad).ToReply();
+  }
   options.continue_token = request.Query("continue");
   if (const std::string& limit = request.Query("limit"); !limit.empty()) {
     int64_t n = 0;
@@ -112,6 +131,15 @@ HttpReply ResourceHandlers::List(const HttpRequest& request, const RequestTarget
       return BadRequestError("invalid limit: \"" + limit + "\"").ToReply();
     }
     options.limit = n;
+  }
+  std::string clamped;
+  if (options.limit > kMaxListPage) {
+    // kube lets a server answer fewer items than asked (the client follows
+    // `continue`); say so rather than hold a huge page in memory.
+    clamped = "299 - \"limit " + std::to_string(options.limit) + " is over the page limit of " +
+              std::to_string(kMaxListPage) + "; answered " + std::to_string(kMaxListPage) +
+              " items and a continue token\"";
+    options.limit = kMaxListPage;
   }
   Result<store::ListResult> list = store_.List(r.StoreKey(), options);
   if (!list.ok()) {
@@ -125,6 +153,7 @@ HttpReply ResourceHandlers::List(const HttpRequest& request, const RequestTarget
     if (list->remaining > 0) metadata["remainingItemCount"] = list->remaining;
   }
   HttpReply reply;
+  if (!clamped.empty()) reply.headers.emplace_back("Warning", clamped);
   if (Negotiate(request.accept, /*allow_table=*/true, false) == Representation::kTable) {
     Json table = BuildTable(r, list->items, clock_.Now(),
                             ParseIncludeObject(request.Query("includeObject")), true);

@@ -23,9 +23,12 @@
 namespace kuota::server {
 
 struct HandlerOptions {
-  int64_t default_watch_timeout_s = 1800;      // watches without timeoutSeconds
+  int64_t default_watch_timeout_s = 1800;       // watches without timeoutSeconds
   int64_t watch_bookmark_interval_ms = 60'000;  // with allowWatchBookmarks
-  int64_t watch_heartbeat_ms = 5'000;  // idle watches write "\n" to notice gone clients
+  int64_t watch_heartbeat_ms = 5'000;           // idle watches write "\n" to notice gone clients
+  int64_t watch_page_size = 500;                // objects of a watch's initial state read at once
+  // How long a watch from a resourceVersion the store has not reached waits.
+  int64_t future_resource_version_wait_ms = 3'000;
 };
 
 class ResourceHandlers {
@@ -70,6 +73,10 @@ class ResourceHandlers {
 
   bool RegisterWatcher(store::Watcher* watcher);
   void UnregisterWatcher(store::Watcher* watcher);
+  // Waits (up to future_resource_version_wait_ms) for the store to reach
+  // `rv`; returns the store's resourceVersion, which is below `rv` when it
+  // did not.
+  int64_t WaitForResourceVersion(int64_t rv);
 
   store::ObjectStore& store_;
   AdmissionHook* const hook_;

@@ -37,6 +37,11 @@ std::string WatchEncoder::Added(const Json& object) {
   return Line("ADDED", object);
 }
 
+void WatchEncoder::AppendAddedText(std::string_view object_json, std::string* out) {
+  // What Line("ADDED", object) writes for a JSON watch: dump() sorts keys.
+  out->append(R"({"object":)").append(object_json).append(R"(,"type":"ADDED"})").append("\n");
+}
+
 std::string WatchEncoder::Translate(const store::WatchEvent& event) {
   if (event.type == store::EventType::kBookmark) return "";  // the server sends its own
   Json object = event.object;
@@ -77,8 +82,13 @@ std::string WatchEncoder::Bookmark(int64_t resource_version, bool initial_events
   return Json{{"type", "BOOKMARK"}, {"object", object}}.dump() + "\n";
 }
 
-std::string WatchEncoder::Error(const ApiError& error) {
-  return Json{{"type", "ERROR"}, {"object", error.ToStatus()}}.dump() + "\n";
+std::string WatchEncoder::Error(const ApiError& error) { return ErrorStatus(error.ToStatus()); }
+
+std::string WatchEncoder::ErrorStatus(const Json& status) {
+  // Messages may quote bytes from the URL that are not UTF-8.
+  return Json{{"type", "ERROR"}, {"object", status}}.dump(-1, ' ', false,
+                                                          Json::error_handler_t::replace) +
+         "\n";
 }
 
 std::string WatchEncoder::Line(const char* type, const Json& object) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -37,9 +38,16 @@ class WatchEncoder {
   // Records that `object` matched when the watch began (a resumed watch's
   // starting state), so a later change that stops matching is sent as DELETED.
   void Seed(const nlohmann::json& object);
-  // The ADDED line for an object of the initial state (the caller lists only
-  // matching objects).
+  // The ADDED line for an object of the initial state (the caller sends
+  // only objects that match).
   std::string Added(const nlohmann::json& object);
+  // True when this watch sends objects as the store keeps them (no
+  // selectors, no Table), so AddedText may be used instead of Added.
+  bool CopiesStoredText() const { return !filtered_ && !options_.table; }
+  // Appends Added's line for an object given as its stored JSON text (the
+  // output of nlohmann::json::dump) to `out`, without parsing it. Only when
+  // CopiesStoredText().
+  static void AppendAddedText(std::string_view object_json, std::string* out);
   // The line for a store event, or "" when this watch does not see it.
   std::string Translate(const store::WatchEvent& event);
   // A BOOKMARK line at `resource_version`; `initial_events_end` adds the
@@ -47,6 +55,8 @@ class WatchEncoder {
   std::string Bookmark(int64_t resource_version, bool initial_events_end) const;
   // An ERROR line carrying `error` as a Status (e.g. 410 Expired).
   static std::string Error(const ApiError& error);
+  // An ERROR line carrying `status`, a meta/v1 Status object.
+  static std::string ErrorStatus(const nlohmann::json& status);
 
  private:
   std::string Line(const char* type, const nlohmann::json& object);

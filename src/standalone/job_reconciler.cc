@@ -106,7 +106,7 @@ void JobReconciler::Handle(const store::WatchEvent& ev) {
       job_by_uid_.erase(uid);
       timers_.erase(key);
       dirty_.erase(key);
-      invalid_.erase(key);
+      errors_.Forget(kJobs, ev.object);
       CascadeDelete(uid, MetaString(ev.object, "namespace"));
       return;
     }
@@ -226,16 +226,10 @@ void JobReconciler::Reconcile(const std::string& key) {
   }
   auto actions = jobctl::ReconcileJob(job, pods, clock_.Now(), options_.job);
   if (!actions.ok()) {
-    // Report a malformed Job once per generation, not on every pod change.
-    const std::string msg = actions.status().message();
-    std::string& reported = invalid_[key];
-    if (reported != msg) {
-      RecordEvent(store_, clock_, job, "Warning", "InvalidJob", msg, kComponent);
-      reported = msg;
-    }
+    // A malformed Job: an Event and an Invalid condition, once per message.
+    errors_.Report(kJobs, job, "InvalidJob", actions.status().message());
     return;
   }
-  invalid_.erase(key);
   for (const auto& ev : actions->events) {
     RecordEvent(store_, clock_, job, ev.type, ev.reason, ev.message, kComponent);
   }

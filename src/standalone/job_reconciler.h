@@ -78,7 +78,6 @@ class JobReconciler {
   std::set<std::string> dirty_;                              // job keys to reconcile
   std::map<std::string, Time> timers_;                       // job key -> when
   ObjectErrors errors_;  // stored objects the reconciler could not use
-  std::map<std::string, std::string> invalid_;               // job key -> error reported
 };
 
 }  // namespace kuota::standalone

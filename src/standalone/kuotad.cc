@@ -86,6 +86,7 @@ Status RunKuotad(const KuotadOptions& options) {
   server::ServerOptions sopts;
   sopts.address = options.address;
   sopts.port = options.port;
+  sopts.health_port = options.health_port;
   sopts.pod_log_dir = data_dir + "/pods";
   sopts.pending_workloads = &controller;
   server::ApiServer api(*store, &hook, sopts);
@@ -107,8 +108,20 @@ Status RunKuotad(const KuotadOptions& options) {
     ropts.machine = machine;
     ropts.use_cgroups = options.cgroups;
     ropts.max_log_bytes = options.max_log_bytes;
-    runner = std::make_unique<PodRunner>(*store, clock, ropts);
-    st = runner->Start();
+    auto faults = FaultInjector::FromEnvironment();  // crash tests only
+    if (faults.ok()) {
+      ropts.faults = *faults;
+      if (faults->armed()) {
+        std::fprintf(stderr, "kuotad: %s=%s: will kill itself there\n", kFaultPointEnv,
+                     faults->ToString().c_str());
+      }
+    } else {
+      st = faults.status();
+    }
+    if (st.ok()) {
+      runner = std::make_unique<PodRunner>(*store, clock, ropts);
+      st = runner->Start();
+    }
   }
   if (!st.ok()) {
     if (runner) runner->Stop();
@@ -139,6 +152,10 @@ Status RunKuotad(const KuotadOptions& options) {
                "kuotad: serving %s (data: %s)\n"
                "kuotad: kubectl --kubeconfig %s get clusterqueues   (or: kubectl --server %s ...)\n",
                url.c_str(), data_dir.c_str(), kubeconfig.c_str(), url.c_str());
+  if (api.health_port() > 0) {
+    std::fprintf(stderr, "kuotad: health checks at http://%s:%d/healthz\n",
+                 options.address.c_str(), api.health_port());
+  }
   std::fflush(stderr);
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);

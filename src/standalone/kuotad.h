@@ -16,6 +16,9 @@ struct KuotadOptions {
   std::string data_dir;
   std::string address = "127.0.0.1";  // loopback by default
   int port = 8080;                    // 0: any free port
+  // >= 0: also answer /healthz, /readyz and /livez on this port (0: any
+  // free port) with threads of their own; -1: only on `port`.
+  int health_port = -1;
   // Kueue manager Configuration file (config.kueue.x-k8s.io/v1beta1); optional.
   std::string config_file;
   // Where to write the kubeconfig; empty: <data_dir>/kubeconfig.

@@ -55,14 +55,20 @@ void ObjectErrors::Report(const std::string& resource, const Json& object,
       return;  // nothing to attach an Event or a condition to
     }
     RecordEvent(store_, clock_, object, "Warning", reason, message, component_);
-    Json update = {{"apiVersion", object.value("apiVersion", Json(""))},
-                   {"kind", object.value("kind", Json(""))},
-                   {"metadata",
-                    {{"name", MetaString(object, "name")},
-                     {"namespace", MetaString(object, "namespace")}}},
-                   {"status", StatusWithCondition(object, reason, message,
-                                                  FormatRfc3339(clock_.Now()))}};
+    Json update = {
+        {"apiVersion", object.value("apiVersion", Json(""))},
+        {"kind", object.value("kind", Json(""))},
+        {"metadata",
+         {{"name", MetaString(object, "name")}, {"namespace", MetaString(object, "namespace")}}},
+        {"status", StatusWithCondition(object, reason, message, FormatRfc3339(clock_.Now()))}};
     if (update["metadata"]["namespace"] == "") update["metadata"].erase("namespace");
+    if (resource == "pods") {
+      // A pod that cannot be run has failed, so its Job can count it and go on.
+      Json& st = update["status"];
+      st["phase"] = "Failed";
+      st["reason"] = reason;
+      st["message"] = message;
+    }
     store::UpdateOptions uo;
     uo.status_only = true;
     (void)store_.Update(resource, std::move(update), uo);

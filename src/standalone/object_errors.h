@@ -28,8 +28,8 @@ class ObjectErrors {
 
   // Reports that `object` of `resource` (a store key, e.g. "jobs.batch")
   // could not be used: logs, records a Warning Event with `reason`, and sets
-  // status.conditions[type=Invalid] — unless the same message was already
-  // reported for this object. Never throws.
+  // status.conditions[type=Invalid] (a pod also gets phase Failed) — unless
+  // the same message was already reported for this object. Never throws.
   void Report(const std::string& resource, const nlohmann::json& object, const std::string& reason,
               const std::string& message);
   // Forgets what was reported for the object (deleted, or usable again).

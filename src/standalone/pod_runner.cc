@@ -32,6 +32,9 @@ struct ContainerRun {
   std::string log_path, exit_path;
   bool running = false;
   bool ever_started = false;
+  // A start interrupted by a kuotad crash before its command could exec:
+  // started again once no process of it is left (runtime::StartInProgress).
+  bool start_pending = false;
   runtime::ProcessHandle handle;
   int restarts = 0;
   Time started_at{};
@@ -138,6 +141,14 @@ Status WriteFileDurably(const std::string& path, const std::string& text) {
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     return Status::Unavailable("cannot rename " + tmp + ": " + runtime::ErrnoText(errno));
   }
+  // The rename itself must be durable before a command is released.
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
   return Status::Ok();
 }
 
@@ -155,13 +166,15 @@ runtime::ProcessHandle HandleFromRecord(const Json& c) {
   h.keeper_start_time = c.value("keeperStart", uint64_t{0});
   h.pgid = c.value("pgid", 0);
   h.pgid_start_time = c.value("pgidStart", uint64_t{0});
+  h.boot_id = c.value("bootId", "");
   return h;
 }
 
 }  // namespace
 
 PodRunner::PodRunner(store::ObjectStore& store, const Clock& clock, PodRunnerOptions options)
-    : store_(store),
+    : errors_(store, clock, "kubelet"),
+      store_(store),
       clock_(clock),
       options_(std::move(options)),
       capacity_(MachineAmounts(options_.machine)),
@@ -265,7 +278,7 @@ Status PodRunner::Sync() {
   lo.limit = 1000;
   do {
     KUOTA_ASSIGN_OR_RETURN(store::ListResult page, store_.List(kPods, lo));
-    for (const auto& item : page.items) Handle("ADDED", item);
+    for (const auto& item : page.items) HandleSafely("ADDED", item);
     lo.continue_token = page.continue_token;
   } while (!lo.continue_token.empty());
   KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch(kPods, "", rv));
@@ -391,25 +404,18 @@ void PodRunner::Recover(PodRun& run) {
   for (auto& c : run.containers) {
     auto r = containers.find(c.name);
     if (r == containers.end()) {
-      // Never started: treat as failed to start, never start it now (the pod
-      // was half started when kuotad stopped).
-      c.terminated = true;
-      c.exit_code = 128;
-      c.reason = "StartInterrupted";
-      c.message = "kuotad stopped before this container started; not started again";
-      c.finished_at = clock_.Now();
+      // The pod was half started when kuotad stopped: "starting" is recorded
+      // before a keeper is forked, so this container never started. Start it.
+      c.start_pending = true;
       continue;
     }
     c.restarts = r->value("restarts", 0);
     if (auto t = ParseRfc3339(r->value("startedAt", "")); t.ok()) c.started_at = *t;
     if (r->value("state", "") == "starting") {
-      c.terminated = true;
-      c.exit_code = 128;
-      c.reason = "StartInterrupted";
-      c.message =
-          "kuotad stopped while starting this container; not started again so that it "
-          "never runs twice";
-      c.finished_at = clock_.Now();
+      // kuotad stopped before recording the start's processes, so it never
+      // released the command: it never ran. Its keeper, if one was forked,
+      // is killing it; start it again once that keeper is gone.
+      c.start_pending = true;
       continue;
     }
     if (r->value("state", "") == "failed") {
@@ -439,6 +445,7 @@ Status PodRunner::SaveRecord(const PodRun& run) const {
       r["keeperStart"] = c.handle.keeper_start_time;
       r["pgid"] = c.handle.pgid;
       r["pgidStart"] = c.handle.pgid_start_time;
+      r["bootId"] = c.handle.boot_id;
     } else {
       r["state"] = "failed";
       r["exitCode"] = c.exit_code;
@@ -455,12 +462,35 @@ Status PodRunner::SaveRecord(const PodRun& run) const {
   return WriteFileDurably(PodDir(run.uid) + "/runtime.json", rec.dump(1) + "\n");
 }
 
+void PodRunner::HandleSafely(const std::string& type, const Json& pod) {
+  std::string err = CatchAll([&] { Handle(type, pod); });
+  if (err.empty()) return;
+  errors_.Report(kPods, pod, "InvalidPod", err);
+  // What was half set up for it must not block the others: forget it.
+  const std::string key = MetaString(pod, "namespace") + "/" + MetaString(pod, "name");
+  std::string forget = CatchAll([&] { Forget(key, /*kill=*/true); });
+  if (!forget.empty()) std::fprintf(stderr, "kuotad: pod %s: %s\n", key.c_str(), forget.c_str());
+}
+
 void PodRunner::Run() {
+  // No exception may end the loop (and kuotad with it): per-pod failures are
+  // reported on the pod; anything else is logged and the loop goes on.
+  while (!stop_) {
+    std::string err = CatchAll([&] { RunLoop(); });
+    if (err.empty()) break;
+    std::fprintf(stderr, "kuotad: pod runner: %s\n", err.c_str());
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+void PodRunner::RunLoop() {
   while (!stop_) {
     store::WatchEvent ev;
     auto wait = options_.tick;
     while (!stop_ && watcher_->Next(&ev, wait)) {
-      if (ev.type != store::EventType::kBookmark) Handle(store::EventTypeName(ev.type), ev.object);
+      if (ev.type != store::EventType::kBookmark) {
+        HandleSafely(store::EventTypeName(ev.type), ev.object);
+      }
       wait = std::chrono::milliseconds(0);
     }
     if (stop_) break;
@@ -475,7 +505,7 @@ void PodRunner::Run() {
           std::set<std::string> present;
           for (const auto& p : all->items) {
             present.insert(MetaString(p, "namespace") + "/" + MetaString(p, "name"));
-            Handle("MODIFIED", p);
+            HandleSafely("MODIFIED", p);
           }
           std::vector<std::string> gone;
           for (const auto& [key, run] : pods_) {
@@ -499,11 +529,14 @@ void PodRunner::Step() {
     auto it = pods_.find(key);
     if (it == pods_.end()) continue;
     PodRun& run = *it->second;
-    if (run.deleting) {
-      StepDeletion(run);
-    } else if (run.stage == PodRun::Stage::kRunning) {
-      PollContainers(run);
-    }
+    std::string err = CatchAll([&] {
+      if (run.deleting) {
+        StepDeletion(run);
+      } else if (run.stage == PodRun::Stage::kRunning) {
+        PollContainers(run);
+      }
+    });
+    if (!err.empty()) errors_.Report(kPods, run.pod, "InvalidPod", err);
   }
   TryStartWaiting();
   auto now = std::chrono::steady_clock::now();
@@ -660,9 +693,16 @@ bool PodRunner::StartPod(PodRun& run) {
                   (run.gpus.empty() ? std::string() : " with GPUs " + Json(run.gpus).dump()),
               kComponent);
   WriteStatus(run);
+  options_.faults.Reach(FaultPoint::kAfterRunning, run.name);
   return true;
 }
 
+// One start of container i, in the order that keeps it at most once across
+// a kuotad crash at any instant (each step is a fault point):
+//   record "starting" -> fork the keeper, whose command waits before exec ->
+//   record "started" with their identity -> release ("go").
+// A kuotad that dies before "go" leaves a command that never ran (the keeper
+// kills it); Recover tells which step was reached and resumes.
 bool PodRunner::StartContainer(PodRun& run, size_t i) {
   ContainerRun& c = run.containers[i];
   std::vector<runtime::EnvVar> extra;
@@ -680,8 +720,7 @@ bool PodRunner::StartContainer(PodRun& run, size_t i) {
     for (const auto& w : cmd->warnings) {
       RecordEvent(store_, clock_, run.pod, "Warning", "UnsupportedField", w, kComponent);
     }
-    // Record the intent first: a kuotad that dies between here and the
-    // record of the handle will not start this container again.
+    options_.faults.Reach(FaultPoint::kBeforeStarting, run.name);
     Status st = runtime::MakeDirs(PodDir(run.uid), 0755);
     Json rec = ReadRecord(PodDir(run.uid) + "/runtime.json");
     if (!rec.is_object()) rec = Json::object();
@@ -693,6 +732,7 @@ bool PodRunner::StartContainer(PodRun& run, size_t i) {
     if (!st.ok()) {
       handle = st;
     } else {
+      options_.faults.Reach(FaultPoint::kAfterStarting, run.name);
       runtime::ProcessSpec spec;
       spec.argv = cmd->argv;
       spec.env = cmd->env;
@@ -700,7 +740,31 @@ bool PodRunner::StartContainer(PodRun& run, size_t i) {
       spec.log_path = c.log_path;
       spec.exit_path = c.exit_path;
       spec.cgroup_dir = run.cgroup_dir;
-      handle = runtime::Spawn(spec);
+      auto pending = runtime::BeginSpawn(spec);
+      if (!pending.ok()) {
+        handle = pending.status();
+      } else {
+        options_.faults.Reach(FaultPoint::kAfterFork, run.name);
+        // Record who is about to run before letting it run.
+        const bool was_started = c.ever_started;
+        const runtime::ProcessHandle was_handle = c.handle;
+        c.handle = pending->handle();
+        c.ever_started = true;
+        c.started_at = clock_.Now();
+        st = SaveRecord(run);
+        if (!st.ok()) {
+          pending->Abort();
+          handle = st.WithContext("recording the start (the command was not started)");
+        } else {
+          options_.faults.Reach(FaultPoint::kAfterStarted, run.name);
+          handle = pending->Release();
+          if (handle.ok()) options_.faults.Reach(FaultPoint::kAfterGo, run.name);
+        }
+        if (!handle.ok()) {
+          c.ever_started = was_started;
+          c.handle = was_handle;
+        }
+      }
     }
   }
   const Time now = clock_.Now();
@@ -719,13 +783,32 @@ bool PodRunner::StartContainer(PodRun& run, size_t i) {
     (void)SaveRecord(run);
     return false;
   }
+  // runtime.json already says "started" with this handle.
   c.handle = *handle;
   c.ever_started = true;
   c.running = true;
   c.terminated = false;
-  c.started_at = now;
-  Status st = SaveRecord(run);
-  if (!st.ok()) std::fprintf(stderr, "kuotad: pod %s: %s\n", run.key.c_str(), st.message().c_str());
+  return true;
+}
+
+// Starts container i, whose start a crashed kuotad left unfinished, once no
+// process of that start is left. True when its state changed.
+bool PodRunner::ResumeStart(PodRun& run, size_t i) {
+  ContainerRun& c = run.containers[i];
+  auto busy = runtime::StartInProgress(c.exit_path);
+  if (busy.ok() && *busy) return false;  // its keeper is still stopping
+  c.start_pending = false;
+  if (!busy.ok()) {
+    // Cannot tell whether a process of it is alive: do not risk a second run.
+    c.terminated = true;
+    c.exit_code = 128;
+    c.reason = "StartInterrupted";
+    c.message = "kuotad stopped while starting this container and cannot tell whether it ran: " +
+                busy.status().message();
+    c.started_at = c.finished_at = clock_.Now();
+    return true;
+  }
+  StartContainer(run, i);
   return true;
 }
 
@@ -738,6 +821,15 @@ void PodRunner::PollContainers(PodRun& run) {
     if (c.running) {
       runtime::ProcessState ps = runtime::Inspect(c.handle, c.exit_path);
       if (!ps.finished()) continue;
+      if (ps.phase == runtime::ProcessPhase::kNeverStarted) {
+        // An earlier kuotad recorded this start and died before releasing
+        // the command: it never ran. Start it now.
+        c.running = false;
+        c.start_pending = true;
+        changed = true;
+        ResumeStart(run, i);
+        continue;
+      }
       c.running = false;
       c.terminated = true;
       c.finished_at = now;
@@ -769,6 +861,8 @@ void PodRunner::PollContainers(PodRun& run) {
         delay = std::min(delay, options_.restart_backoff_max.ms);
         c.restart_at = now + Duration{delay};
       }
+    } else if (c.start_pending) {
+      changed = ResumeStart(run, i) || changed;
     } else if (c.restart_at && *c.restart_at <= now) {
       c.last_state = {{"terminated",
                        {{"exitCode", c.exit_code},
@@ -782,7 +876,7 @@ void PodRunner::PollContainers(PodRun& run) {
   }
   bool all_done = true;
   for (const auto& c : run.containers) {
-    if (c.running || c.restart_at) all_done = false;
+    if (c.running || c.restart_at || c.start_pending) all_done = false;
   }
   if (all_done) {
     run.stage = PodRun::Stage::kDone;
@@ -827,7 +921,10 @@ void PodRunner::StepDeletion(PodRun& run) {
     c.terminator.reset();
   }
   if (running) return;
-  for (auto& c : run.containers) c.restart_at.reset();
+  for (auto& c : run.containers) {
+    c.restart_at.reset();
+    c.start_pending = false;
+  }
   if (run.stage != PodRun::Stage::kDone) run.stage = PodRun::Stage::kDone;
   if (cgroups_ && !run.cgroup_dir.empty()) (void)cgroups_->Remove(run.uid);
   gpus_.Release(run.uid);

@@ -10,10 +10,17 @@
 // pod being deleted with SIGTERM then SIGKILL after its grace period and then
 // releases it (removes its finalizer), and publishes the machine as a Node.
 //
-// Restarts: what it started is recorded in <pods_dir>/<uid>/runtime.json
-// before and after each start, so a restarted kuotad adopts processes that
-// still run, records those that ended meanwhile, and never starts a container
-// twice (one whose start was interrupted is reported failed instead).
+// Restarts: a container runs at most once per start, and exactly once when
+// kuotad dies at any instant of that start. Each start is recorded in
+// <pods_dir>/<uid>/runtime.json: "starting" before the keeper is forked, then
+// "started" with the processes' identity (keeper and command pids, their
+// start times, the boot id) while the command waits just before exec; only
+// then is it released (runtime/spawn.h). A restarted kuotad adopts processes
+// that still run and records those that ended meanwhile; a start that provably
+// never exec'd (its record says "starting" and no keeper of it is left, or its
+// keeper recorded "aborted before exec") is started again, as if kuotad had
+// not stopped. Only a keeper killed or lost with no exit file (a reboot, say)
+// leaves a container reported Lost, never run twice.
 // Owns one thread; Start/Stop are thread-safe.
 #pragma once
 
@@ -31,6 +38,8 @@
 #include "runtime/cgroup_manager.h"
 #include "runtime/gpu_allocator.h"
 #include "runtime/machine_capacity.h"
+#include "standalone/fault_point.h"
+#include "standalone/object_errors.h"
 #include "standalone/pod_resources.h"
 #include "store/object_store.h"
 
@@ -54,6 +63,9 @@ struct PodRunnerOptions {
   Duration restart_backoff_base{10'000};
   Duration restart_backoff_max{300'000};
   std::chrono::milliseconds tick{100};
+  // Crash tests only: where kuotad kills itself (see fault_point.h).
+  // Default: disarmed.
+  FaultInjector faults;
 };
 
 struct PodRun;
@@ -80,12 +92,16 @@ class PodRunner {
   Status PublishNode();
   Status Sync();
   void Run();
+  void RunLoop();  // Run's body; may throw (Run catches)
   void Handle(const std::string& type, const Json& pod);
+  // Handle, reporting an exception as the pod's error (the pod fails).
+  void HandleSafely(const std::string& type, const Json& pod);
   void Recover(PodRun& run);
   void Step();
   void TryStartWaiting();
   bool StartPod(PodRun& run);
   bool StartContainer(PodRun& run, size_t i);
+  bool ResumeStart(PodRun& run, size_t i);
   void PollContainers(PodRun& run);
   void StepDeletion(PodRun& run);
   void Forget(const std::string& key, bool kill);
@@ -95,6 +111,7 @@ class PodRunner {
   void CollectOrphanDirs();
   std::string PodDir(const std::string& uid) const;
 
+  ObjectErrors errors_;  // pods the runner could not use (loop thread)
   store::ObjectStore& store_;
   const Clock& clock_;
   PodRunnerOptions options_;

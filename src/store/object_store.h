@@ -54,11 +54,25 @@ struct ListOptions {
                                // any dotted JSON path with = / == / != is supported
   int64_t limit = 0;           // 0: no limit
   std::string continue_token;  // from a previous ListResult
+  // With `limit`: count the items after the page (ListResult::remaining).
+  // Counting reads the rest of the collection's index on every page; a
+  // reader paging through everything turns it off and then gets a
+  // continue_token whenever a page came back full (the next may be empty).
+  bool count_remaining = true;
+  // Hand the objects over as their stored JSON text (ListResult::texts)
+  // instead of parsed (items), for readers that copy them out verbatim.
+  // Only without selectors (else Invalid).
+  bool as_text = false;
 };
 
 struct ListResult {
   std::vector<Json> items;     // ordered by namespace, then name
-  int64_t resource_version = 0;  // the store's resourceVersion at the time of the list
+  std::vector<std::string> texts;  // with ListOptions::as_text, instead of items
+  // The store's resourceVersion when this page was read (a later page of the
+  // same list may be newer). Every event up to it has been handed to the
+  // watchers open when List returns (List waits, up to a second, for the
+  // batch that committed it to publish its events).
+  int64_t resource_version = 0;
   std::string continue_token;  // non-empty when more items remain
   int64_t remaining = 0;       // items after this page (when continue_token is set)
 };

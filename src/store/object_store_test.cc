@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "store/continue_token.h"
 #include "store/store_test_env.h"
 
 namespace kuota::store {
@@ -687,6 +689,105 @@ TEST_F(ListPaginationTest, ContinueSurvivesWritesBetweenPages) {
   EXPECT_EQ(rest->items.size(), 601u);  // 600 left + z-after
   EXPECT_EQ(rest->items.back()["metadata"]["name"], "z-after");
   EXPECT_EQ(rest->resource_version, store_->CurrentResourceVersion());
+}
+
+// Readers that page through everything (a watch's initial state) skip the
+// count and may take the stored text as is.
+TEST_F(ListPaginationTest, UncountedPagesOfStoredText) {
+  ListOptions opts;
+  opts.limit = 100;
+  opts.count_remaining = false;
+  opts.as_text = true;
+  std::vector<std::string> keys;
+  int pages = 0;
+  while (true) {
+    Result<ListResult> page = store_->List(kWorkloads, opts);
+    ASSERT_TRUE(page.ok()) << page.status().ToString();
+    ++pages;
+    EXPECT_TRUE(page->items.empty());
+    EXPECT_EQ(page->remaining, 0);
+    // The same page parsed: the texts are what parsing would give.
+    ListOptions parsed = opts;
+    parsed.as_text = false;
+    Result<ListResult> same = store_->List(kWorkloads, parsed);
+    ASSERT_TRUE(same.ok());
+    ASSERT_EQ(same->items.size(), page->texts.size());
+    for (size_t i = 0; i < page->texts.size(); ++i) {
+      EXPECT_EQ(page->texts[i], same->items[i].dump());
+      keys.push_back(same->items[i]["metadata"]["namespace"].get<std::string>() + "/" +
+                     same->items[i]["metadata"]["name"].get<std::string>());
+    }
+    // A full page always has a token (the next may be empty); a short one never.
+    EXPECT_EQ(page->continue_token.empty(), page->texts.size() < 100u);
+    if (page->continue_token.empty()) break;
+    opts.continue_token = page->continue_token;
+  }
+  EXPECT_EQ(pages, 11);  // ten full pages, then an empty one
+  ASSERT_EQ(keys.size(), 1000u);
+  EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
+  EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()).size(), 1000u);
+
+  ListOptions selected;
+  selected.as_text = true;
+  selected.label_selector = "third=yes";
+  Result<ListResult> bad = store_->List(kWorkloads, selected);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalid);
+}
+
+TEST_F(ListPaginationTest, PagesWithinANamespaceResumeByName) {
+  ListOptions opts;
+  opts.ns = "ns3";
+  opts.limit = 50;
+  opts.count_remaining = false;
+  std::vector<std::string> keys;
+  for (bool more = true; more;) {
+    Result<ListResult> page = store_->List(kWorkloads, opts);
+    ASSERT_TRUE(page.ok()) << page.status().ToString();
+    for (const Json& item : page->items) keys.push_back(item["metadata"]["name"]);
+    more = !page->continue_token.empty();
+    opts.continue_token = page->continue_token;
+  }
+  EXPECT_EQ(keys.size(), 143u);  // 50 + 50 + 43, all of ns3
+  EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
+  EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()).size(), 143u);
+
+  // A token from before the namespace resumes at its start; from after, at its end.
+  opts.limit = 0;
+  opts.continue_token = ContinueToken{1, "ns2", "w9999"}.Encode();
+  Result<ListResult> from_before = store_->List(kWorkloads, opts);
+  ASSERT_TRUE(from_before.ok());
+  EXPECT_EQ(from_before->items.size(), 143u);
+  opts.continue_token = ContinueToken{1, "ns4", ""}.Encode();
+  Result<ListResult> from_after = store_->List(kWorkloads, opts);
+  ASSERT_TRUE(from_after.ok());
+  EXPECT_TRUE(from_after->items.empty());
+}
+
+// Once List returns, every event up to its resourceVersion has reached the
+// watchers already open (a watch's initial state relies on it).
+TEST_F(ListPaginationTest, ListReturnsOnlyAfterItsVersionReachedWatchers) {
+  int64_t seen = store_->CurrentResourceVersion();  // the watch starts here
+  Result<std::unique_ptr<Watcher>> watcher = store_->Watch("", "", 0);
+  ASSERT_TRUE(watcher.ok());
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    for (int i = 0; !stop; ++i) {
+      EXPECT_TRUE(store_->Create(kConfigMaps, ConfigMap("ns", "cm-" + std::to_string(i))).ok());
+    }
+  });
+  for (int i = 0; i < 200; ++i) {
+    ListOptions one;
+    one.limit = 1;
+    one.count_remaining = false;
+    Result<ListResult> page = store_->List(kClusterQueues, one);
+    ASSERT_TRUE(page.ok());
+    WatchEvent event;
+    while ((*watcher)->Next(&event, std::chrono::milliseconds(0))) seen = event.resource_version;
+    ASSERT_GE(seen, page->resource_version);
+  }
+  stop = true;
+  writer.join();
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "store/sqlite_object_store.h"
 
 #include <algorithm>
+#include <chrono>
 #include <random>
 #include <utility>
 #include <vector>
@@ -245,6 +246,9 @@ Result<ListResult> SqliteObjectStore::List(const std::string& resource,
     after = ObjectKey{token.ns, token.name};
   }
   const bool filtered = !labels.empty() || !fields.empty();
+  if (filtered && options.as_text) {
+    return Status::Invalid("a list of stored JSON text takes no selectors");
+  }
 
   ListResult out;
   std::vector<ObjectRow> rows;
@@ -257,9 +261,28 @@ Result<ListResult> SqliteObjectStore::List(const std::string& resource,
     KUOTA_ASSIGN_OR_RETURN(rows, db_->ListObjects(resource, options.ns, after,
                                                   filtered ? 0 : options.limit));
     if (!filtered && options.limit > 0 && static_cast<int64_t>(rows.size()) == options.limit) {
-      ObjectKey last{rows.back().ns, rows.back().name};
-      KUOTA_ASSIGN_OR_RETURN(unread, db_->CountObjects(resource, options.ns, last));
+      if (options.count_remaining) {
+        ObjectKey last{rows.back().ns, rows.back().name};
+        KUOTA_ASSIGN_OR_RETURN(unread, db_->CountObjects(resource, options.ns, last));
+      } else {
+        unread = 1;  // not counted: at least "maybe one more"
+      }
     }
+  }
+  // The batch that committed out.resource_version may still be handing its
+  // events to watchers; wait for it, so that a watch opened before this List
+  // has every event up to that version queued once List returns.
+  hub_->WaitPublished(out.resource_version, std::chrono::seconds(1));
+
+  if (options.as_text) {
+    out.texts.reserve(rows.size());
+    for (ObjectRow& row : rows) out.texts.push_back(std::move(row.json));
+    if (unread > 0 && !rows.empty()) {
+      out.continue_token =
+          ContinueToken{out.resource_version, rows.back().ns, rows.back().name}.Encode();
+      if (options.count_remaining) out.remaining = unread;
+    }
+    return out;
   }
 
   const ObjectRow* last_returned = nullptr;
@@ -287,6 +310,7 @@ Result<ListResult> SqliteObjectStore::List(const std::string& resource,
   if (out.remaining > 0 && last_returned != nullptr) {
     out.continue_token =
         ContinueToken{out.resource_version, last_returned->ns, last_returned->name}.Encode();
+    if (!filtered && !options.count_remaining) out.remaining = 0;  // not counted
   } else {
     out.remaining = 0;
   }

@@ -262,12 +262,37 @@ Status StoreDatabase::DeleteObject(std::string_view resource, std::string_view n
 
 namespace {
 
+// Where a scan of one namespace resumes after `after`: all of it, after a
+// name, or none of it.
+enum class Resume { kAll, kAfterName, kNothing };
+
+Resume ResumeIn(std::string_view ns, const std::optional<ObjectKey>& after) {
+  if (!after || after->ns < ns) return Resume::kAll;
+  return after->ns == ns ? Resume::kAfterName : Resume::kNothing;
+}
+
 // WHERE clause shared by ListObjects and CountObjects; parameters ?1
-// resource, ?2 namespace, ?3/?4 the key to resume after.
-std::string ObjectFilter(std::string_view ns, bool after) {
+// resource, ?2 namespace, ?3/?4 the key to resume after. Within one
+// namespace the resume point is `name > ?4`: with the row value
+// (namespace, name) > (?3, ?4) beside namespace = ?2, SQLite reads the rest
+// of the collection and sorts it for every page.
+std::string ObjectFilter(std::string_view ns, const std::optional<ObjectKey>& after) {
   std::string sql = " WHERE resource = ?1";
-  if (!ns.empty()) sql += " AND namespace = ?2";
-  if (after) sql += " AND (namespace, name) > (?3, ?4)";
+  if (ns.empty()) {
+    if (after) sql += " AND (namespace, name) > (?3, ?4)";
+    return sql;
+  }
+  sql += " AND namespace = ?2";
+  switch (ResumeIn(ns, after)) {
+    case Resume::kAll:
+      break;
+    case Resume::kAfterName:
+      sql += " AND name > ?4";
+      break;
+    case Resume::kNothing:
+      sql += " AND 0";
+      break;
+  }
   return sql;
 }
 
@@ -275,7 +300,10 @@ void BindObjectFilter(Statement& stmt, std::string_view resource, std::string_vi
                       const std::optional<ObjectKey>& after) {
   stmt.Bind(1, resource);
   if (!ns.empty()) stmt.Bind(2, ns);
-  if (after) stmt.Bind(3, after->ns).Bind(4, after->name);
+  if (ns.empty() && after) stmt.Bind(3, after->ns);
+  if (after && (ns.empty() || ResumeIn(ns, after) == Resume::kAfterName)) {
+    stmt.Bind(4, after->name);
+  }
 }
 
 }  // namespace
@@ -284,8 +312,7 @@ Result<std::vector<ObjectRow>> StoreDatabase::ListObjects(std::string_view resou
                                                           std::string_view ns,
                                                           const std::optional<ObjectKey>& after,
                                                           int64_t limit) {
-  std::string sql = "SELECT namespace, name, uid, rv, json FROM objects" +
-                    ObjectFilter(ns, after.has_value()) +
+  std::string sql = "SELECT namespace, name, uid, rv, json FROM objects" + ObjectFilter(ns, after) +
                     " ORDER BY namespace, name LIMIT ?5";
   KUOTA_ASSIGN_OR_RETURN(Statement stmt, conn_->Prepare(sql));
   BindObjectFilter(stmt, resource, ns, after);
@@ -307,7 +334,7 @@ Result<std::vector<ObjectRow>> StoreDatabase::ListObjects(std::string_view resou
 
 Result<int64_t> StoreDatabase::CountObjects(std::string_view resource, std::string_view ns,
                                             const std::optional<ObjectKey>& after) {
-  std::string sql = "SELECT count(*) FROM objects" + ObjectFilter(ns, after.has_value());
+  std::string sql = "SELECT count(*) FROM objects" + ObjectFilter(ns, after);
   KUOTA_ASSIGN_OR_RETURN(Statement stmt, conn_->Prepare(sql));
   BindObjectFilter(stmt, resource, ns, after);
   KUOTA_ASSIGN_OR_RETURN(bool row, stmt.Step());

@@ -103,17 +103,31 @@ void WatchHub::Publish(const std::vector<EventPtr>& events) {
     if (added || drop) sub.cv.SignalAll();
     it = drop ? subs_.erase(it) : std::next(it);
   }
+  // After the queues are filled (all under mu_): a waiter sees both.
+  published_.SignalAll();
 }
 
 void WatchHub::CloseAll() {
   MutexLock lock(&mu_);
   closed_ = true;
+  published_.SignalAll();
   for (const auto& sub : subs_) {
     MutexLock sub_lock(&sub->mu);
     if (sub->end == SubscriptionEnd::kNone) sub->end = SubscriptionEnd::kStoreClosed;
     sub->cv.SignalAll();
   }
   subs_.clear();
+}
+
+bool WatchHub::WaitPublished(int64_t rv, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  MutexLock lock(&mu_);
+  while (last_rv_ < rv && !closed_) {
+    if (!published_.WaitUntil(deadline) && std::chrono::steady_clock::now() >= deadline) {
+      return last_rv_ >= rv || closed_;
+    }
+  }
+  return true;
 }
 
 int64_t WatchHub::last_resource_version() const {

@@ -5,6 +5,7 @@
 // Thread-safe: every method may be called from any thread.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -76,6 +77,10 @@ class WatchHub {
   // Ends every subscription (the store is closing) and refuses new ones.
   void CloseAll() EXCLUDES(mu_);
 
+  // Waits until events up to `rv` have been published (or the hub closed),
+  // at most `timeout`. Returns false on timeout.
+  bool WaitPublished(int64_t rv, std::chrono::milliseconds timeout) EXCLUDES(mu_);
+
   int64_t last_resource_version() const EXCLUDES(mu_);
   size_t subscriber_count() const EXCLUDES(mu_);
 
@@ -84,6 +89,7 @@ class WatchHub {
   const size_t queue_limit_;
 
   mutable Mutex mu_;
+  CondVar published_{&mu_};  // signalled when last_rv_ advances or the hub closes
   std::deque<EventPtr> ring_ GUARDED_BY(mu_);
   // The ring holds every event in (ring_floor_, last_rv_].
   int64_t ring_floor_ GUARDED_BY(mu_);

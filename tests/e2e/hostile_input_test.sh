@@ -33,7 +33,7 @@ contains() { if grep -qF -- "$2" <<<"$3"; then ok "$1"; else bad "$1" "want: $2"
 
 start_kuotad() {
   rm -f "$TMP/kubeconfig"
-  "$KUOTAD" --data-dir "$TMP/data" --port 0 --kubeconfig-out "$TMP/kubeconfig" --no-sync \
+  "$KUOTAD" --data-dir "$TMP/$DATA" --port 0 --kubeconfig-out "$TMP/kubeconfig" --no-sync \
     >>"$TMP/kuotad.log" 2>&1 &
   PID=$!
   for _ in $(seq 1 200); do
@@ -58,6 +58,7 @@ wait_for() {  # wait_for SECONDS NEEDLE COMMAND...
 }
 
 # --- 1. hostile requests
+DATA=data1
 start_kuotad
 "$PY" "$HERE/hostile_requests.py" "$(url)" "$PID" "$MUTATIONS" >"$TMP/requests.out" 2>&1
 rc=$?
@@ -68,7 +69,12 @@ FAIL=$((FAIL + $(grep -c '^FAIL' "$TMP/requests.out")))
 stop_kuotad
 
 # --- 2. objects no request could store, written into the database directly
-DB=$TMP/data/kuota.db
+# (a fresh database, made by a kuotad started and stopped once, so that the
+# mutated Jobs above do not queue ahead of the good one below)
+DATA=data2
+start_kuotad
+stop_kuotad
+DB=$TMP/$DATA/kuota.db
 insert() {  # insert RESOURCE NAMESPACE NAME JSON
   sqlite3 "$DB" "BEGIN;
     UPDATE kuota_meta SET value = value + 1 WHERE key = 'resource_version';

@@ -64,19 +64,8 @@ Status CheckContainers(const Json& pod_spec, const char* key, bool required) {
   }
   if (!it->is_array()) return InvalidValue(path, *it, "must be a list of containers");
   if (required && it->empty()) return Status::Invalid(path + ": Required value");
-  for (size_t i = 0; i < it->size(); ++i) {
-    const Json& c = (*it)[i];
-    const std::string cpath = path + "[" + std::to_string(i) + "]";
-    if (!c.is_object()) return InvalidValue(cpath, c, "must be an object");
-    auto name = c.find("name");
-    if (name == c.end() || !name->is_string() || name->get<std::string>().empty()) {
-      return Status::Invalid(cpath + ".name: Required value");
-    }
-    auto env = c.find("env");
-    if (env != c.end() && !env->is_null() && !env->is_array()) {
-      return InvalidValue(cpath + ".env", *env, "must be a list");
-    }
-  }
+  // Each container's fields (name required, env a list, ...) are checked by
+  // ValidatePodSpecSchema, which ParseJobSpec runs next.
   return Status::Ok();
 }
 

@@ -20,16 +20,23 @@ void SetDefault(server::Json& obj, const char* key, server::Json value) {
   if (!obj.contains(key) || obj[key].is_null()) obj[key] = std::move(value);
 }
 
-// A batch/v1 Job as the Job controller will read it: ParseJobSpec's checks
-// (which want the uid and name the store has not assigned yet) and the status.
-Status ValidateBatchJob(const server::Json& job) {
-  server::Json probe = job;
-  server::Json& meta = probe["metadata"];
+// Readers of a stored job want the uid and name the store has not assigned
+// yet at admission: fill them in on a copy being checked.
+Status AssignPlaceholderIdentity(server::Json& job) {
+  server::Json& meta = job["metadata"];
   if (!meta.is_object()) return Status::Invalid("metadata: must be an object");
   if (!meta.contains("uid") || !meta["uid"].is_string()) meta["uid"] = "to-be-assigned";
   if (!meta.contains("name") || !meta["name"].is_string() || meta["name"] == "") {
     meta["name"] = "to-be-assigned";
   }
+  return Status::Ok();
+}
+
+// A batch/v1 Job as the Job controller will read it: ParseJobSpec's checks
+// (which want the uid and name the store has not assigned yet) and the status.
+Status ValidateBatchJob(const server::Json& job) {
+  server::Json probe = job;
+  KUOTA_RETURN_IF_ERROR(AssignPlaceholderIdentity(probe));
   KUOTA_RETURN_IF_ERROR(jobctl::ValidateJob(probe));
   if (auto st = job.find("status"); st != job.end() && !st->is_null()) {
     KUOTA_RETURN_IF_ERROR(jobctl::ValidateJobStatusSchema(*st, "status"));
@@ -43,11 +50,7 @@ Status ValidateBatchJob(const server::Json& job) {
 Status ValidateWorkloadOf(const jobs::JobKind& kind, const server::Json& job) {
   if (jobs::JobKind::QueueName(job).empty()) return Status::Ok();
   server::Json probe = job;
-  server::Json& meta = probe["metadata"];
-  if (!meta.contains("uid") || !meta["uid"].is_string()) meta["uid"] = "to-be-assigned";
-  if (!meta.contains("name") || !meta["name"].is_string() || meta["name"] == "") {
-    meta["name"] = "to-be-assigned";
-  }
+  KUOTA_RETURN_IF_ERROR(AssignPlaceholderIdentity(probe));
   Result<server::Json> wl = kind.BuildWorkload(probe);
   if (!wl.ok()) return wl.status();
   codec::DecodeOptions opts;

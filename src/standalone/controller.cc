@@ -496,8 +496,7 @@ std::optional<OwnedJob> LoadOwnedJob(engine::Engine& engine, store::ObjectStore&
 
 }  // namespace
 
-void Controller::StartJob(const std::string& workload_key) {
-  std::string err = CatchAll([&] { StartJobUnsafe(workload_key); });
+void Controller::ReportJobError(const std::string& workload_key, const std::string& err) {
   if (err.empty()) return;
   auto owned = LoadOwnedJob(engine_, store_, workload_key);
   if (owned) {
@@ -505,6 +504,10 @@ void Controller::StartJob(const std::string& workload_key) {
   } else {
     std::fprintf(stderr, "kuotad: workload %s: %s\n", workload_key.c_str(), err.c_str());
   }
+}
+
+void Controller::StartJob(const std::string& workload_key) {
+  ReportJobError(workload_key, CatchAll([&] { StartJobUnsafe(workload_key); }));
 }
 
 void Controller::StartJobUnsafe(const std::string& workload_key) {
@@ -549,14 +552,7 @@ void Controller::StartJobUnsafe(const std::string& workload_key) {
 }
 
 void Controller::StopJob(const std::string& workload_key) {
-  std::string err = CatchAll([&] { StopJobUnsafe(workload_key); });
-  if (err.empty()) return;
-  auto owned = LoadOwnedJob(engine_, store_, workload_key);
-  if (owned) {
-    errors_.Report(owned->owner.kind->Resource(), owned->job, "InvalidJob", err);
-  } else {
-    std::fprintf(stderr, "kuotad: workload %s: %s\n", workload_key.c_str(), err.c_str());
-  }
+  ReportJobError(workload_key, CatchAll([&] { StopJobUnsafe(workload_key); }));
 }
 
 void Controller::StopJobUnsafe(const std::string& workload_key) {

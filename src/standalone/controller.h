@@ -89,6 +89,8 @@ class Controller : public server::PendingWorkloadsSource {
   void SyncWorkloadStatus(const std::string& key);
   void StartJob(const std::string& workload_key);
   void StartJobUnsafe(const std::string& workload_key);  // may throw
+  // Reports `err` (from a Start/StopJobUnsafe; empty: none) on the workload's job.
+  void ReportJobError(const std::string& workload_key, const std::string& err);
   void StopJob(const std::string& workload_key);
   void StopJobUnsafe(const std::string& workload_key);  // may throw
   void WriteQueueStatus(bool force);

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -160,14 +161,22 @@ TEST_F(SpawnTest, CommandSeesOnlyStdioEvenWhenTheDaemonLeaksDescriptors) {
   sleeper.exit_path = Path("state/sleeper.exit");
   auto s = Spawn(sleeper);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
+  // Until it has read the daemon's "go" and released the command, the keeper
+  // also holds the "go" socket and the release pipe; wait for that to pass.
+  const std::vector<std::string> want{sleeper.exit_path + ".lock"};
   std::vector<std::string> keeper_fds;
-  for (const auto& e :
-       std::filesystem::directory_iterator("/proc/" + std::to_string(s->keeper_pid) + "/fd")) {
-    if (e.path().filename().string().size() > 1 || e.path().filename().string() > "2") {
-      keeper_fds.push_back(std::filesystem::read_symlink(e.path()).string());
+  for (int tries = 0; tries < 500; ++tries) {
+    keeper_fds.clear();
+    for (const auto& e :
+         std::filesystem::directory_iterator("/proc/" + std::to_string(s->keeper_pid) + "/fd")) {
+      if (e.path().filename().string().size() > 1 || e.path().filename().string() > "2") {
+        keeper_fds.push_back(std::filesystem::read_symlink(e.path()).string());
+      }
     }
+    if (keeper_fds == want) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  EXPECT_EQ(keeper_fds, std::vector<std::string>{sleeper.exit_path + ".lock"});
+  EXPECT_EQ(keeper_fds, want);
   auto keeper = ReadProcStat(s->keeper_pid);
   ASSERT_TRUE(keeper.has_value());
   EXPECT_EQ(keeper->comm, "kuota-keeper");

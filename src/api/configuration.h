@@ -1,6 +1,8 @@
 // Configuration (config.kueue.x-k8s.io/v1beta1): the parts of Kueue's manager
-// configuration that change scheduling decisions: fair sharing and
-// waitForPodsReady. Other known sections are accepted and ignored. Plain struct.
+// configuration that change scheduling decisions (fair sharing,
+// waitForPodsReady) and which jobs are managed (integrations.frameworks,
+// manageJobsWithoutQueueName). Other known sections are accepted and
+// ignored. Plain struct.
 #pragma once
 
 #include <optional>
@@ -37,9 +39,18 @@ struct WaitForPodsReady {
   RequeuingStrategy requeuing_strategy;
 };
 
+// integrations: which job kinds Kueue manages, by Kueue's framework names
+// ("batch/job", "kubeflow.org/pytorchjob"). Absent: every kind Kuota knows.
+struct Integrations {
+  std::optional<std::vector<std::string>> frameworks;
+};
+
 struct Configuration {
   FairSharingConfig fair_sharing;
   WaitForPodsReady wait_for_pods_ready;
+  Integrations integrations;
+  // Manage jobs of enabled kinds that name no queue (they wait for a queue).
+  bool manage_jobs_without_queue_name = false;
 };
 
 }  // namespace kuota::api

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "jobctl/job_spec.h"
+#include "jobctl/pod_spec_schema.h"
+
 namespace kuota::jobs {
 namespace {
 
@@ -14,8 +17,55 @@ int64_t IntOr(const Json& obj, const char* key, int64_t fallback) {
 
 }  // namespace
 
+const KindInfo& BatchJob::Info() const {
+  static const KindInfo kInfo = [] {
+    KindInfo i;
+    i.framework = "batch/job";
+    i.group = "batch";
+    i.version = "v1";
+    i.kind = "Job";
+    i.plural = "jobs";
+    i.singular = "job";
+    i.categories = {"all"};
+    i.workload_prefix = "Job";  // hashed as earlier versions did; printed "job-"
+    return i;
+  }();
+  return kInfo;
+}
+
+Status BatchJob::Validate(const Json& job) const {
+  KUOTA_RETURN_IF_ERROR(jobctl::ValidateJob(job));
+  if (auto st = job.find("status"); st != job.end() && !st->is_null()) {
+    KUOTA_RETURN_IF_ERROR(jobctl::ValidateJobStatusSchema(*st, "status"));
+  }
+  const Json& spec = job.value("spec", Json::object());
+  if (!spec.contains("template") || !spec["template"].is_object() ||
+      !spec["template"].contains("spec")) {
+    return Status::Invalid("spec.template.spec: Required value");
+  }
+  const Json& pod = spec["template"]["spec"];
+  if (!pod.contains("containers") || !pod["containers"].is_array() || pod["containers"].empty()) {
+    return Status::Invalid("spec.template.spec.containers: Required value");
+  }
+  std::string rp = pod.value("restartPolicy", "");
+  if (rp != "Never" && rp != "OnFailure") {
+    return Status::Invalid("spec.template.spec.restartPolicy: Unsupported value: \"" + rp +
+                           "\": supported values: \"OnFailure\", \"Never\"");
+  }
+  return Status::Ok();
+}
+
+bool BatchJob::PodsReady(const Json& job) const {
+  const Json st = job.value("status", Json::object());
+  const Json spec = job.value("spec", Json::object());
+  int64_t want = IntOr(spec, "parallelism", 1);
+  if (spec.contains("completions") && spec["completions"].is_number_integer()) {
+    want = std::min<int64_t>(want, spec["completions"].get<int64_t>() - IntOr(st, "succeeded", 0));
+  }
+  return IntOr(st, "ready", 0) + IntOr(st, "succeeded", 0) >= std::max<int64_t>(want, 1);
+}
+
 void BatchJob::DefaultOnCreate(Json& job) const {
-  if (QueueName(job).empty()) return;
   job["spec"]["suspend"] = true;
 }
 

@@ -5,6 +5,20 @@
 
 namespace kuota::jobs {
 
+std::string JobKind::Resource() const {
+  const KindInfo& i = Info();
+  return i.group.empty() ? i.plural : i.plural + "." + i.group;
+}
+
+std::string JobKind::ApiVersion() const {
+  const KindInfo& i = Info();
+  return i.group.empty() ? i.version : i.group + "/" + i.version;
+}
+
+std::string JobKind::PodSetTemplateField(const Json& /*job*/, size_t /*index*/) const {
+  return "spec.template";
+}
+
 std::string JobKind::QueueName(const Json& job) {
   const Json& meta = job.value("metadata", Json::object());
   for (const char* field : {"labels", "annotations"}) {
@@ -21,6 +35,8 @@ std::string JobKind::QueueName(const Json& job) {
 
 std::string WorkloadNameFor(const std::string& kind, const std::string& job_name,
                             const std::string& job_uid) {
+  // The hash input keeps the prefix as given ("Job" for batch/v1, as
+  // workloads stored by earlier versions were named).
   std::string prefix = kind;
   for (auto& c : prefix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   uint64_t h = std::hash<std::string>{}(kind + "/" + job_name + "/" + job_uid);

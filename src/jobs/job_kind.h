@@ -1,8 +1,8 @@
-// JobKind: the small interface every job integration implements (Kueue's
-// jobframework GenericJob): is a job managed by a queue, how it maps to a
-// Workload's pod sets, and how to start (unsuspend with the admitted flavors'
-// node labels and tolerations) or stop it. Works on JSON objects as stored.
-// Implementations are stateless and thread-safe.
+// JobKind: the interface every job integration implements (Kueue's
+// jobframework GenericJob): how the API serves and validates the kind, how a
+// job maps to a Workload's pod sets, and how to start (unsuspend with the
+// admitted flavors' node labels and tolerations) or stop it. Works on JSON
+// objects as stored. Implementations are stateless and thread-safe.
 #pragma once
 
 #include <map>
@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/result.h"
+#include "base/status.h"
+#include "jobs/kind_info.h"
 
 namespace kuota::jobs {
 
@@ -20,8 +22,8 @@ using Json = nlohmann::json;
 inline constexpr const char* kQueueNameLabel = "kueue.x-k8s.io/queue-name";
 inline constexpr const char* kPriorityClassLabel = "kueue.x-k8s.io/priority-class";
 inline constexpr const char* kMinParallelismAnnotation = "kueue.x-k8s.io/job-min-parallelism";
-// Annotation holding the pod template's original nodeSelector/tolerations
-// while the job runs with a flavor's injected ones.
+// Annotation holding the pod templates' original nodeSelector/tolerations
+// (and counts) while the job runs with a flavor's injected ones.
 inline constexpr const char* kOriginalPlacementAnnotation = "kuota.dev/original-placement";
 
 // What admission decided for one pod set, to inject into the job.
@@ -35,29 +37,47 @@ struct PodSetPlacement {
 class JobKind {
  public:
   virtual ~JobKind() = default;
+  virtual const KindInfo& Info() const = 0;
   // The store key of the job resource, e.g. "jobs.batch".
-  virtual std::string Resource() const = 0;
-  virtual std::string ApiVersion() const = 0;
-  virtual std::string Kind() const = 0;
+  std::string Resource() const;
+  std::string ApiVersion() const;
+  std::string Kind() const { return Info().kind; }
+  // Kueue's framework name, e.g. "batch/job".
+  std::string Framework() const { return Info().framework; }
 
   // The queue a job names (label, else annotation); empty when unmanaged.
   static std::string QueueName(const Json& job);
 
-  // Kueue's webhook on create: a managed job starts suspended.
+  // The operator's validating webhook and CRD schema: Ok, or Invalid whose
+  // message leads with the field path ("spec.pytorchReplicaSpecs.Master:
+  // Required value"). Called on create and update with the object to store.
+  virtual Status Validate(const Json& job) const = 0;
+  // The operator's defaulting webhook, on every create (before Validate):
+  // fills fields the operator defaults. Must cope with invalid objects.
+  virtual void Default(Json& /*job*/) const {}
+  // Kueue's webhook on create of a managed job: it starts suspended.
   virtual void DefaultOnCreate(Json& job) const = 0;
   // The Workload (kueue.x-k8s.io/v1beta1) that represents the job.
   virtual Result<Json> BuildWorkload(const Json& job) const = 0;
   virtual bool IsSuspended(const Json& job) const = 0;
   // Unsuspends with flavors injected; returns the new job object.
   virtual Json Start(const Json& job, const std::vector<PodSetPlacement>& placement) const = 0;
-  // Suspends and restores the original template; returns the new job object.
+  // Suspends and restores the original templates; returns the new job object.
   virtual Json Stop(const Json& job) const = 0;
   // True when the job finished; `succeeded` tells how.
   virtual bool IsFinished(const Json& job, bool* succeeded) const = 0;
+  // Kueue's PodsReady, from the job's status: every pod it runs now is ready
+  // (or has succeeded).
+  virtual bool PodsReady(const Json& job) const = 0;
+  // The field path, in the job, of the template of the Workload's pod set
+  // `index` ("spec.template"), so that errors found in the Workload name the
+  // job's own field.
+  virtual std::string PodSetTemplateField(const Json& job, size_t index) const;
 };
 
-// Name of the Workload for a job, as Kueue names it: "job-<name>-<hash5>".
-std::string WorkloadNameFor(const std::string& kind, const std::string& job_name,
+// Name of the Workload for a job, as Kueue names it: "<prefix>-<name>-<hash5>"
+// ("job-sample-1a2b3", "pytorchjob-mnist-4c5d6").
+std::string WorkloadNameFor(const std::string& prefix, const std::string& job_name,
                             const std::string& job_uid);
 
 }  // namespace kuota::jobs

@@ -1,6 +1,13 @@
 #include "jobs/registry.h"
 
 #include "jobs/batch_job.h"
+#include "jobs/jobset.h"
+#include "jobs/mpi_job.h"
+#include "jobs/pytorch_job.h"
+#include "jobs/ray_cluster.h"
+#include "jobs/ray_job.h"
+#include "jobs/tf_job.h"
+#include "jobs/volcano_job.h"
 
 namespace kuota::jobs {
 
@@ -9,6 +16,13 @@ const std::vector<std::unique_ptr<JobKind>>& JobKinds() {
   static const std::vector<std::unique_ptr<JobKind>> kinds = [] {
     std::vector<std::unique_ptr<JobKind>> v;
     v.push_back(std::make_unique<BatchJob>());
+    v.push_back(std::make_unique<PyTorchJobKind>());
+    v.push_back(std::make_unique<TFJobKind>());
+    v.push_back(std::make_unique<MPIJobKind>());
+    v.push_back(std::make_unique<RayJobKind>());
+    v.push_back(std::make_unique<RayClusterKind>());
+    v.push_back(std::make_unique<JobSetKind>());
+    v.push_back(std::make_unique<VolcanoJobKind>());
     return v;
   }();
   return kinds;
@@ -17,6 +31,17 @@ const std::vector<std::unique_ptr<JobKind>>& JobKinds() {
 const JobKind* FindJobKind(const std::string& resource) {
   for (const auto& k : JobKinds()) {
     if (k->Resource() == resource) return k.get();
+  }
+  return nullptr;
+}
+
+const GroupJobKind* FindGroupJobKind(const std::string& resource) {
+  return dynamic_cast<const GroupJobKind*>(FindJobKind(resource));
+}
+
+const JobKind* FindFramework(const std::string& framework) {
+  for (const auto& k : JobKinds()) {
+    if (k->Framework() == framework) return k.get();
   }
   return nullptr;
 }

@@ -1,5 +1,7 @@
 #include "server/resource_info.h"
 
+#include "jobs/registry.h"
+
 namespace kuota::server {
 namespace {
 
@@ -23,7 +25,7 @@ ResourceInfo Make(std::string group, std::string version, std::string kind, std:
 
 std::vector<ResourceInfo> BuildServedResources() {
   const bool kNamespaced = true, kCluster = false, kStatus = true, kNoStatus = false;
-  return {
+  std::vector<ResourceInfo> served = {
       // kueue.x-k8s.io/v1beta1
       Make(kKueue, "v1beta1", "ResourceFlavor", "resourceflavors", "resourceflavor", kCluster,
            kStatus, {"flavor", "flavors", "rf"}, {"kueue"}),
@@ -38,8 +40,6 @@ std::vector<ResourceInfo> BuildServedResources() {
            "workloadpriorityclass", kCluster, kNoStatus, {}, {"kueue"}),
       Make(kKueue, "v1beta1", "AdmissionCheck", "admissionchecks", "admissioncheck", kCluster,
            kStatus, {}, {"kueue"}),
-      // batch/v1
-      Make("batch", "v1", "Job", "jobs", "job", kNamespaced, kStatus, {}, {"all"}),
       // core v1
       Make("", "v1", "Namespace", "namespaces", "namespace", kCluster, kStatus, {"ns"}, {}),
       Make("", "v1", "Pod", "pods", "pod", kNamespaced, kStatus, {"po"}, {"all"}),
@@ -49,6 +49,13 @@ std::vector<ResourceInfo> BuildServedResources() {
       Make("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass",
            kCluster, kNoStatus, {"pc"}, {}),
   };
+  // Every job kind: batch/v1 Job and the operators' kinds.
+  for (const auto& k : jobs::JobKinds()) {
+    const jobs::KindInfo& i = k->Info();
+    served.push_back(Make(i.group, i.version, i.kind, i.plural, i.singular, kNamespaced, kStatus,
+                          i.short_names, i.categories));
+  }
+  return served;
 }
 
 }  // namespace

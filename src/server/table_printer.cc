@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "jobs/registry.h"
 #include "server/json_fields.h"
 
 namespace kuota::server {
@@ -433,6 +434,27 @@ Printer PriorityClassPrinter() {
           }};
 }
 
+// A job kind's columns as its CRD declares them; "date" cells print as ages.
+Printer JobKindPrinter(const jobs::KindInfo& info) {
+  Printer p;
+  for (const auto& c : info.columns) {
+    p.columns.push_back(Col(c.name, c.type == "date" ? "date" : c.type, c.description, c.priority));
+  }
+  p.cells = [columns = info.columns](const Json& o, Time now) {
+    Json cells = Json::array();
+    for (const auto& c : columns) {
+      Json v = c.value ? c.value(o) : Json();
+      if (c.type == "date") {
+        cells.push_back(v.is_string() ? Json(Since(v.get<std::string>(), now)) : Json());
+      } else {
+        cells.push_back(std::move(v));
+      }
+    }
+    return cells;
+  };
+  return p;
+}
+
 const Printer& PrinterFor(const ResourceInfo& r) {
   static const std::map<std::string, Printer> kPrinters = {
       {"clusterqueues.kueue.x-k8s.io", ClusterQueuePrinter()},
@@ -446,9 +468,18 @@ const Printer& PrinterFor(const ResourceInfo& r) {
       {"nodes", NodePrinter()},
       {"priorityclasses.scheduling.k8s.io", PriorityClassPrinter()},
   };
+  static const std::map<std::string, Printer> kJobPrinters = [] {
+    std::map<std::string, Printer> m;
+    for (const auto& k : jobs::JobKinds()) {
+      if (!k->Info().columns.empty()) m[k->Resource()] = JobKindPrinter(k->Info());
+    }
+    return m;
+  }();
   static const Printer kAgeOnly = AgeOnly();
   auto it = kPrinters.find(r.StoreKey());
-  return it == kPrinters.end() ? kAgeOnly : it->second;
+  if (it != kPrinters.end()) return it->second;
+  auto jt = kJobPrinters.find(r.StoreKey());
+  return jt == kJobPrinters.end() ? kAgeOnly : jt->second;
 }
 
 // Events lead with Last Seen and carry their name in a wide column, as kube.

@@ -1,7 +1,8 @@
 #include "standalone/admission_hook.h"
 
+#include <cstdlib>
+
 #include "api/codec/decode.h"
-#include "jobctl/job_spec.h"
 #include "jobctl/pod_spec_schema.h"
 #include "jobs/registry.h"
 
@@ -32,23 +33,10 @@ Status AssignPlaceholderIdentity(server::Json& job) {
   return Status::Ok();
 }
 
-// A batch/v1 Job as the Job controller will read it: ParseJobSpec's checks
-// (which want the uid and name the store has not assigned yet) and the status.
-Status ValidateBatchJob(const server::Json& job) {
-  server::Json probe = job;
-  KUOTA_RETURN_IF_ERROR(AssignPlaceholderIdentity(probe));
-  KUOTA_RETURN_IF_ERROR(jobctl::ValidateJob(probe));
-  if (auto st = job.find("status"); st != job.end() && !st->is_null()) {
-    KUOTA_RETURN_IF_ERROR(jobctl::ValidateJobStatusSchema(*st, "status"));
-  }
-  return Status::Ok();
-}
-
 // A queued job must make a Workload the controller can read: Kueue's pod set
 // rules apply to its templates (unknown fields, as kubectl's strict field
 // validation refuses them, bad quantities). Errors name the job's own fields.
 Status ValidateWorkloadOf(const jobs::JobKind& kind, const server::Json& job) {
-  if (jobs::JobKind::QueueName(job).empty()) return Status::Ok();
   server::Json probe = job;
   KUOTA_RETURN_IF_ERROR(AssignPlaceholderIdentity(probe));
   Result<server::Json> wl = kind.BuildWorkload(probe);
@@ -58,11 +46,14 @@ Status ValidateWorkloadOf(const jobs::JobKind& kind, const server::Json& job) {
   auto decoded = codec::DecodeObject(wl->dump(), opts);
   if (decoded.ok()) return Status::Ok();
   std::string m = StripDocumentPrefix(decoded.status().message());
-  // spec.podSets[i].template... is the job's spec.template... for a batch Job.
+  // spec.podSets[i].template... is the job's own template field.
   const std::string prefix = "spec.podSets[";
   if (m.rfind(prefix, 0) == 0) {
     size_t close = m.find("].template", prefix.size());
-    if (close != std::string::npos) m = "spec.template" + m.substr(close + 10);
+    if (close != std::string::npos) {
+      size_t index = std::strtoul(m.c_str() + prefix.size(), nullptr, 10);
+      m = kind.PodSetTemplateField(probe, index) + m.substr(close + 10);
+    }
   }
   return Status(decoded.status().code(), m);
 }
@@ -124,27 +115,16 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
   }
   if (resource.group.empty() && resource.kind == "Pod") return ValidatePod(*object);
   if (const jobs::JobKind* kind = jobs::FindJobKind(resource.StoreKey())) {
-    if (resource.group == "batch" && resource.kind == "Job") {
-      KUOTA_RETURN_IF_ERROR(ValidateBatchJob(*object));
-    }
+    // The operator's webhook and schema (which want the uid and name the
+    // store has not assigned yet), then Kueue's: a managed job starts
+    // suspended and must make a Workload.
+    if (op == Operation::kCreate) kind->Default(*object);
+    server::Json probe = *object;
+    KUOTA_RETURN_IF_ERROR(AssignPlaceholderIdentity(probe));
+    KUOTA_RETURN_IF_ERROR(kind->Validate(probe));
+    if (!management_.Manages(*kind, *object)) return Status::Ok();
     if (op == Operation::kCreate) kind->DefaultOnCreate(*object);
-    KUOTA_RETURN_IF_ERROR(ValidateWorkloadOf(*kind, *object));
-    const server::Json& spec = object->value("spec", server::Json::object());
-    if (!spec.contains("template") || !spec["template"].is_object() ||
-        !spec["template"].contains("spec")) {
-      return Status::Invalid("spec.template.spec: Required value");
-    }
-    const server::Json& pod = spec["template"]["spec"];
-    if (!pod.contains("containers") || !pod["containers"].is_array() ||
-        pod["containers"].empty()) {
-      return Status::Invalid("spec.template.spec.containers: Required value");
-    }
-    std::string rp = pod.value("restartPolicy", "");
-    if (rp != "Never" && rp != "OnFailure") {
-      return Status::Invalid("spec.template.spec.restartPolicy: Unsupported value: \"" + rp +
-                             "\": supported values: \"OnFailure\", \"Never\"");
-    }
-    return Status::Ok();
+    return ValidateWorkloadOf(*kind, *object);
   }
   const bool kueue = resource.group == "kueue.x-k8s.io" ||
                      (resource.group == "scheduling.k8s.io" && resource.kind == "PriorityClass") ||

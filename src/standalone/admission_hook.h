@@ -1,17 +1,23 @@
 // KuotaAdmissionHook: what Kueue's webhooks and Kubernetes' admission do on
 // writes to kuotad: strict decoding and validation of Kueue kinds (errors
-// name the field path), CRD-style defaulting, and suspending a queued Job on
-// create. Stateless apart from its options; thread-safe.
+// name the field path), CRD-style defaulting, each job kind's own validation
+// (its operator's webhook), and suspending a managed job on create. Stateless apart from its options; thread-safe.
 #pragma once
 
 #include "server/api_server.h"
+#include "standalone/job_management.h"
 
 namespace kuota::standalone {
 
 class KuotaAdmissionHook final : public server::AdmissionHook {
  public:
+  KuotaAdmissionHook() = default;
+  explicit KuotaAdmissionHook(JobManagement management) : management_(std::move(management)) {}
   Status Admit(const server::ResourceInfo& resource, Operation op, const server::Json* old_object,
                server::Json* object) override;
+
+ private:
+  JobManagement management_;
 };
 
 // Applies the defaults Kueue's CRDs declare (queueingStrategy, preemption,

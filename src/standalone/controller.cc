@@ -285,7 +285,7 @@ void Controller::DeleteObject(const std::string& resource, const Json& object) {
 
 void Controller::HandleJob(const std::string& resource, const Json& job) {
   const jobs::JobKind* kind = jobs::FindJobKind(resource);
-  if (jobs::JobKind::QueueName(job).empty()) return;
+  if (!options_.jobs.Manages(*kind, job)) return;
   const std::string uid = MetaString(job, "uid");
   auto it = job_workload_.find(uid);
   bool succeeded = false;
@@ -329,15 +329,7 @@ void Controller::HandleJob(const std::string& resource, const Json& job) {
   const bool suspended = kind->IsSuspended(job);
   if (wl->state == engine::WorkloadState::kAdmitted && !suspended) {
     // Kueue's PodsReady: every pod the job runs now is ready or succeeded.
-    const Json st = job.value("status", Json::object());
-    const Json spec = job.value("spec", Json::object());
-    int64_t want = spec.value("parallelism", int64_t{1});
-    if (spec.contains("completions") && spec["completions"].is_number_integer()) {
-      want = std::min<int64_t>(want, spec["completions"].get<int64_t>() -
-                                         st.value("succeeded", int64_t{0}));
-    }
-    const bool ready = st.value("ready", int64_t{0}) + st.value("succeeded", int64_t{0}) >=
-                       std::max<int64_t>(want, 1);
+    const bool ready = kind->PodsReady(job);
     const api::Condition* c = api::FindCondition(wl->object.status.conditions, api::kPodsReady);
     const bool was_ready = c != nullptr && c->status == "True";
     if (c == nullptr || ready != was_ready) {

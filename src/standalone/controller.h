@@ -26,6 +26,7 @@
 #include "base/clock.h"
 #include "engine/engine.h"
 #include "server/pending_workloads_source.h"
+#include "standalone/job_management.h"
 #include "standalone/object_errors.h"
 #include "standalone/pod_resources.h"
 #include "store/object_store.h"
@@ -42,6 +43,8 @@ struct ControllerOptions {
   // fit on it even when it is empty stays pending with that reason instead
   // of being queued. Unset: no such check (no local runtime).
   std::optional<ResourceAmounts> machine;
+  // Which jobs Kueue's rules apply to (integrations.frameworks, ...).
+  JobManagement jobs;
 };
 
 class Controller : public server::PendingWorkloadsSource {

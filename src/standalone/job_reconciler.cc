@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "jobs/group_reconcile.h"
+#include "jobs/registry.h"
 #include "standalone/events.h"
 #include "standalone/meta_string.h"
 #include "standalone/pod_runner.h"
@@ -15,11 +17,20 @@ constexpr const char* kJobs = "jobs.batch";
 constexpr const char* kPods = "pods";
 constexpr const char* kComponent = "job-controller";
 
-std::string Key(const nlohmann::json& obj) {
-  return MetaString(obj, "namespace") + "/" + MetaString(obj, "name");
+// "<resource>/<ns>/<name>": jobs of every kind share one map.
+std::string Key(const std::string& resource, const nlohmann::json& obj) {
+  return resource + "/" + MetaString(obj, "namespace") + "/" + MetaString(obj, "name");
 }
 
-// The uid of the Job controlling `pod`, or empty.
+std::string ResourceOfKey(const std::string& key) { return key.substr(0, key.find('/')); }
+
+// The kinds whose pods this reconciler creates: batch/v1 Job (through
+// jobctl) and every GroupJobKind.
+bool IsJobResource(const std::string& resource) {
+  return resource == kJobs || jobs::FindGroupJobKind(resource) != nullptr;
+}
+
+// The uid of the job (of any kind run here) controlling `pod`, or empty.
 std::string OwnerJobUid(const nlohmann::json& pod) {
   auto m = pod.find("metadata");
   if (m == pod.end() || !m->is_object()) return "";
@@ -27,8 +38,13 @@ std::string OwnerJobUid(const nlohmann::json& pod) {
   if (refs == m->end() || !refs->is_array()) return "";
   for (const auto& r : *refs) {
     if (!r.is_object() || !r.value("controller", false)) continue;
-    if (r.value("kind", "") == "Job" && r.value("apiVersion", "") == "batch/v1") {
-      return r.value("uid", "");
+    const std::string api = r.value("apiVersion", ""), kind = r.value("kind", "");
+    if (kind == "Job" && api == "batch/v1") return r.value("uid", "");
+    for (const auto& k : jobs::JobKinds()) {
+      if (k->Kind() == kind && k->ApiVersion() == api &&
+          dynamic_cast<const jobs::GroupJobKind*>(k.get()) != nullptr) {
+        return r.value("uid", "");
+      }
     }
   }
   return "";
@@ -72,7 +88,12 @@ Status JobReconciler::Sync() {
   jobs_.clear();
   job_by_uid_.clear();
   pods_.clear();
-  for (const char* resource : {kJobs, kPods}) {
+  std::vector<std::string> resources = {kJobs};
+  for (const auto& k : jobs::JobKinds()) {
+    if (jobs::FindGroupJobKind(k->Resource()) != nullptr) resources.push_back(k->Resource());
+  }
+  resources.push_back(kPods);
+  for (const std::string& resource : resources) {
     store::ListOptions lo;
     lo.limit = 1000;
     do {
@@ -98,15 +119,15 @@ void JobReconciler::HandleSafely(const store::WatchEvent& ev) {
 }
 
 void JobReconciler::Handle(const store::WatchEvent& ev) {
-  if (ev.resource == kJobs) {
-    const std::string key = Key(ev.object);
+  if (IsJobResource(ev.resource)) {
+    const std::string key = Key(ev.resource, ev.object);
     const std::string uid = MetaString(ev.object, "uid");
     if (ev.type == store::EventType::kDeleted) {
       jobs_.erase(key);
       job_by_uid_.erase(uid);
       timers_.erase(key);
       dirty_.erase(key);
-      errors_.Forget(kJobs, ev.object);
+      errors_.Forget(ev.resource, ev.object);
       CascadeDelete(uid, MetaString(ev.object, "namespace"));
       return;
     }
@@ -206,7 +227,7 @@ void JobReconciler::RunLoop() {
       std::string err = CatchAll([&] { Reconcile(key); });
       if (!err.empty()) {
         auto jit = jobs_.find(key);
-        if (jit != jobs_.end()) errors_.Report(kJobs, jit->second, "InvalidJob", err);
+        if (jit != jobs_.end()) errors_.Report(ResourceOfKey(key), jit->second, "InvalidJob", err);
       }
     }
     busy_ = !dirty_.empty();
@@ -217,6 +238,10 @@ void JobReconciler::RunLoop() {
 void JobReconciler::Reconcile(const std::string& key) {
   auto jit = jobs_.find(key);
   if (jit == jobs_.end()) return;
+  if (const jobs::GroupJobKind* kind = jobs::FindGroupJobKind(ResourceOfKey(key))) {
+    ReconcileGroup(*kind, key);
+    return;
+  }
   const Json& job = jit->second;
   const std::string uid = MetaString(job, "uid");
   const std::string ns = MetaString(job, "namespace");
@@ -233,14 +258,30 @@ void JobReconciler::Reconcile(const std::string& key) {
   for (const auto& ev : actions->events) {
     RecordEvent(store_, clock_, job, ev.type, ev.reason, ev.message, kComponent);
   }
+  DeletePods(job, actions->delete_pods);
+  CreatePods(key, job, std::move(actions->create_pods));
+  if (actions->status) WriteStatus(kJobs, jit->second, *actions->status);
+  if (actions->delete_job) {
+    (void)store_.Delete(kJobs, ns, MetaString(job, "name"));
+    return;  // the DELETED event cascades to the pods
+  }
+  if (actions->requeue_at) {
+    timers_[key] = *actions->requeue_at;
+  } else {
+    timers_.erase(key);
+  }
+}
+
+void JobReconciler::CreatePods(const std::string& key, const Json& job, std::vector<Json> pods) {
+  const std::string uid = MetaString(job, "uid");
   const std::string start_group = uid + "-" + std::to_string(store_.CurrentResourceVersion());
-  for (Json pod : actions->create_pods) {
+  const size_t group_size = pods.size();
+  for (Json& pod : pods) {
     if (!options_.pod_finalizer.empty()) {
       pod["metadata"]["finalizers"] = Json::array({options_.pod_finalizer});
     }
     pod["metadata"]["annotations"][kStartGroupAnnotation] = start_group;
-    pod["metadata"]["annotations"][kStartGroupSizeAnnotation] =
-        std::to_string(actions->create_pods.size());
+    pod["metadata"]["annotations"][kStartGroupSizeAnnotation] = std::to_string(group_size);
     auto stored = store_.Create(kPods, std::move(pod));
     if (!stored.ok()) {
       RecordEvent(store_, clock_, job, "Warning", "FailedCreate",
@@ -252,7 +293,12 @@ void JobReconciler::Reconcile(const std::string& key) {
     auto ev = jobctl::PodCreatedEvent(MetaString(*stored, "name"));
     RecordEvent(store_, clock_, job, ev.type, ev.reason, ev.message, kComponent);
   }
-  for (const auto& name : actions->delete_pods) {
+}
+
+void JobReconciler::DeletePods(const Json& job, const std::vector<std::string>& names) {
+  const std::string uid = MetaString(job, "uid");
+  const std::string ns = MetaString(job, "namespace");
+  for (const auto& name : names) {
     auto deleted = store_.Delete(kPods, ns, name);
     if (deleted.ok()) {
       // With a finalizer the pod stays, being deleted, until the runner ends it.
@@ -263,28 +309,43 @@ void JobReconciler::Reconcile(const std::string& key) {
       }
     }
   }
-  if (actions->status) {
-    Json patch = {{"apiVersion", "batch/v1"},
-                  {"kind", "Job"},
-                  {"metadata", {{"name", MetaString(job, "name")}, {"namespace", ns}}},
-                  {"status", *actions->status}};
-    store::UpdateOptions uo;
-    uo.status_only = true;
-    auto stored = store_.Update(kJobs, patch, uo);
-    if (stored.ok()) {
-      jit->second["status"] = (*stored)["status"];
-      jit->second["metadata"]["resourceVersion"] = (*stored)["metadata"]["resourceVersion"];
-    }
+}
+
+void JobReconciler::WriteStatus(const std::string& resource, Json& job, const Json& status) {
+  const jobs::JobKind* kind = jobs::FindJobKind(resource);
+  if (kind == nullptr) return;
+  Json patch = {{"apiVersion", kind->ApiVersion()},
+                {"kind", kind->Kind()},
+                {"metadata",
+                 {{"name", MetaString(job, "name")}, {"namespace", MetaString(job, "namespace")}}},
+                {"status", status}};
+  store::UpdateOptions uo;
+  uo.status_only = true;
+  auto stored = store_.Update(resource, patch, uo);
+  if (stored.ok()) {
+    job["status"] = (*stored)["status"];
+    job["metadata"]["resourceVersion"] = (*stored)["metadata"]["resourceVersion"];
   }
-  if (actions->delete_job) {
-    (void)store_.Delete(kJobs, ns, MetaString(job, "name"));
-    return;  // the DELETED event cascades to the pods
+}
+
+void JobReconciler::ReconcileGroup(const jobs::GroupJobKind& kind, const std::string& key) {
+  Json& job = jobs_[key];
+  const std::string uid = MetaString(job, "uid");
+  std::vector<Json> pods;
+  if (auto p = pods_.find(uid); p != pods_.end()) {
+    for (const auto& [name, pod] : p->second) pods.push_back(pod);
   }
-  if (actions->requeue_at) {
-    timers_[key] = *actions->requeue_at;
-  } else {
-    timers_.erase(key);
+  auto actions = jobs::ReconcileGroup(kind, job, pods, FormatRfc3339(clock_.Now()));
+  if (!actions.ok()) {
+    errors_.Report(kind.Resource(), job, "InvalidJob", actions.status().message());
+    return;
   }
+  for (const auto& ev : actions->events) {
+    RecordEvent(store_, clock_, job, ev.type, ev.reason, ev.message, kComponent);
+  }
+  DeletePods(job, actions->delete_pods);
+  CreatePods(key, job, std::move(actions->create_pods));
+  if (actions->status) WriteStatus(kind.Resource(), job, *actions->status);
 }
 
 }  // namespace kuota::standalone

@@ -1,6 +1,8 @@
-// JobReconciler: kuotad's batch/v1 Job controller loop. Lists and watches
-// Jobs and Pods in the store and, for each Job that changed (or whose timer
-// fired), applies jobctl::ReconcileJob's decisions: creates and deletes pods,
+// JobReconciler: kuotad's job controller loop, standing in for the Job
+// controller and the job operators (Kubeflow, KubeRay, JobSet, Volcano) on
+// this machine. Lists and watches jobs of every kind run here and Pods and,
+// for each job that changed (or whose timer fired), applies the decisions of
+// jobctl::ReconcileJob (batch/v1) or jobs::ReconcileGroup (the other kinds): creates and deletes pods,
 // writes the Job's status (Suspended, Complete, Failed, counters), records
 // Events, and deletes a Job whose TTL ran out together with its pods. Pods of
 // a deleted Job are deleted too (background cascading deletion). Owns one
@@ -21,6 +23,7 @@
 #include "base/clock.h"
 #include "base/status.h"
 #include "jobctl/job_controller.h"
+#include "jobs/group_job_kind.h"
 #include "standalone/object_errors.h"
 #include "store/object_store.h"
 
@@ -60,6 +63,12 @@ class JobReconciler {
   // Handle, reporting an exception as the object's error.
   void HandleSafely(const store::WatchEvent& ev);
   void Reconcile(const std::string& job_key);
+  // A job of a GroupJobKind: pods and status from jobs::ReconcileGroup.
+  void ReconcileGroup(const jobs::GroupJobKind& kind, const std::string& job_key);
+  void CreatePods(const std::string& job_key, const Json& job, std::vector<Json> pods);
+  void DeletePods(const Json& job, const std::vector<std::string>& names);
+  // Writes `status` through the status subresource; `job` follows the store.
+  void WriteStatus(const std::string& resource, Json& job, const Json& status);
   void CascadeDelete(const std::string& job_uid, const std::string& ns);
 
   store::ObjectStore& store_;
@@ -72,7 +81,7 @@ class JobReconciler {
   std::atomic<bool> busy_{true};
 
   // Loop-thread state.
-  std::map<std::string, Json> jobs_;                         // "ns/name" -> Job
+  std::map<std::string, Json> jobs_;                         // "resource/ns/name" -> job
   std::map<std::string, std::string> job_by_uid_;            // uid -> "ns/name"
   std::map<std::string, std::map<std::string, Json>> pods_;  // job uid -> pod name -> Pod
   std::set<std::string> dirty_;                              // job keys to reconcile

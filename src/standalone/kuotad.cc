@@ -66,6 +66,10 @@ Status RunKuotad(const KuotadOptions& options) {
   const std::string data_dir = options.data_dir.empty() ? DefaultDataDir() : options.data_dir;
   KUOTA_RETURN_IF_ERROR(MakeDirs(data_dir));
   KUOTA_ASSIGN_OR_RETURN(api::Configuration config, LoadConfig(options.config_file));
+  Result<JobManagement> management = JobManagement::FromConfig(config);
+  if (!management.ok()) {
+    return management.status().WithContext("config file " + options.config_file);
+  }
   RealClock clock;
   store::StoreOptions so;
   so.path = data_dir + "/kuota.db";
@@ -79,10 +83,11 @@ Status RunKuotad(const KuotadOptions& options) {
 
   ControllerOptions copts;
   copts.config = config;
+  copts.jobs = *management;
   if (options.run_pods) copts.machine = MachineAmounts(machine);
   Controller controller(*store, clock, copts);
 
-  KuotaAdmissionHook hook;
+  KuotaAdmissionHook hook(*management);
   server::ServerOptions sopts;
   sopts.address = options.address;
   sopts.port = options.port;

@@ -1,5 +1,6 @@
 // Decoder of Kueue's manager Configuration (config.kueue.x-k8s.io/v1beta1):
-// fairSharing and waitForPodsReady are decoded with Kueue's defaults
+// fairSharing, waitForPodsReady, integrations.frameworks and
+// manageJobsWithoutQueueName are decoded with Kueue's defaults
 // (SetDefaults_Configuration); the other real top-level sections are
 // accepted and ignored.
 #include "api/codec/decoders.h"
@@ -38,17 +39,30 @@ Status DecodeWaitForPodsReady(MapReader& r, api::WaitForPodsReady& out) {
   return r.Object("requeuingStrategy", out.requeuing_strategy, DecodeRequeuingStrategy);
 }
 
+Status DecodeIntegrations(MapReader& r, api::Integrations& out) {
+  std::vector<std::string> frameworks;
+  if (r.Has("frameworks")) {
+    KUOTA_RETURN_IF_ERROR(r.StringList("frameworks", frameworks));
+    out.frameworks = std::move(frameworks);
+  }
+  // Which pods and which label keys Kueue copies: not used by Kuota.
+  r.Ignore({"externalFrameworks", "podOptions", "labelKeysToCopy"});
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status DecodeConfiguration(MapReader& r, api::Configuration& out) {
   KUOTA_RETURN_IF_ERROR(r.Object("fairSharing", out.fair_sharing, DecodeFairSharingConfig));
   KUOTA_RETURN_IF_ERROR(
       r.Object("waitForPodsReady", out.wait_for_pods_ready, DecodeWaitForPodsReady));
+  KUOTA_RETURN_IF_ERROR(r.Object("integrations", out.integrations, DecodeIntegrations));
+  KUOTA_RETURN_IF_ERROR(r.Bool("manageJobsWithoutQueueName", out.manage_jobs_without_queue_name));
   // The rest of Kueue's Configuration, including the inlined
   // ControllerManager fields (webhook, leaderElection, metrics, health,
   // pprofBindAddress, controller).
-  r.Ignore({"namespace", "manageJobsWithoutQueueName", "managedJobsNamespaceSelector",
-            "internalCertManagement", "clientConnection", "integrations", "queueVisibility",
+  r.Ignore({"namespace", "managedJobsNamespaceSelector",
+            "internalCertManagement", "clientConnection", "queueVisibility",
             "multiKueue", "resources", "featureGates", "objectRetentionPolicies",
             "admissionFairSharing", "webhook", "leaderElection", "metrics", "health",
             "pprofBindAddress", "controller"});

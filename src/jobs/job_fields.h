@@ -1,0 +1,42 @@
+// Job fields: reading and checking the fields of a job object as stored, with
+// errors that name the field path the way kube's validation does
+// ("spec.tasks[0].replicas: Invalid value: -1: must be greater than or equal
+// to 0"). Shared by every job kind's adapter. Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/result.h"
+#include "base/status.h"
+
+namespace kuota::jobs {
+
+// "Required value" for `path`.
+Status Required(const std::string& path);
+// "Invalid value: <value>: <why>" for `path`.
+Status InvalidValue(const std::string& path, const nlohmann::json& value, const std::string& why);
+
+// The integer at obj[key], `fallback` when absent or null; Invalid naming
+// `path`.key when it is not an integer or is below `min`.
+Result<int64_t> IntField(const nlohmann::json& obj, const char* key, const std::string& path,
+                         int64_t fallback, int64_t min = 0);
+// The string at obj[key], `fallback` when absent or null; Invalid when not a
+// string.
+Result<std::string> StringField(const nlohmann::json& obj, const char* key,
+                                const std::string& path, const std::string& fallback = "");
+// The object at obj[key]; Required when absent, Invalid when not an object.
+Result<const nlohmann::json*> ObjectField(const nlohmann::json& obj, const char* key,
+                                          const std::string& path);
+
+// A pod template as kube validates one inside a workload controller's spec:
+// an object with a spec whose containers are non-empty and whose fields have
+// the types the pod runner reads (path: "spec.tasks[0].template").
+Status CheckPodTemplate(const nlohmann::json& tmpl, const std::string& path);
+
+// The job's metadata.name, or "".
+std::string JobName(const nlohmann::json& job);
+
+}  // namespace kuota::jobs

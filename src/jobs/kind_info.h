@@ -1,0 +1,42 @@
+// KindInfo: how the API serves a job kind (group, version, kind, plural,
+// short names) and the columns `kubectl get` prints for it, as the real
+// operator's CustomResourceDefinition declares them (additionalPrinterColumns).
+// Plain data; immutable once built.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kuota::jobs {
+
+// One printer column. `type` is the OpenAPI type kubectl formats by
+// ("string", "integer", "date", ...); a "date" cell holds an RFC 3339 time
+// that the server prints as an age. `value` returns the cell for a stored
+// object: a string, a number, or null when the field is absent.
+struct PrinterColumn {
+  std::string name;
+  std::string type;
+  std::string description;
+  int priority = 0;  // 0: shown by `kubectl get`; 1: only with -o wide
+  std::function<nlohmann::json(const nlohmann::json& job)> value;
+};
+
+struct KindInfo {
+  std::string framework;  // Kueue's integration name: "kubeflow.org/pytorchjob"
+  std::string group;      // "kubeflow.org"
+  std::string version;    // "v1"
+  std::string kind;       // "PyTorchJob"
+  std::string plural;     // "pytorchjobs"
+  std::string singular;   // "pytorchjob"
+  std::vector<std::string> short_names;
+  std::vector<std::string> categories;
+  // Workloads are named "<prefix>-<job name>-<hash>" ("pytorchjob").
+  std::string workload_prefix;
+  // After NAME (and NAMESPACE); an AGE column is the kind's own to declare.
+  std::vector<PrinterColumn> columns;
+};
+
+}  // namespace kuota::jobs

@@ -1,0 +1,165 @@
+#include "jobs/mpi_job.h"
+
+#include "jobs/job_fields.h"
+
+namespace kuota::jobs {
+namespace {
+
+constexpr const char* kLauncher = "Launcher";
+constexpr const char* kWorker = "Worker";
+constexpr const char* kRshArgs = "-o ConnectionAttempts=10";
+
+std::string Implementation(const Json& job) {
+  const Json* spec = FieldOrNull(job, "spec");
+  const Json* impl = spec != nullptr ? FieldOrNull(*spec, "mpiImplementation") : nullptr;
+  return impl != nullptr && impl->is_string() && !impl->get<std::string>().empty()
+             ? impl->get<std::string>()
+             : "OpenMPI";
+}
+
+int64_t SlotsPerWorker(const Json& job) {
+  const Json* spec = FieldOrNull(job, "spec");
+  const Json* slots = spec != nullptr ? FieldOrNull(*spec, "slotsPerWorker") : nullptr;
+  return slots != nullptr && slots->is_number_integer() ? slots->get<int64_t>() : 1;
+}
+
+bool RunLauncherAsWorker(const Json& job) {
+  const Json* spec = FieldOrNull(job, "spec");
+  const Json* v = spec != nullptr ? FieldOrNull(*spec, "runLauncherAsWorker") : nullptr;
+  return v != nullptr && v->is_boolean() && v->get<bool>();
+}
+
+}  // namespace
+
+const KindInfo& MPIJobKind::Info() const {
+  static const KindInfo kInfo = [] {
+    KindInfo i;
+    i.framework = "kubeflow.org/mpijob";
+    i.group = "kubeflow.org";
+    i.version = "v2beta1";
+    i.kind = "MPIJob";
+    i.plural = "mpijobs";
+    i.singular = "mpijob";
+    i.short_names = {"mpij"};
+    i.workload_prefix = "mpijob";
+    // v2beta1's CRD declares no printer columns: kubectl prints NAME and AGE.
+    i.columns = {KubeflowAgeColumn()};
+    return i;
+  }();
+  return kInfo;
+}
+
+const KubeflowTraits& MPIJobKind::Traits() const {
+  static const KubeflowTraits kTraits = [] {
+    KubeflowTraits t;
+    t.specs_field = "mpiReplicaSpecs";
+    t.types = {{kLauncher, "OnFailure", 1}, {kWorker, "Never", 0}};
+    t.restart_policies = {"Never", "OnFailure"};
+    t.default_container = "";
+    t.image_required = false;
+    t.operator_name = "mpi-operator";
+    t.default_backoff_limit = 6;
+    return t;
+  }();
+  return kTraits;
+}
+
+Status MPIJobKind::ValidateName(const Json& job) const {
+  const std::string name = JobName(job);
+  if (name.empty()) return Status::Ok();
+  int64_t replicas = 1;
+  if (const Json* w = ReplicaSpec(job, kWorker); w != nullptr) {
+    const Json* r = FieldOrNull(*w, "replicas");
+    if (r != nullptr && r->is_number_integer() && r->get<int64_t>() > 0) {
+      replicas = r->get<int64_t>();
+    }
+  }
+  const std::string host = name + "-worker-" + std::to_string(replicas - 1);
+  const std::string errs = CheckDns1123LabelValue(host);
+  if (errs.empty()) return Status::Ok();
+  return InvalidValue(
+      "metadata.name", name,
+      "will not able to create pod with invalid DNS label \"" + host + "\": " + errs);
+}
+
+Status MPIJobKind::ValidateKind(const Json& job) const {
+  const Json* launcher = ReplicaSpec(job, kLauncher);
+  if (launcher == nullptr) {
+    return Status::Invalid(TypePath(kLauncher) +
+                           ": Required value: must have Launcher replica spec");
+  }
+  if (const Json* r = FieldOrNull(*launcher, "replicas"); r != nullptr && *r != 1) {
+    return InvalidValue(TypePath(kLauncher) + ".replicas", *r, "must be 1");
+  }
+  if (const Json* worker = ReplicaSpec(job, kWorker); worker != nullptr) {
+    const Json* r = FieldOrNull(*worker, "replicas");
+    const Json replicas = r != nullptr ? *r : Json(0);  // mpi-operator defaults it to 0
+    if (replicas.get<int64_t>() <= 0) {
+      return InvalidValue(TypePath(kWorker) + ".replicas", replicas,
+                          "must be greater than or equal to 1");
+    }
+  }
+  const Json& spec = *FieldOrNull(job, "spec");  // Validate checked it
+  Result<int64_t> slots = IntField(spec, "slotsPerWorker", "spec", 1, 0);
+  if (!slots.ok()) return slots.status();
+  Result<std::string> ssh = StringField(spec, "sshAuthMountPath", "spec");
+  if (!ssh.ok()) return ssh.status();
+  Result<std::string> impl = StringField(spec, "mpiImplementation", "spec");
+  if (!impl.ok()) return impl.status();
+  if (!impl.value().empty() && impl.value() != "OpenMPI" && impl.value() != "Intel" &&
+      impl.value() != "MPICH") {
+    return NotSupported("spec.mpiImplementation", impl.value(), {"Intel", "MPICH", "OpenMPI"});
+  }
+  Result<std::string> creation = StringField(spec, "launcherCreationPolicy", "spec");
+  if (!creation.ok()) return creation.status();
+  if (!creation.value().empty() && creation.value() != "AtStartup" &&
+      creation.value() != "WaitForWorkersReady") {
+    return NotSupported("spec.launcherCreationPolicy", creation.value(),
+                        {"AtStartup", "WaitForWorkersReady"});
+  }
+  if (const Json* v = FieldOrNull(spec, "runLauncherAsWorker"); v != nullptr && !v->is_boolean()) {
+    return InvalidValue("spec.runLauncherAsWorker", *v, "must be a boolean");
+  }
+  return Status::Ok();
+}
+
+std::vector<KubeflowJobKind::EnvVar> MPIJobKind::PodEnv(const Json& job, const PodPosition& where,
+                                                        const std::string& type) const {
+  if (type != kLauncher) return {{"K_MPI_JOB_ROLE", "worker"}};
+  const std::string impl = Implementation(job);
+  const std::string slots = std::to_string(SlotsPerWorker(job));
+  std::vector<EnvVar> env = {{"K_MPI_JOB_ROLE", "launcher"}};
+  if (impl == "Intel") {
+    env.push_back({"I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS", kRshArgs});
+    env.push_back({"I_MPI_PERHOST", slots});
+  } else if (impl == "MPICH") {
+    env.push_back({"HYDRA_LAUNCH_EXTRA_ARGS", kRshArgs});
+  } else {
+    env.push_back({"OMPI_MCA_orte_keep_fqdn_hostnames", "true"});
+    env.push_back({"OMPI_MCA_plm_rsh_args", kRshArgs});
+    env.push_back({"OMPI_ALLOW_RUN_AS_ROOT", "1"});
+    env.push_back({"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"});
+    env.push_back({"OMPI_MCA_orte_set_default_slots", slots});
+  }
+  const std::string line = impl == "OpenMPI" ? where.address + " slots=" + slots + "\n"
+                                             : where.address + ":" + slots + "\n";
+  std::string hostfile;
+  if (RunLauncherAsWorker(job)) hostfile += line;
+  for (int64_t i = 0; i < ReplicaCount(job, kWorker); ++i) hostfile += line;
+  env.push_back({"MPI_HOSTFILE_CONTENT", hostfile});
+  return env;
+}
+
+bool MPIJobKind::IsMasterRole(const Json& /*job*/, const std::string& type,
+                              int64_t /*index*/) const {
+  return type == kLauncher;
+}
+
+bool MPIJobKind::Succeeded(const Json& /*job*/, const std::vector<PodSetDef>& sets,
+                           const GroupObservation& seen) const {
+  PodSetObservation o;
+  int64_t want = 0;
+  return Observed(sets, seen, kLauncher, &o, &want) && o.succeeded >= want;
+}
+
+}  // namespace kuota::jobs

@@ -1,0 +1,119 @@
+#include "jobs/ray_cluster.h"
+
+#include <limits>
+
+#include "jobs/job_fields.h"
+#include "jobs/ray_common.h"
+
+namespace kuota::jobs {
+namespace {
+
+// KubeRay's longest RayCluster name.
+constexpr size_t kMaxNameLength = 63;
+
+const ray::ClusterSpecAt& At() {
+  static const ray::ClusterSpecAt kAt{Json::json_pointer("/spec"), "spec"};
+  return kAt;
+}
+
+PrinterColumn Column(const char* name, const char* type, const char* path, int priority,
+                     const char* description) {
+  return {name, type, description, priority,
+          [path](const Json& job) { return ray::ValueAt(job, path); }};
+}
+
+}  // namespace
+
+const KindInfo& RayClusterKind::Info() const {
+  static const KindInfo kInfo = [] {
+    KindInfo i;
+    i.framework = "ray.io/raycluster";
+    i.group = "ray.io";
+    i.version = "v1";
+    i.kind = "RayCluster";
+    i.plural = "rayclusters";
+    i.singular = "raycluster";
+    i.categories = {"all"};
+    i.workload_prefix = "RayCluster";
+    // The CRD's additionalPrinterColumns.
+    i.columns = {
+        Column("desired workers", "integer", "/status/desiredWorkerReplicas", 0,
+               "Workers the cluster asks for"),
+        Column("available workers", "integer", "/status/availableWorkerReplicas", 0,
+               "Workers running"),
+        Column("cpus", "string", "/status/desiredCPU", 0, "Total desired CPUs"),
+        Column("memory", "string", "/status/desiredMemory", 0, "Total desired memory"),
+        Column("gpus", "string", "/status/desiredGPU", 0, "Total desired GPUs"),
+        Column("tpus", "string", "/status/desiredTPU", 1, "Total desired TPUs"),
+        Column("status", "string", "/status/state", 0, "The cluster's state"),
+        Column("age", "date", "/metadata/creationTimestamp", 0, ""),
+        Column("head pod IP", "string", "/status/head/podIP", 1, ""),
+        Column("head service IP", "string", "/status/head/serviceIP", 1, ""),
+    };
+    return i;
+  }();
+  return kInfo;
+}
+
+Status RayClusterKind::Validate(const Json& job) const {
+  if (!job.is_object()) return InvalidValue("", job, "must be an object");
+  KUOTA_RETURN_IF_ERROR(ray::ValidateName(job, kMaxNameLength));
+  return ray::ValidateClusterSpec(job, At(), !QueueName(job).empty(),
+                                  "a kueue managed job can use autoscaling only when the "
+                                  "ElasticJobsViaWorkloadSlices feature gate is on and the job is "
+                                  "an elastic job");
+}
+
+bool RayClusterKind::IsFinished(const Json& /*job*/, bool* /*succeeded*/) const {
+  // Like Kueue: a RayCluster is never finished; it holds quota until deleted.
+  return false;
+}
+
+bool RayClusterKind::PodsReady(const Json& job) const {
+  return ray::ClusterPodsReady(job.value("status", Json::object()));
+}
+
+std::vector<PodSetDef> RayClusterKind::PodSets(const Json& job) const {
+  return ray::ClusterPodSets(job, At());
+}
+
+Json::json_pointer RayClusterKind::SuspendPath() const {
+  return Json::json_pointer("/spec/suspend");
+}
+
+std::string RayClusterKind::PodName(const Json& job, const PodSetDef& set, int64_t index) const {
+  return ray::RayPodName(JobName(job), set, index);
+}
+
+void RayClusterKind::CustomizePod(const Json& job, const PodPosition& where, Json& pod) const {
+  ray::CustomizeRayPod(job, At(), JobName(job), where, pod);
+}
+
+Json RayClusterKind::NextStatus(const Json& job, const GroupObservation& seen) const {
+  const Json old = job.value("status", Json::object());
+  Json st = ray::ClusterStatus(job, At(), JobName(job), PodSets(job), seen, old);
+  if (ray::RecordedRestarts(job) == seen.restarts) return st;
+  if (st == old) st["lastUpdateTime"] = seen.now;
+  ray::RecordRestarts(st, seen.restarts);
+  return st;
+}
+
+int64_t RayClusterKind::Restarts(const Json& job) const { return ray::RecordedRestarts(job); }
+
+int64_t RayClusterKind::MaxRestarts(const Json& /*job*/) const {
+  // KubeRay recreates Ray pods without limit.
+  return std::numeric_limits<int64_t>::max();
+}
+
+GroupAction RayClusterKind::OnPodEvent(const Json& /*job*/, const PodSetDef& /*set*/,
+                                       PodEvent /*event*/) const {
+  // A Ray pod that ends, however it ends, is recreated by KubeRay.
+  return GroupAction::kRestartPod;
+}
+
+bool RayClusterKind::Succeeded(const Json& /*job*/, const std::vector<PodSetDef>& /*sets*/,
+                               const GroupObservation& /*seen*/) const {
+  return false;
+}
+
+}  // namespace kuota::jobs

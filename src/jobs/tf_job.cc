@@ -1,0 +1,119 @@
+#include "jobs/tf_job.h"
+
+#include "jobs/job_fields.h"
+
+namespace kuota::jobs {
+namespace {
+
+constexpr const char* kChief = "Chief";
+constexpr const char* kMaster = "Master";
+constexpr const char* kWorker = "Worker";
+constexpr const char* kEvaluator = "Evaluator";
+constexpr const char* kContainer = "tensorflow";
+constexpr const char* kPortName = "tfjob-port";
+constexpr int64_t kDefaultPort = 2222;
+
+}  // namespace
+
+const KindInfo& TFJobKind::Info() const {
+  static const KindInfo kInfo = [] {
+    KindInfo i;
+    i.framework = "kubeflow.org/tfjob";
+    i.group = "kubeflow.org";
+    i.version = "v1";
+    i.kind = "TFJob";
+    i.plural = "tfjobs";
+    i.singular = "tfjob";
+    i.workload_prefix = "tfjob";
+    i.columns = {KubeflowStateColumn(), KubeflowAgeColumn()};
+    return i;
+  }();
+  return kInfo;
+}
+
+const KubeflowTraits& TFJobKind::Traits() const {
+  static const KubeflowTraits kTraits = [] {
+    KubeflowTraits t;
+    t.specs_field = "tfReplicaSpecs";
+    t.types = {{kChief, "Never", 0},
+               {kMaster, "Never", 0},
+               {"PS", "Never", 0},
+               {kWorker, "Never", 0},
+               {kEvaluator, "Never", 0}};
+    t.restart_policies = {"Always", "OnFailure", "Never", "ExitCode"};
+    t.default_container = kContainer;
+    t.image_required = true;
+    t.operator_name = "tfjob-controller";
+    t.default_backoff_limit = -1;
+    return t;
+  }();
+  return kTraits;
+}
+
+Status TFJobKind::ValidateName(const Json& job) const { return ValidateTrainingJobName(job); }
+
+Status TFJobKind::ValidateKind(const Json& job) const {
+  if (ReplicaSpec(job, kChief) != nullptr && ReplicaSpec(job, kMaster) != nullptr) {
+    return Forbidden(SpecsPath(), "must not have more than 1 Chief or Master role");
+  }
+  const Json& spec = *FieldOrNull(job, "spec");  // Validate checked it
+  Result<std::string> policy = StringField(spec, "successPolicy", "spec");
+  if (!policy.ok()) return policy.status();
+  if (!policy.value().empty() && policy.value() != "AllWorkers") {
+    return NotSupported("spec.successPolicy", policy.value(), {"", "AllWorkers"});
+  }
+  if (const Json* d = FieldOrNull(spec, "enableDynamicWorker"); d != nullptr && !d->is_boolean()) {
+    return InvalidValue("spec.enableDynamicWorker", *d, "must be a boolean");
+  }
+  return Status::Ok();
+}
+
+int64_t TFJobKind::ReplicaPort(const Json& job, const std::string& type, int64_t index) const {
+  const std::vector<std::string> present = PresentTypes(job);
+  if (present.empty()) return kDefaultPort + index;
+  const int64_t base = NamedPort(job, present.front(), kContainer, kPortName, kDefaultPort);
+  int64_t offset = 0;
+  for (const std::string& t : present) {
+    if (t == type) break;
+    offset += ReplicaCount(job, t);
+  }
+  return base + offset + index;
+}
+
+std::vector<KubeflowJobKind::EnvVar> TFJobKind::PodEnv(const Json& job, const PodPosition& where,
+                                                       const std::string& type) const {
+  if (TotalReplicas(job) == 1) return {};  // not distributed: no TF_CONFIG
+  Json cluster = Json::object();
+  for (const std::string& t : PresentTypes(job)) {
+    if (t == kEvaluator) continue;
+    Json hosts = Json::array();
+    for (int64_t i = 0; i < ReplicaCount(job, t); ++i) {
+      hosts.push_back(where.address + ":" + std::to_string(ReplicaPort(job, t, i)));
+    }
+    cluster[LowerAscii(t)] = std::move(hosts);
+  }
+  Json config = {{"cluster", std::move(cluster)},
+                 {"task", {{"type", LowerAscii(type)}, {"index", where.index}}},
+                 {"environment", "cloud"}};
+  return {{"TF_CONFIG", config.dump()}};
+}
+
+bool TFJobKind::IsMasterRole(const Json& job, const std::string& type, int64_t index) const {
+  if (ReplicaSpec(job, kChief) != nullptr || ReplicaSpec(job, kMaster) != nullptr) {
+    return type == kChief || type == kMaster;
+  }
+  return type == kWorker && index == 0;
+}
+
+bool TFJobKind::Succeeded(const Json& job, const std::vector<PodSetDef>& sets,
+                          const GroupObservation& seen) const {
+  PodSetObservation o;
+  int64_t want = 0;
+  if (Observed(sets, seen, kChief, &o, &want) || Observed(sets, seen, kMaster, &o, &want)) {
+    return o.succeeded >= want;
+  }
+  if (Observed(sets, seen, kWorker, &o, &want)) return o.succeeded >= want;
+  return GroupJobKind::Succeeded(job, sets, seen);
+}
+
+}  // namespace kuota::jobs

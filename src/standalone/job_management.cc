@@ -1,0 +1,41 @@
+#include "standalone/job_management.h"
+
+#include "jobs/registry.h"
+
+namespace kuota::standalone {
+
+JobManagement::JobManagement() {
+  for (const auto& k : jobs::JobKinds()) frameworks_.insert(k->Framework());
+}
+
+Result<JobManagement> JobManagement::FromConfig(const api::Configuration& config) {
+  JobManagement m;
+  m.without_queue_name_ = config.manage_jobs_without_queue_name;
+  if (!config.integrations.frameworks) return m;
+  m.frameworks_.clear();
+  const auto& list = *config.integrations.frameworks;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (jobs::FindFramework(list[i]) == nullptr) {
+      std::string known;
+      for (const auto& k : jobs::JobKinds()) {
+        known += (known.empty() ? "\"" : ", \"") + k->Framework() + "\"";
+      }
+      return Status::Invalid("integrations.frameworks[" + std::to_string(i) +
+                             "]: Unsupported value: \"" + list[i] +
+                             "\": supported values: " + known);
+    }
+    m.frameworks_.insert(list[i]);
+  }
+  return m;
+}
+
+bool JobManagement::Enabled(const jobs::JobKind& kind) const {
+  return frameworks_.count(kind.Framework()) > 0;
+}
+
+bool JobManagement::Manages(const jobs::JobKind& kind, const nlohmann::json& job) const {
+  if (!Enabled(kind)) return false;
+  return without_queue_name_ || !jobs::JobKind::QueueName(job).empty();
+}
+
+}  // namespace kuota::standalone

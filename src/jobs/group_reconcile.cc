@@ -87,6 +87,12 @@ Json BuildPod(const GroupJobKind& kind, const Json& job, const std::vector<PodSe
   pod["spec"] = tmpl != nullptr ? tmpl->value("spec", Json::object()) : Json::object();
   PodPosition where{&sets, set, index, kLocalAddress};
   kind.CustomizePod(job, where, pod);
+  // A pod of a group job is restarted by the job's policy (OnPodEvent, with
+  // its restart count), not in place: a template silent on restartPolicy
+  // would otherwise get the pod default, Always, and rerun a finished rank.
+  if (pod["spec"].is_object() && !pod["spec"].contains("restartPolicy")) {
+    pod["spec"]["restartPolicy"] = "Never";
+  }
   return pod;
 }
 
@@ -178,9 +184,10 @@ Result<GroupActions> ReconcileGroup(const GroupJobKind& kind, const Json& job,
         }
         if (a != GroupAction::kNone && decided == GroupAction::kNone) {
           decided = a;
-          why = "pod " + ref.name + (ev == PodEvent::kSucceeded ? " succeeded"
-                                     : ev == PodEvent::kEvicted ? " was evicted"
-                                                                : " failed");
+          why = "pod " + ref.name +
+                (ev == PodEvent::kSucceeded ? " succeeded"
+                 : ev == PodEvent::kEvicted ? " was evicted"
+                                            : " failed");
         }
       }
     }
@@ -221,9 +228,8 @@ Result<GroupActions> ReconcileGroup(const GroupJobKind& kind, const Json& job,
       }
     }
   }
-  if (!seen.suspended && !finished_before &&
-      seen.outcome == GroupObservation::Outcome::kRunning && !seen.restarting &&
-      kind.Succeeded(job, sets, seen)) {
+  if (!seen.suspended && !finished_before && seen.outcome == GroupObservation::Outcome::kRunning &&
+      !seen.restarting && kind.Succeeded(job, sets, seen)) {
     seen.outcome = GroupObservation::Outcome::kSucceeded;
     seen.reason = "Succeeded";
     seen.message = "Job succeeded";

@@ -409,6 +409,9 @@ void KubeflowJobKind::CustomizePod(const Json& job, const PodPosition& where, Js
   }
   const std::string type = TypeOfSet(set_name);
   if (type.empty()) return;
+  // The replica's restartPolicy (OnFailure, ExitCode, ...) is applied by the
+  // reconciler through OnPodEvent, so the pod itself never restarts in place.
+  pod["spec"]["restartPolicy"] = "Never";
   const std::string job_name = JobName(job);
   if (!pod.is_object()) pod = Json::object();
   Json& meta = pod["metadata"];

@@ -44,8 +44,9 @@ TEST_F(ApiServerTest, LegacyDiscovery) {
   EXPECT_EQ(apis.body["kind"], "APIGroupList");
   std::set<std::string> groups;
   for (const Json& g : apis.body["groups"]) groups.insert(g["name"].get<std::string>());
-  EXPECT_EQ(groups, (std::set<std::string>{"batch", "kueue.x-k8s.io", "scheduling.k8s.io",
-                                           "visibility.kueue.x-k8s.io"}));
+  EXPECT_EQ(groups, (std::set<std::string>{"batch", "batch.volcano.sh", "jobset.x-k8s.io",
+                                           "kubeflow.org", "kueue.x-k8s.io", "ray.io",
+                                           "scheduling.k8s.io", "visibility.kueue.x-k8s.io"}));
 
   Reply group = Get("/apis/kueue.x-k8s.io");
   ASSERT_EQ(group.status, 200);
@@ -83,8 +84,8 @@ TEST_F(ApiServerTest, LegacyDiscovery) {
   ASSERT_EQ(core.status, 200);
   std::set<std::string> names;
   for (const Json& r : core.body["resources"]) names.insert(r["name"].get<std::string>());
-  for (const char* n : {"namespaces", "namespaces/status", "pods", "pods/status", "events",
-                        "nodes", "nodes/status"}) {
+  for (const char* n : {"namespaces", "namespaces/status", "pods", "pods/status", "events", "nodes",
+                        "nodes/status"}) {
     EXPECT_EQ(names.count(n), 1u) << n;
   }
   EXPECT_EQ(names.count("events/status"), 0u);
@@ -127,8 +128,8 @@ TEST_F(ApiServerTest, AggregatedDiscovery) {
 TEST_F(ApiServerTest, OpenApiV3) {
   Reply index = Get("/openapi/v3");
   ASSERT_EQ(index.status, 200);
-  for (const char* key : {"api/v1", "apis/batch/v1", "apis/kueue.x-k8s.io/v1beta1",
-                          "apis/scheduling.k8s.io/v1"}) {
+  for (const char* key :
+       {"api/v1", "apis/batch/v1", "apis/kueue.x-k8s.io/v1beta1", "apis/scheduling.k8s.io/v1"}) {
     ASSERT_TRUE(index.body["paths"].contains(key)) << key;
   }
   std::string url = index.body["paths"]["apis/kueue.x-k8s.io/v1beta1"]["serverRelativeURL"];
@@ -143,11 +144,11 @@ TEST_F(ApiServerTest, OpenApiV3) {
   EXPECT_TRUE(field_validation);
   const Json& schema = doc.body["components"]["schemas"]["io.x-k8s.kueue.v1beta1.ClusterQueue"];
   EXPECT_EQ(schema["x-kubernetes-group-version-kind"][0]["kind"], "ClusterQueue");
-  EXPECT_TRUE(Get("/openapi/v3/api/v1").body["paths"].contains(
-      "/api/v1/namespaces/{namespace}/pods/{name}/status"));
+  EXPECT_TRUE(Get("/openapi/v3/api/v1")
+                  .body["paths"]
+                  .contains("/api/v1/namespaces/{namespace}/pods/{name}/status"));
   EXPECT_EQ(Get("/openapi/v2").status, 200);
-  EXPECT_EQ(Get("/openapi/v2", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
-                .status,
+  EXPECT_EQ(Get("/openapi/v2", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf").status,
             404);
 }
 
@@ -191,25 +192,26 @@ TEST_F(ApiServerTest, ClusterScopedCrud) {
   EXPECT_EQ(list.body["items"].size(), 1u);
   EXPECT_FALSE(list.body["metadata"]["resourceVersion"].get<std::string>().empty());
 
-  Reply del = Delete(std::string(kKueue) + "/clusterqueues/cq1",
-                     R"({"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Background"})");
+  Reply del =
+      Delete(std::string(kKueue) + "/clusterqueues/cq1",
+             R"({"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Background"})");
   EXPECT_EQ(del.status, 200) << del.raw;
   ExpectStatus(Get(std::string(kKueue) + "/clusterqueues/cq1"), 404, "NotFound");
 }
 
 TEST_F(ApiServerTest, NamespacedCrudAndAllNamespacesList) {
   ASSERT_EQ(Post("/api/v1/namespaces", Namespace("team-a")).status, 201);
-  ASSERT_EQ(Post(std::string(kKueue) + "/namespaces/team-a/localqueues",
-                 LocalQueue("", "lq", "cq1"))
-                .status,
-            201);
+  ASSERT_EQ(
+      Post(std::string(kKueue) + "/namespaces/team-a/localqueues", LocalQueue("", "lq", "cq1"))
+          .status,
+      201);
   Reply lq = Post(std::string(kKueue) + "/namespaces/default/localqueues",
                   LocalQueue("default", "lq", "cq1"));
   ASSERT_EQ(lq.status, 201) << lq.raw;
   EXPECT_EQ(lq.body["metadata"]["namespace"], "default");
-  EXPECT_EQ(Get(std::string(kKueue) + "/namespaces/team-a/localqueues/lq").body["metadata"]
-                ["namespace"],
-            "team-a");
+  EXPECT_EQ(
+      Get(std::string(kKueue) + "/namespaces/team-a/localqueues/lq").body["metadata"]["namespace"],
+      "team-a");
   EXPECT_EQ(Get(std::string(kKueue) + "/namespaces/team-a/localqueues").body["items"].size(), 1u);
   EXPECT_EQ(Get(std::string(kKueue) + "/localqueues").body["items"].size(), 2u);
   // A namespaced object has no cluster-scoped URL.
@@ -246,9 +248,8 @@ TEST_F(ApiServerTest, StatusSubresourceIsSeparate) {
   ASSERT_EQ(st.status, 200) << st.raw;
   EXPECT_EQ(st.body["status"]["pendingWorkloads"], 3);
   EXPECT_FALSE(st.body["spec"].contains("cohort"));
-  EXPECT_EQ(Get(std::string(kKueue) + "/clusterqueues/cq/status").body["status"]
-                ["pendingWorkloads"],
-            3);
+  EXPECT_EQ(
+      Get(std::string(kKueue) + "/clusterqueues/cq/status").body["status"]["pendingWorkloads"], 3);
 
   // PUT on the main resource keeps the stored status.
   Json main = st.body;
@@ -351,8 +352,8 @@ TEST_F(ApiServerTest, ErrorClasses) {
   EXPECT_EQ(missing.body["details"]["kind"], "clusterqueues");
   ExpectStatus(Get(cqs + "/%FF%FE"), 404, "NotFound");  // not UTF-8: still a Status body
   ExpectStatus(Get(cqs + "/a/b/c/d"), 404, "NotFound");
-  Reply no_ns = Post(std::string(kKueue) + "/namespaces/ghost/localqueues",
-                     LocalQueue("ghost", "lq", "cq"));
+  Reply no_ns =
+      Post(std::string(kKueue) + "/namespaces/ghost/localqueues", LocalQueue("ghost", "lq", "cq"));
   ExpectStatus(no_ns, 404, "NotFound");
   EXPECT_EQ(no_ns.body["message"], "namespaces \"ghost\" not found");
 
@@ -373,9 +374,9 @@ TEST_F(ApiServerTest, ErrorClasses) {
   ExpectStatus(PostRaw(cqs, huge, "application/json"), 413, "RequestEntityTooLarge");
 
   // 415: strategic merge patch on a Kueue kind; YAML bodies.
-  ExpectStatus(Patch(cqs + "/dup", R"({"spec":{"cohort":"x"}})",
-                     "application/strategic-merge-patch+json"),
-               415, "UnsupportedMediaType");
+  ExpectStatus(
+      Patch(cqs + "/dup", R"({"spec":{"cohort":"x"}})", "application/strategic-merge-patch+json"),
+      415, "UnsupportedMediaType");
   ExpectStatus(PostRaw(cqs, "apiVersion: v1\n", "application/yaml"), 415, "UnsupportedMediaType");
 
   // 422: invalid names.

@@ -1,0 +1,455 @@
+#!/usr/bin/env bash
+# End-to-end, one kuotad, every group job kind at once (each in its own
+# namespace and ClusterQueue): with the real kubectl and real local processes,
+# each kind is submitted, waits in the queue, is admitted on the right flavor,
+# runs with the environment its operator gives (tests/e2e/job_kinds/probe.py
+# prints it; PyTorch ranks meet at MASTER_ADDR:MASTER_PORT), is preempted by a
+# high-priority Job (suspended, pods gone), resumes, finishes, and its quota is
+# released. Invalid manifests get 422 with the field path.
+# Usage: job_kinds_test.sh PATH/TO/kuotad
+set -uo pipefail
+KUOTAD=${1:?usage: $0 PATH/TO/kuotad}
+HERE=$(cd "$(dirname "$0")" && pwd)
+PROBE=$HERE/job_kinds/probe.py
+command -v kubectl >/dev/null || { echo "FAIL: kubectl not found on PATH"; exit 1; }
+command -v python3 >/dev/null || { echo "FAIL: python3 not found on PATH"; exit 1; }
+source "$HERE/lib.sh"
+
+TMP=$(mktemp -d)
+PID=
+TAG=kuota-kinds-$$   # marks this run's processes (in their arguments)
+cleanup() {
+  [[ -n "$PID" ]] && kill -9 "$PID" 2>/dev/null
+  pkill -9 -f "$TAG" 2>/dev/null
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+KINDS=(pytorchjob tfjob mpijob raycluster rayjob jobset vcjob)
+
+# container NAME ARGS...: one probe container (50m CPU) waiting for the kind's
+# release file; ARGS are the environment patterns it prints.
+container() {
+  local name=$1 kind=$2; shift 2
+  local args=""
+  for a in "$@"; do args+=", \"$a\""; done
+  cat <<YAML
+          - name: $name
+            image: probe
+            command: ["python3", "$PROBE", "--wait", "$TMP/release-$kind", "$TAG-$kind"$args]
+            resources: {requests: {cpu: 60m}}
+YAML
+}
+
+manifest() {
+  local kind=$1 ns=ns-$1
+  local meta="  namespace: $ns
+  labels: {kueue.x-k8s.io/queue-name: lq, kueue.x-k8s.io/priority-class: low}"
+  case $kind in
+    pytorchjob) cat <<YAML
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: dist
+$meta
+spec:
+  runPolicy: {suspend: true}
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+$(container pytorch "$kind" --rendezvous "MASTER_ADDR" "MASTER_PORT" "RANK" "WORLD_SIZE" "PET_*")
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+$(container pytorch "$kind" --rendezvous "RANK" "WORLD_SIZE")
+YAML
+    ;;
+    tfjob) cat <<YAML
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata:
+  name: dist
+$meta
+spec:
+  tfReplicaSpecs:
+    Chief:
+      replicas: 1
+      template:
+        spec:
+          containers:
+$(container tensorflow "$kind" TF_CONFIG)
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+$(container tensorflow "$kind" TF_CONFIG)
+YAML
+    ;;
+    mpijob) cat <<YAML
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata:
+  name: dist
+$meta
+spec:
+  slotsPerWorker: 1
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        spec:
+          containers:
+$(container launcher "$kind" MPI_HOSTFILE_CONTENT K_MPI_JOB_ROLE)
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+$(container worker "$kind" K_MPI_JOB_ROLE)
+YAML
+    ;;
+    raycluster) cat <<YAML
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata:
+  name: dist
+$meta
+spec:
+  headGroupSpec:
+    rayStartParams: {}
+    template:
+      spec:
+        containers:
+$(container ray-head "$kind" RAY_PORT RAY_NODE_TYPE_NAME | sed 's/^  //')
+  workerGroupSpecs:
+  - groupName: workers
+    replicas: 1
+    minReplicas: 1
+    maxReplicas: 1
+    rayStartParams: {}
+    template:
+      spec:
+        containers:
+$(container ray-worker "$kind" RAY_ADDRESS RAY_NODE_TYPE_NAME | sed 's/^  //')
+YAML
+    ;;
+    rayjob) cat <<YAML
+apiVersion: ray.io/v1
+kind: RayJob
+metadata:
+  name: dist
+$meta
+spec:
+  entrypoint: python3 $PROBE --wait $TMP/release-$kind $TAG-$kind RAY_ADDRESS RAY_JOB_SUBMISSION_ID
+  shutdownAfterJobFinishes: true
+  submitterPodTemplate:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: submitter
+        image: probe
+        resources: {requests: {cpu: 60m}}
+  rayClusterSpec:
+    headGroupSpec:
+      rayStartParams: {}
+      template:
+        spec:
+          containers:
+$(container ray-head "$kind" RAY_PORT)
+    workerGroupSpecs:
+    - groupName: workers
+      replicas: 1
+      rayStartParams: {}
+      template:
+        spec:
+          containers:
+$(container ray-worker "$kind" RAY_ADDRESS)
+YAML
+    ;;
+    jobset) cat <<YAML
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: dist
+$meta
+spec:
+  replicatedJobs:
+  - name: workers
+    replicas: 2
+    template:
+      spec:
+        parallelism: 1
+        completions: 1
+        backoffLimit: 0
+        template:
+          spec:
+            restartPolicy: Never
+            containers:
+$(container worker "$kind" "JOB_COMPLETION_INDEX" | sed 's/^/  /')
+YAML
+    ;;
+    vcjob) cat <<YAML
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: dist
+$meta
+spec:
+  minAvailable: 2
+  schedulerName: volcano
+  plugins: {svc: [], env: []}
+  policies:
+  - {event: PodEvicted, action: RestartJob}
+  tasks:
+  - name: worker
+    replicas: 2
+    template:
+      spec:
+        restartPolicy: Never
+        containers:
+$(container worker "$kind" VC_TASK_INDEX VK_TASK_INDEX VC_WORKER_HOSTS VC_WORKER_NUM | sed 's/^  //')
+YAML
+    ;;
+  esac
+}
+
+# resource and suspend field of each kind, for kubectl get
+res() {
+  case $1 in
+    vcjob) echo jobs.batch.volcano.sh ;;
+    *) echo "$1" ;;
+  esac
+}
+suspend_path() {
+  case $1 in
+    pytorchjob|tfjob|mpijob) echo '{.spec.runPolicy.suspend}' ;;
+    *) echo '{.spec.suspend}' ;;
+  esac
+}
+
+# batch JOB NS NAME CPU PRIORITY: a one-pod Job taking CPU from the queue.
+batch() {
+  cat <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: $2
+  namespace: $1
+  labels: {kueue.x-k8s.io/queue-name: lq, kueue.x-k8s.io/priority-class: $4}
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: main
+        image: busybox
+        command: ["sh", "-c", "sleep 300; true $TAG-$2"]
+        resources: {requests: {cpu: $3}}
+YAML
+}
+
+# One snapshot of every namespace's pods, workloads and suspend fields (a
+# handful of kubectl calls, not a handful per kind); the accessors below read it.
+snap() {
+  k get pods -A -o jsonpath='{range .items[*]}{.metadata.namespace}|{.metadata.labels.kuota\.dev/job-name}|{.metadata.labels.job-name}|{.metadata.name}|{.status.phase}|{.spec.nodeSelector.kuota\.dev/pool}|{.spec.tolerations[*].key}{"\n"}{end}' >"$TMP/pods" 2>/dev/null
+  k get workloads -A -o jsonpath='{range .items[*]}{.metadata.namespace}|{.metadata.ownerReferences[0].name}|{.status.conditions[?(@.type=="QuotaReserved")].status}|{.status.conditions[?(@.type=="Finished")].status}|{.status.admission.podSetAssignments[0].flavors.cpu}|{.status.conditions[*].reason}|{.metadata.name}{"\n"}{end}' >"$TMP/workloads" 2>/dev/null
+  { k get pytorchjobs,tfjobs,mpijobs -A -o jsonpath='{range .items[*]}{.metadata.namespace}|{.spec.runPolicy.suspend}{"\n"}{end}'
+    k get rayclusters,rayjobs,jobsets,jobs.batch.volcano.sh -A -o jsonpath='{range .items[*]}{.metadata.namespace}|{.spec.suspend}{"\n"}{end}'
+  } >"$TMP/suspend" 2>/dev/null
+  k get clusterqueues -o jsonpath='{range .items[*]}{.metadata.name}|{.status.admittedWorkloads}{"\n"}{end}' >"$TMP/cqs" 2>/dev/null
+}
+pods_of() { awk -F'|' -v ns="ns-$1" '$1==ns && $2=="dist" {print $4"="$5}' "$TMP/pods"; }
+running_pods() { pods_of "$1" | grep -c '=Running$'; }
+batch_running() { awk -F'|' -v ns="ns-$1" -v j="$2" '$1==ns && $3==j && $5=="Running"' "$TMP/pods" | wc -l; }
+pod_field() { awk -F'|' -v ns="ns-$1" -v f="$2" '$1==ns && $2=="dist" {print $f; exit}' "$TMP/pods"; }
+wl_field() { awk -F'|' -v ns="ns-$1" -v f="$2" '$1==ns && $2=="dist" {print $f}' "$TMP/workloads"; }
+suspended() { awk -F'|' -v ns="ns-$1" '$1==ns {print $2}' "$TMP/suspend"; }
+admitted() { awk -F'|' -v cq="cq-$1" '$1==cq {print $2}' "$TMP/cqs"; }
+want_pods() {
+  case $1 in mpijob) echo 3 ;; rayjob) echo 3 ;; *) echo 2 ;; esac
+}
+# every_kind SECS CHECK...: snapshots until `CHECK kind` succeeds for every kind.
+every_kind() {
+  local secs=$1 t0=$SECONDS; shift
+  for _ in $(seq 1 $((secs * 4))); do
+    snap
+    local all=1
+    for kind in "${KINDS[@]}"; do "$@" "$kind" || { all=0; break; }; done
+    ((all)) && { echo "   ($* held after $((SECONDS - t0))s)"; return 0; }
+    sleep 0.25
+  done
+  echo "   ($* did not hold in ${secs}s)"
+  return 1
+}
+all_running() { [[ $(running_pods "$1") == "$(want_pods "$1")" ]]; }
+no_pods() { [[ -z $(pods_of "$1") ]]; }
+batch_runs() { [[ $(batch_running "$1" "$JOB") == 1 ]]; }
+released() { [[ $(admitted "$1") == 0 ]]; }
+queued() { [[ $(wl_field "$1" 3) == False ]]; }
+is_suspended() { [[ $(suspended "$1") == true ]]; }
+
+section() { echo "== $1 (at ${SECONDS}s)"; }
+start_kuotad --gpus 0
+# Two flavors: "tiny" is too small for any of the jobs, "big" fits one.
+cat <<YAML | k apply -f - >/dev/null || { echo "FAIL apply flavors"; exit 1; }
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: tiny}
+spec: {nodeLabels: {kuota.dev/pool: tiny}}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: big}
+spec:
+  nodeLabels: {kuota.dev/pool: big}
+  tolerations: [{key: kuota.dev/big, operator: Exists, effect: NoSchedule}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: WorkloadPriorityClass
+metadata: {name: low}
+value: 10
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: WorkloadPriorityClass
+metadata: {name: high}
+value: 1000
+YAML
+for kind in "${KINDS[@]}"; do
+  cat <<YAML | k apply -f - >/dev/null || { echo "FAIL apply queues for $kind"; exit 1; }
+apiVersion: v1
+kind: Namespace
+metadata: {name: ns-$kind}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: cq-$kind}
+spec:
+  namespaceSelector: {}
+  preemption: {withinClusterQueue: LowerPriority}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: tiny
+      resources: [{name: cpu, nominalQuota: 50m}]
+    - name: big
+      resources: [{name: cpu, nominalQuota: 200m}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: lq, namespace: ns-$kind}
+spec: {clusterQueue: cq-$kind}
+YAML
+done
+
+# --- Invalid manifests: 422 naming the field -----------------------------------
+section "Invalid manifests: 422 naming the field"
+invalid() {
+  local what=$1 want=$2 out
+  out=$(k create -f - 2>&1 >/dev/null)
+  contains "$what" "$want" "$out"
+}
+manifest pytorchjob | sed '/^    Master:/,/^    Worker:/{/^    Worker:/!d}' |
+  invalid "a PyTorchJob without Master: 422 naming the field" "spec.pytorchReplicaSpecs.Master"
+manifest vcjob | sed 's/minAvailable: 2/minAvailable: 3/' |
+  invalid "a Volcano Job whose minAvailable exceeds its replicas: 422" "spec.minAvailable"
+manifest raycluster | sed 's/^  headGroupSpec:/  headless:/' |
+  invalid "a RayCluster without headGroupSpec: 422 naming the field" "spec.headGroupSpec"
+manifest jobset | sed 's/replicas: 2/replicas: -1/' |
+  invalid "a JobSet with negative replicas: 422 naming the field" "spec.replicatedJobs[0].replicas"
+
+# --- Queued: a filler takes the whole big flavor -------------------------------
+section "Queued: a filler takes the whole big flavor"
+for kind in "${KINDS[@]}"; do batch "ns-$kind" filler 200m low; echo ---; done | k create -f - >/dev/null
+JOB=filler every_kind 30 batch_runs || bad "the fillers did not all start" "$(cat "$TMP/pods")"
+for kind in "${KINDS[@]}"; do manifest "$kind"; echo ---; done | k create -f - >/dev/null 2>"$TMP/err" ||
+  bad "create failed" "$(cat "$TMP/err")"
+every_kind 10 queued
+for kind in "${KINDS[@]}"; do
+  expect_eq "$kind: waits in the queue while the quota is used (QuotaReserved)" "False" "$(wl_field "$kind" 3)"
+  expect_eq "$kind: no pods while queued" "" "$(pods_of "$kind")"
+  expect_eq "$kind: is suspended while queued" "true" "$(suspended "$kind")"
+done
+for kind in "${KINDS[@]}"; do echo "ns-$kind"; done | xargs -I{} -P 7 kubectl --kubeconfig "$TMP/kubeconfig" delete job -n {} filler --wait=false >/dev/null
+
+# --- Admitted on the big flavor, every pod runs with its operator's env --------
+section "Admitted on the big flavor, every pod runs with its operator's env"
+every_kind 40 all_running || bad "the jobs' pods did not all run" "$(cat "$TMP/pods")"
+for kind in "${KINDS[@]}"; do
+  expect_eq "$kind: admitted, all $(want_pods "$kind") pods run" "$(want_pods "$kind")" "$(running_pods "$kind")"
+  expect_eq "$kind: admitted on flavor big" "big" "$(wl_field "$kind" 5)"
+  expect_eq "$kind: pod runs with the flavor's node label" "big" "$(pod_field "$kind" 6)"
+  contains "$kind: pod tolerates the flavor's taint" "kuota.dev/big" "$(pod_field "$kind" 7)"
+done
+logs() { k logs -n "ns-$1" "$2" 2>&1; }
+wait_for 30 RENDEZVOUS logs pytorchjob dist-worker-0
+contains "pytorchjob: master env" "ENV MASTER_ADDR=127.0.0.1" "$(logs pytorchjob dist-master-0)"
+contains "pytorchjob: master is rank 0 of 2" "ENV RANK=0" "$(logs pytorchjob dist-master-0)"
+contains "pytorchjob: torchrun's PET_NNODES" "ENV PET_NNODES=2" "$(logs pytorchjob dist-master-0)"
+contains "pytorchjob: worker is rank 1" "ENV RANK=1" "$(logs pytorchjob dist-worker-0)"
+contains "pytorchjob: both ranks met at MASTER_ADDR:MASTER_PORT" "RENDEZVOUS rank=1 world=2 peers=0,1" \
+  "$(logs pytorchjob dist-worker-0)"
+contains "tfjob: TF_CONFIG names the chief and this task" '"task":{"index":0,"type":"worker"}' \
+  "$(logs tfjob dist-worker-0 | tr -d ' ')"
+contains "tfjob: TF_CONFIG lists the cluster" '"chief":[' "$(logs tfjob dist-chief-0 | tr -d ' ')"
+contains "mpijob: the launcher gets the hostfile" "slots=1" "$(logs mpijob dist-launcher-0)"
+contains "mpijob: the worker knows its role" "ENV K_MPI_JOB_ROLE=worker" "$(logs mpijob dist-worker-1)"
+head=$(pods_of raycluster | grep head | cut -d= -f1)
+worker=$(pods_of raycluster | grep worker | cut -d= -f1)
+contains "raycluster: the head gets its port" "ENV RAY_PORT=6379" "$(logs raycluster "$head")"
+contains "raycluster: workers get the head's address" "ENV RAY_ADDRESS=127.0.0.1:6379" "$(logs raycluster "$worker")"
+sub=$(pods_of rayjob | grep -v -e head -e worker | cut -d= -f1)
+contains "rayjob: the entrypoint runs against the cluster" "ENV RAY_ADDRESS=127.0.0.1:6379" \
+  "$(logs rayjob "$sub")"
+contains "jobset: each job knows its index" "ENV JOB_COMPLETION_INDEX=0" "$(logs jobset dist-workers-1-0)"
+contains "vcjob: VC_TASK_INDEX" "ENV VC_TASK_INDEX=1" "$(logs vcjob dist-worker-1)"
+contains "vcjob: the svc plugin's host list" "ENV VC_WORKER_NUM=2" "$(logs vcjob dist-worker-1)"
+
+# --- Preempted by a high-priority Job: the whole job stops, then resumes -------
+section "Preempted by a high-priority Job: the whole job stops, then resumes"
+for kind in "${KINDS[@]}"; do batch "ns-$kind" boss 200m high; echo ---; done | k create -f - >/dev/null
+every_kind 30 no_pods
+every_kind 10 is_suspended
+JOB=boss every_kind 20 batch_runs
+for kind in "${KINDS[@]}"; do
+  expect_eq "$kind: preempted, every pod is gone" "" "$(pods_of "$kind")"
+  expect_eq "$kind: suspended again while evicted" "true" "$(suspended "$kind")"
+  contains "$kind: the workload says it was preempted" "Preempted" "$(wl_field "$kind" 6)"
+  expect_eq "$kind: the high-priority job runs" 1 "$(batch_running "$kind" boss)"
+done
+for kind in "${KINDS[@]}"; do echo "ns-$kind"; done | xargs -I{} -P 7 kubectl --kubeconfig "$TMP/kubeconfig" delete job -n {} boss --wait=false >/dev/null
+every_kind 40 all_running
+for kind in "${KINDS[@]}"; do
+  expect_eq "$kind: resumed after the high-priority job left" "$(want_pods "$kind")" "$(running_pods "$kind")"
+done
+
+# --- Finished: quota released --------------------------------------------------
+section "Finished: quota released"
+for kind in "${KINDS[@]}"; do
+  [[ $kind == raycluster ]] || touch "$TMP/release-$kind"
+done
+k delete raycluster -n ns-raycluster dist --wait=false >/dev/null   # a cluster serves until deleted
+every_kind 40 released
+for kind in "${KINDS[@]}"; do
+  expect_eq "$kind: finished, quota released" "0" "$(admitted "$kind")"
+  [[ $kind == raycluster ]] && continue
+  expect_eq "$kind: its workload is Finished" "True" "$(wl_field "$kind" 4)"
+done
+contains "kubectl get pytorchjob shows Succeeded" "Succeeded" "$(k get pytorchjob -n ns-pytorchjob dist)"
+contains "kubectl get tfjobs shows Succeeded" "Succeeded" "$(k get tfjobs -n ns-tfjob)"
+# mpi-operator's CRD prints no status column: read the condition.
+expect_eq "the MPIJob's Succeeded condition" "True" \
+  "$(k get mpijob -n ns-mpijob dist -o jsonpath='{.status.conditions[?(@.type=="Succeeded")].status}')"
+contains "kubectl get rayjobs shows SUCCEEDED" "SUCCEEDED" "$(k get rayjobs -n ns-rayjob)"
+contains "kubectl get jobsets shows Completed" "True" "$(k get jobsets -n ns-jobset)"
+contains "kubectl get vcjob shows Completed" "Completed" "$(k get jobs.batch.volcano.sh -n ns-vcjob)"
+
+echo "passed $PASS, failed $FAIL"
+[[ $FAIL -eq 0 ]]

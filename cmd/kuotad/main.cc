@@ -14,9 +14,9 @@ int main(int argc, char** argv) {
       "Admitted Jobs run here as local processes: a container's command + args (or the\n"
       "program its image names, e.g. .../sleep:latest -> sleep), logs under\n"
       "<data-dir>/pods, GPUs by index via CUDA_VISIBLE_DEVICES."};
-  app.add_option("--data-dir", o.data_dir,
-                 "Database and kubeconfig directory (default: " +
-                     kuota::standalone::DefaultDataDir() + ")");
+  app.add_option(
+      "--data-dir", o.data_dir,
+      "Database and kubeconfig directory (default: " + kuota::standalone::DefaultDataDir() + ")");
   app.add_option("--address", o.address, "Address to listen on")->capture_default_str();
   app.add_option("--port", o.port, "Port to listen on (0: any free port)")
       ->check(CLI::Range(0, 65535))
@@ -28,16 +28,21 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 65535));
   app.add_option("--config", o.config_file,
                  "Kueue Configuration file (config.kueue.x-k8s.io/v1beta1): fairSharing, "
-                 "waitForPodsReady");
+                 "waitForPodsReady, integrations.frameworks, manageJobsWithoutQueueName");
   app.add_option("--kubeconfig-out", o.kubeconfig_path,
                  "Where to write a kubeconfig for kubectl (default: <data-dir>/kubeconfig)");
   app.add_flag("!--no-sync", o.sync,
                "Do not fsync each commit (faster, loses recent writes on power loss)");
   app.add_flag("!--no-run-pods", o.run_pods,
                "Only queue and admit: do not run pods as local processes (pods stay Pending)");
-  app.add_option("--gpus", o.gpus,
-                 "Declare this many GPUs (indices 0..N-1) instead of asking NVML")
+  app.add_option("--gpus", o.gpus, "Declare this many GPUs (indices 0..N-1) instead of asking NVML")
       ->check(CLI::Range(0, 1024));
+  app.add_option("--cpus", o.cpus,
+                 "Declare this much CPU for placing pods (a quantity: 16, 7500m) instead of the "
+                 "CPUs this process may use; limits are still enforced per container");
+  app.add_option("--memory", o.memory,
+                 "Declare this much memory for placing pods (a quantity: 64Gi) instead of "
+                 "MemTotal");
   app.add_flag("!--no-cgroups", o.cgroups,
                "Do not enforce CPU and memory limits with cgroup v2 even where possible");
   app.add_option("--max-log-bytes", o.max_log_bytes,

@@ -11,6 +11,7 @@
 #include "cli/output.h"
 #include "cli/resource_kinds.h"
 #include "cli/server_flags.h"
+#include "cli/submit_kinds.h"
 
 namespace kuota::cli {
 namespace {
@@ -151,6 +152,12 @@ Result<Json> BuildSubmitJob(const SubmitOptions& o) {
   return Json{{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"metadata", metadata}, {"spec", spec}};
 }
 
+Result<Json> BuildSubmitObject(const SubmitOptions& o) {
+  Result<Json> job = BuildSubmitJob(o);
+  if (!job.ok()) return job;
+  return ReshapeSubmitJob(o.kind, *job);
+}
+
 namespace {
 
 struct SubmitFlags {
@@ -213,8 +220,14 @@ void AddSubmitCommand(CLI::App& app, int* exit_code) {
       "  kuota submit --queue team-a --gpus 2 --cpu 8 --memory 32Gi --priority high \\\n"
       "      --name train-1 -- ./train.sh\n"
       "  kuota submit -q team-a --parallelism 4 --completions 8 --indexed -- ./shard.sh\n"
-      "  kuota submit -q team-a --env EPOCHS=3 --dry-run -- python3 train.py   # print the Job");
+      "  kuota submit -q team-a --env EPOCHS=3 --dry-run -- python3 train.py   # print the Job\n"
+      "  kuota submit -q team-a --kind pytorchjob --parallelism 2 --gpus 1 -- python3 ddp.py");
   cmd->add_option("-q,--queue", o.queue, "LocalQueue to submit to (kubectl get lq)")->required();
+  cmd->add_option("--kind", o.kind,
+                  "What to create: " + SubmitKindNames() +
+                      " (pytorchjob: 1 master + parallelism-1 workers, with MASTER_ADDR, RANK, "
+                      "WORLD_SIZE; vcjob: parallelism pods started together)")
+      ->capture_default_str();
   AddNamespaceFlag(cmd, &o.ns);
   cmd->add_option("--name", o.name, "Job name (default: generated from the command)");
   cmd->add_option("--cpu", o.cpu, "CPU per pod (e.g. 2, 500m)")->capture_default_str();
@@ -238,7 +251,7 @@ void AddSubmitCommand(CLI::App& app, int* exit_code) {
   cmd->callback([flags, exit_code]() {
     SubmitOptions& o = flags->options;
     if (o.workdir.empty()) o.workdir = CurrentDirectory();
-    Result<Json> job = BuildSubmitJob(o);
+    Result<Json> job = BuildSubmitObject(o);
     if (!job.ok()) {
       PrintError("submit", job.status().message());
       *exit_code = 2;
@@ -260,7 +273,18 @@ void AddSubmitCommand(CLI::App& app, int* exit_code) {
       *exit_code = 1;
       return;
     }
-    Result<Json> created = client->Create(FindKind("jobs")->CollectionPath(o.ns), *job);
+    const std::string api_version = job->value("apiVersion", "");
+    const KindInfo* kind = nullptr;
+    for (const KindInfo& k : Kinds()) {
+      const std::string gv = k.group.empty() ? k.version : k.group + "/" + k.version;
+      if (k.kind == job->value("kind", "") && gv == api_version) kind = &k;
+    }
+    if (kind == nullptr) {
+      PrintError("submit", "internal: no API path for " + api_version);
+      *exit_code = 1;
+      return;
+    }
+    Result<Json> created = client->Create(kind->CollectionPath(o.ns), *job);
     if (!created.ok()) {
       PrintError("submit", created.status().message());
       *exit_code = 1;
@@ -268,6 +292,16 @@ void AddSubmitCommand(CLI::App& app, int* exit_code) {
     }
     const std::string name = (*created)["metadata"].value("name", "");
     const std::string ns_flag = o.ns == "default" ? "" : " -n " + o.ns;
+    if (kind->group != "batch") {
+      const std::string what = kind->QualifiedName(name);
+      std::printf(
+          "%s created in queue %s (namespace %s)\n"
+          "  kuota get wl%s         # its Workload, and why it waits\n"
+          "  kuota get pods%s       # its pods; kuota logs POD for their output\n",
+          what.c_str(), o.queue.c_str(), o.ns.c_str(), ns_flag.c_str(), ns_flag.c_str());
+      *exit_code = 0;
+      return;
+    }
     std::printf(
         "job.batch/%s created in queue %s (namespace %s)\n"
         "  kuota why %s%s        # its state, and why it waits\n"

@@ -1,4 +1,5 @@
-// The `kuota submit` subcommand: turns a command line into a batch/v1 Job in a
+// The `kuota submit` subcommand: turns a command line into a batch/v1 Job (or,
+// with --kind, a PyTorchJob, TFJob, JobSet, Volcano Job or Pod) in a
 // Kueue LocalQueue (label kueue.x-k8s.io/queue-name), with resource requests,
 // a WorkloadPriorityClass, parallelism/completions and environment, and
 // creates it on kuotad. BuildSubmitJob is the pure part, for tests.
@@ -17,7 +18,8 @@
 namespace kuota::cli {
 
 struct SubmitOptions {
-  std::string queue;  // LocalQueue (required)
+  std::string kind = "job";  // see SubmitKindNames(): job, pytorchjob, tfjob, ...
+  std::string queue;         // LocalQueue (required)
   std::string ns = "default";
   std::string name;       // empty: generated from the command
   std::string cpu = "1";  // per pod, requests = limits
@@ -35,6 +37,9 @@ struct SubmitOptions {
 
 // The Job for `options`, or an Invalid error naming the flag at fault.
 Result<nlohmann::json> BuildSubmitJob(const SubmitOptions& options);
+
+// BuildSubmitJob reshaped into `options.kind` (ReshapeSubmitJob).
+Result<nlohmann::json> BuildSubmitObject(const SubmitOptions& options);
 
 // Adds `submit` to `app`. The callback sets `*exit_code`.
 void AddSubmitCommand(CLI::App& app, int* exit_code);

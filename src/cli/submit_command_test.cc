@@ -126,5 +126,60 @@ TEST(BuildSubmitJobTest, BadFlagsNameTheFlag) {
   EXPECT_NE(ErrorOf(o).find("-n: "), std::string::npos);
 }
 
+TEST(BuildSubmitObjectTest, PyTorchJobHasAMasterAndParallelismMinusOneWorkers) {
+  SubmitOptions o = Options();
+  o.kind = "PyTorchJob";
+  o.parallelism = 3;
+  o.gpus = 1;
+  Result<Json> pt = BuildSubmitObject(o);
+  ASSERT_TRUE(pt.ok()) << pt.status().message();
+  EXPECT_EQ((*pt)["apiVersion"], "kubeflow.org/v1");
+  EXPECT_EQ((*pt)["kind"], "PyTorchJob");
+  const Json& specs = (*pt)["spec"]["pytorchReplicaSpecs"];
+  EXPECT_EQ(specs["Master"]["replicas"], 1);
+  EXPECT_EQ(specs["Worker"]["replicas"], 2);
+  const Json& c = specs["Worker"]["template"]["spec"]["containers"][0];
+  EXPECT_EQ(c["name"], "pytorch");  // the operator's default container
+  EXPECT_EQ(c["resources"]["limits"]["nvidia.com/gpu"], "1");
+  EXPECT_EQ((*pt)["metadata"]["labels"]["kueue.x-k8s.io/queue-name"], o.queue);
+}
+
+TEST(BuildSubmitObjectTest, VolcanoJobStartsAllPodsTogether) {
+  SubmitOptions o = Options();
+  o.kind = "vcjob";
+  o.parallelism = 4;
+  Result<Json> vc = BuildSubmitObject(o);
+  ASSERT_TRUE(vc.ok()) << vc.status().message();
+  EXPECT_EQ((*vc)["apiVersion"], "batch.volcano.sh/v1alpha1");
+  EXPECT_EQ((*vc)["spec"]["minAvailable"], 4);
+  EXPECT_EQ((*vc)["spec"]["tasks"][0]["replicas"], 4);
+}
+
+TEST(BuildSubmitObjectTest, KindsThatCannotExpressTheFlagsAreRefusedNamingThem) {
+  SubmitOptions o = Options();
+  o.kind = "spaceship";
+  Result<Json> r = BuildSubmitObject(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("--kind: unknown kind \"spaceship\"; choose one of job, "
+                                      "pytorchjob"),
+            std::string::npos)
+      << r.status().message();
+  o.kind = "pod";
+  o.parallelism = 2;
+  r = BuildSubmitObject(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("--parallelism"), std::string::npos);
+  o.kind = "jobset";
+  o.parallelism = 2;
+  o.completions = 4;
+  r = BuildSubmitObject(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("--completions"), std::string::npos);
+  o.completions = 0;
+  r = BuildSubmitObject(o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)["spec"]["replicatedJobs"][0]["template"]["spec"]["parallelism"], 2);
+}
+
 }  // namespace
 }  // namespace kuota::cli

@@ -35,9 +35,16 @@ void RouteWorkload(EngineState& s, WorkloadInfo* wl) {
     wl->pending_message = "Workload has no queue name (spec.queueName)";
     return;
   }
-  if (lq == s.local_queues.end()) {
+  // A workload with no queue to wait in says why in its status, as Kueue's
+  // workload controller writes it (QuotaReserved False, Inadmissible).
+  auto inadmissible = [&](std::string message) {
     wl->pending_reason = "Inadmissible";
-    wl->pending_message = "LocalQueue " + wl->object.spec.queue_name + " doesn't exist";
+    wl->pending_message = message;
+    SetCondition(wl->object.status.conditions, api::kQuotaReserved, "False", "Inadmissible",
+                 message, s.clock.Now());
+  };
+  if (lq == s.local_queues.end()) {
+    inadmissible("LocalQueue " + wl->object.spec.queue_name + " doesn't exist");
     return;
   }
   if (lq->second.stop_policy != api::StopPolicy::kNone) {
@@ -47,8 +54,7 @@ void RouteWorkload(EngineState& s, WorkloadInfo* wl) {
   }
   ClusterQueueNode* cq = s.tree.FindClusterQueue(lq->second.cluster_queue);
   if (cq == nullptr) {
-    wl->pending_reason = "Inadmissible";
-    wl->pending_message = "ClusterQueue " + lq->second.cluster_queue + " doesn't exist";
+    inadmissible("ClusterQueue " + lq->second.cluster_queue + " doesn't exist");
     return;
   }
   wl->queued_in = cq;

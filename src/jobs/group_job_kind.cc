@@ -155,7 +155,7 @@ Result<Json> GroupJobKind::BuildWorkload(const Json& job) const {
                        {"uid", uid},
                        {"controller", true},
                        {"blockOwnerDeletion", true}}})}}},
-      {"spec", {{"queueName", QueueName(job)}, {"podSets", pod_sets}}},
+      {"spec", {{"queueName", LocalQueueName(job)}, {"podSets", pod_sets}}},
   };
   const Json labels = meta.value("labels", Json::object());
   auto pc = labels.find(kPriorityClassLabel);

@@ -47,6 +47,10 @@ class JobKind {
 
   // The queue a job names (label, else annotation); empty when unmanaged.
   static std::string QueueName(const Json& job);
+  // The LocalQueue the job's Workload goes to (its spec.queueName); empty when
+  // the job names none. QueueName by default; a kind with a queue field of its
+  // own (Volcano's spec.queue) maps it here.
+  virtual std::string LocalQueueName(const Json& job) const { return QueueName(job); }
 
   // The operator's validating webhook and CRD schema: Ok, or Invalid whose
   // message leads with the field path ("spec.pytorchReplicaSpecs.Master:

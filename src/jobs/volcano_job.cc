@@ -403,6 +403,13 @@ Status VolcanoJobKind::Validate(const Json& job) const {
   return Status::Ok();
 }
 
+std::string VolcanoJobKind::LocalQueueName(const Json& job) const {
+  std::string label = QueueName(job);
+  if (!label.empty()) return label;
+  std::string queue = StrAt(Spec(job), "queue");
+  return kVolcanoQueuePrefix + (queue.empty() ? std::string("default") : queue);
+}
+
 void VolcanoJobKind::Default(Json& job) const {
   if (job.contains("spec") && job["spec"].is_object()) {
     Json& spec = job["spec"];

@@ -51,6 +51,11 @@
 // phase change. PodsReady: running + succeeded >= minAvailable. Finished on
 // Completed (succeeded), Failed, Aborted, Terminated.
 //
+// Queue: a job with Kueue's queue-name label goes to that LocalQueue (Kueue's
+// rule); without it, to the LocalQueue "volcano-<spec.queue>" ("default" when
+// unset) that kuotad makes for each Volcano Queue (docs/volcano-queues.md), so
+// every Volcano Job is queued when the framework is enabled.
+//
 // Stateless; thread-safe.
 #pragma once
 
@@ -62,11 +67,16 @@
 
 namespace kuota::jobs {
 
+// The LocalQueue (and ClusterQueue) of Volcano Queue Q is "volcano-Q".
+inline constexpr char kVolcanoQueuePrefix[] = "volcano-";
+
 class VolcanoJobKind final : public GroupJobKind {
  public:
   const KindInfo& Info() const override;
   Status Validate(const Json& job) const override;
   void Default(Json& job) const override;
+  // Kueue's queue-name label, else "volcano-" + spec.queue ("default" when unset).
+  std::string LocalQueueName(const Json& job) const override;
   std::vector<PodSetDef> PodSets(const Json& job) const override;
   Json::json_pointer SuspendPath() const override;
   void CustomizePod(const Json& job, const PodPosition& where, Json& pod) const override;

@@ -4,6 +4,9 @@
 // its request threads concurrently.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
@@ -22,6 +25,14 @@ class AdmissionHook {
   virtual ~AdmissionHook() = default;
   virtual Status Admit(const ResourceInfo& resource, Operation op,
                        const nlohmann::json* old_object, nlohmann::json* object) = 0;
+  // Kubernetes' admission warnings for a create or update that Admit
+  // accepted, `object` as it will be stored: each is sent as a
+  // `Warning: 299 - "text"` header, which kubectl prints as "Warning: text".
+  // None by default. Must be thread-safe.
+  virtual std::vector<std::string> Warnings(const ResourceInfo& /*resource*/,
+                                            const nlohmann::json& /*object*/) {
+    return {};
+  }
 };
 
 }  // namespace kuota::server

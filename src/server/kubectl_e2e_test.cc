@@ -226,7 +226,10 @@ TEST_F(KubectlE2eTest, Workflow) {
   EXPECT_EQ(as_json["kind"], "List");
   ASSERT_EQ(as_json["items"].size(), 1u);
   EXPECT_EQ(as_json["items"][0]["spec"]["clusterQueue"], "cluster-queue");
-  EXPECT_TRUE(Contains(Ok("get queues"), "user-queue"));
+  // "queues" is Volcano's Queue's plural, which kubectl prefers to LocalQueue's
+  // short name (as in a cluster running both); the group picks LocalQueue.
+  EXPECT_TRUE(Contains(Ok("get queues.kueue.x-k8s.io"), "user-queue"));
+  EXPECT_TRUE(Contains(Run("get queues").err, "No resources found"));
   EXPECT_TRUE(Contains(Ok("get lq -A"), "NAMESPACE"));
   EXPECT_TRUE(Contains(Ok("get rf -o name"), "resourceflavor.kueue.x-k8s.io/default-flavor"));
   EXPECT_TRUE(Contains(Ok("get workloadpriorityclasses"), "1000"));

@@ -65,6 +65,8 @@ class ResourceHandlers {
   // Runs the admission hook; the error (if any) names `name`.
   std::optional<ApiError> Admit(const ResourceInfo& resource, AdmissionHook::Operation op,
                                 const Json* old_object, Json* object, const std::string& name);
+  // Adds the hook's warnings for `object` to `reply` as Warning headers.
+  HttpReply WithWarnings(const ResourceInfo& resource, const Json& object, HttpReply reply);
   // Deletes every namespaced object in namespace `ns` (a Namespace's deletion).
   std::optional<ApiError> DeleteNamespaceContents(const std::string& ns);
   // A reply with `object` (or a one-row Table when the client asked for one).

@@ -48,6 +48,9 @@ std::vector<ResourceInfo> BuildServedResources() {
       // scheduling.k8s.io/v1
       Make("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass",
            kCluster, kNoStatus, {"pc"}, {}),
+      // scheduling.volcano.sh/v1beta1 Queue: mapped onto the quota tree by kuotad.
+      Make("scheduling.volcano.sh", "v1beta1", "Queue", "queues", "queue", kCluster, kStatus,
+           {"q", "queue-v1beta1"}, {}),
   };
   // Every job kind: batch/v1 Job and the operators' kinds.
   for (const auto& k : jobs::JobKinds()) {

@@ -27,7 +27,8 @@ struct ResourceInfo {
 
 // Every kind Kuota serves: kueue.x-k8s.io/v1beta1 ResourceFlavor, ClusterQueue,
 // Cohort, LocalQueue, Workload, WorkloadPriorityClass, AdmissionCheck;
-// v1 Namespace, Pod, Event, Node; scheduling.k8s.io/v1 PriorityClass; and
+// v1 Namespace, Pod, Event, Node; scheduling.k8s.io/v1 PriorityClass;
+// scheduling.volcano.sh/v1beta1 Queue; and
 // every job kind in jobs::JobKinds() (batch/v1 Job, PyTorchJob, RayCluster, ...).
 const std::vector<ResourceInfo>& ServedResources();
 // Finds by group + plural; nullptr when not served.

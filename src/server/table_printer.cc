@@ -156,6 +156,20 @@ Printer LocalQueuePrinter() {
           }};
 }
 
+// Volcano's Queue CRD prints PARENT; Kuota adds AGE, and with -o wide the
+// state and weight that decide its ClusterQueue.
+Printer VolcanoQueuePrinter() {
+  return {{Col("Parent", "string", "The parent queue of this queue"),
+           Col("Age", "date", kAgeDescription),
+           Col("State", "string", "State is state of queue", 1),
+           Col("Weight", "integer", "The queue's share of the cohort (fair sharing weight)", 1)},
+          [](const Json& o, Time now) {
+            return Json::array({StringOrNull(o, {"spec", "parent"}), Age(o, now),
+                                StringOrNull(o, {"status", "state"}),
+                                IntOrNull(o, {"spec", "weight"})});
+          }};
+}
+
 Printer WorkloadPrinter() {
   return {{Col("Queue", "string", "Name of the queue this workload was submitted to"),
            Col("Reserved in", "string", "Name of the ClusterQueue where the workload is reserving quota"),
@@ -467,6 +481,7 @@ const Printer& PrinterFor(const ResourceInfo& r) {
       {"events", EventPrinter()},
       {"nodes", NodePrinter()},
       {"priorityclasses.scheduling.k8s.io", PriorityClassPrinter()},
+      {"queues.scheduling.volcano.sh", VolcanoQueuePrinter()},
   };
   static const std::map<std::string, Printer> kJobPrinters = [] {
     std::map<std::string, Printer> m;

@@ -177,7 +177,27 @@ Json Replacement(const ResourceInfo& r, const Json& current, Json object, bool s
   return object;
 }
 
+// `text` as a warn-text of RFC 7234's Warning header: a quoted string.
+std::string WarningHeaderValue(const std::string& text) {
+  std::string quoted;
+  for (char c : text) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    // Header values are one line of visible characters.
+    quoted += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+  }
+  return "299 - \"" + quoted + "\"";
+}
+
 }  // namespace
+
+HttpReply ResourceHandlers::WithWarnings(const ResourceInfo& resource, const Json& object,
+                                         HttpReply reply) {
+  if (hook_ == nullptr) return reply;
+  for (const std::string& w : hook_->Warnings(resource, object)) {
+    reply.headers.emplace_back("Warning", WarningHeaderValue(w));
+  }
+  return reply;
+}
 
 HttpReply ResourceHandlers::Create(const HttpRequest& request, const RequestTarget& target) {
   ApiError error;
@@ -232,10 +252,10 @@ HttpReply ResourceHandlers::CreateObject(const HttpRequest& request, const Reque
   if (auto e = Admit(r, AdmissionHook::Operation::kCreate, nullptr, &object, display_name)) {
     return e->ToReply();
   }
-  if (IsDryRun(request)) return ObjectReply(request, r, 201, object);
+  if (IsDryRun(request)) return WithWarnings(r, object, ObjectReply(request, r, 201, object));
   Result<Json> created = store_.Create(r.StoreKey(), std::move(object));
   if (!created.ok()) return FromStatus(created.status(), r, display_name).ToReply();
-  return ObjectReply(request, r, 201, *created);
+  return WithWarnings(r, *created, ObjectReply(request, r, 201, *created));
 }
 
 HttpReply ResourceHandlers::Update(const HttpRequest& request, const RequestTarget& target) {
@@ -259,12 +279,12 @@ HttpReply ResourceHandlers::Update(const HttpRequest& request, const RequestTarg
   if (auto e = Admit(r, AdmissionHook::Operation::kUpdate, &*current, &object, target.name)) {
     return e->ToReply();
   }
-  if (IsDryRun(request)) return ObjectReply(request, r, 200, object);
+  if (IsDryRun(request)) return WithWarnings(r, object, ObjectReply(request, r, 200, object));
   store::UpdateOptions options;
   options.status_only = status_only;
   Result<Json> updated = store_.Update(r.StoreKey(), std::move(object), options);
   if (!updated.ok()) return FromStatus(updated.status(), r, target.name).ToReply();
-  return ObjectReply(request, r, 200, *updated);
+  return WithWarnings(r, *updated, ObjectReply(request, r, 200, *updated));
 }
 
 HttpReply ResourceHandlers::Patch(const HttpRequest& request, const RequestTarget& target) {
@@ -313,11 +333,11 @@ HttpReply ResourceHandlers::Patch(const HttpRequest& request, const RequestTarge
     if (auto e = Admit(r, AdmissionHook::Operation::kUpdate, &*current, &object, target.name)) {
       return e->ToReply();
     }
-    if (IsDryRun(request)) return ObjectReply(request, r, 200, object);
+    if (IsDryRun(request)) return WithWarnings(r, object, ObjectReply(request, r, 200, object));
     store::UpdateOptions options;
     options.status_only = status_only;
     Result<Json> updated = store_.Update(r.StoreKey(), std::move(object), options);
-    if (updated.ok()) return ObjectReply(request, r, 200, *updated);
+    if (updated.ok()) return WithWarnings(r, *updated, ObjectReply(request, r, 200, *updated));
     // Lost a race with another writer: patch the newer object (as kube does);
     // a patch that names a stale resourceVersion keeps conflicting.
     if (updated.status().code() != StatusCode::kConflict || attempt + 1 >= kMaxPatchAttempts) {

@@ -4,7 +4,9 @@
 
 #include "api/codec/decode.h"
 #include "jobctl/pod_spec_schema.h"
+#include "jobs/pod_kind.h"
 #include "jobs/registry.h"
+#include "standalone/volcano_queue.h"
 
 namespace kuota::standalone {
 namespace {
@@ -108,12 +110,26 @@ void ApplyKueueDefaults(const std::string& kind, server::Json& object) {
 
 Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation op,
                                  const server::Json* /*old_object*/, server::Json* object) {
-  if (op == Operation::kDelete) return Status::Ok();
+  const bool volcano_queue = resource.group == kVolcanoSchedulingGroup;
+  if (op == Operation::kDelete) {
+    return volcano_queue ? ValidateVolcanoQueueDeletion(*object) : Status::Ok();
+  }
   // Every stored object must be readable by every reader: metadata first.
   if (auto m = object->find("metadata"); m != object->end()) {
     KUOTA_RETURN_IF_ERROR(jobctl::ValidateObjectMetaSchema(*m, "metadata"));
   }
-  if (resource.group.empty() && resource.kind == "Pod") return ValidatePod(*object);
+  if (volcano_queue) {  // Volcano's Queue webhooks
+    if (op == Operation::kCreate) DefaultVolcanoQueue(*object);
+    return ValidateVolcanoQueue(*object);
+  }
+  if (resource.group.empty() && resource.kind == "Pod") {
+    KUOTA_RETURN_IF_ERROR(ValidatePod(*object));
+    // Kueue's pod webhook: a queued pod is created gated and labelled managed.
+    if (op != Operation::kCreate || !management_.ManagesPod(*object)) return Status::Ok();
+    KUOTA_RETURN_IF_ERROR(jobs::ValidateManagedPod(*object));
+    jobs::DefaultManagedPodOnCreate(*object);
+    return Status::Ok();
+  }
   if (const jobs::JobKind* kind = jobs::FindJobKind(resource.StoreKey())) {
     // The operator's webhook and schema (which want the uid and name the
     // store has not assigned yet), then Kueue's: a managed job starts
@@ -138,6 +154,12 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
     return Status(decoded.status().code(), StripDocumentPrefix(decoded.status().message()));
   }
   return Status::Ok();
+}
+
+std::vector<std::string> KuotaAdmissionHook::Warnings(const server::ResourceInfo& resource,
+                                                      const server::Json& object) {
+  if (resource.group != kVolcanoSchedulingGroup) return {};
+  return VolcanoQueueWarnings(object);
 }
 
 }  // namespace kuota::standalone

@@ -1,7 +1,9 @@
 // KuotaAdmissionHook: what Kueue's webhooks and Kubernetes' admission do on
 // writes to kuotad: strict decoding and validation of Kueue kinds (errors
 // name the field path), CRD-style defaulting, each job kind's own validation
-// (its operator's webhook), and suspending a managed job on create. Stateless apart from its options; thread-safe.
+// (its operator's webhook), suspending a managed job on create, and gating a
+// queued plain pod on create (Kueue's pod webhook). Stateless apart from its
+// options; thread-safe.
 #pragma once
 
 #include "server/api_server.h"
@@ -15,6 +17,9 @@ class KuotaAdmissionHook final : public server::AdmissionHook {
   explicit KuotaAdmissionHook(JobManagement management) : management_(std::move(management)) {}
   Status Admit(const server::ResourceInfo& resource, Operation op, const server::Json* old_object,
                server::Json* object) override;
+  // Volcano Queue fields the quota tree cannot honour.
+  std::vector<std::string> Warnings(const server::ResourceInfo& resource,
+                                    const server::Json& object) override;
 
  private:
   JobManagement management_;

@@ -8,6 +8,7 @@
 
 #include "api/codec/decode.h"
 #include "engine/queue_manager.h"
+#include "jobs/pod_kind.h"
 #include "jobs/registry.h"
 #include "standalone/events.h"
 #include "standalone/meta_string.h"
@@ -17,6 +18,7 @@ namespace kuota::standalone {
 namespace {
 
 constexpr const char* kWorkloads = "workloads.kueue.x-k8s.io";
+constexpr const char* kPods = "pods";
 
 struct KindEntry {
   const char* resource;
@@ -72,7 +74,8 @@ Controller::Controller(store::ObjectStore& store, const Clock& clock, Controller
       clock_(clock),
       options_(options),
       engine_(clock, options.config),
-      errors_(store, clock, "kuota-controller") {}
+      errors_(store, clock, "kuota-controller"),
+      pod_groups_(store) {}
 
 Controller::~Controller() { Stop(); }
 
@@ -113,6 +116,8 @@ Status Controller::InitialSync() {
   for (const auto& k : kEngineKinds) order.push_back(k.resource);
   order.push_back(kWorkloads);
   for (const auto& jk : jobs::JobKinds()) order.push_back(jk->Resource());
+  pod_groups_.Clear();
+  if (options_.jobs.PodsEnabled()) order.push_back(kPods);
   for (const auto& resource : order) {
     store::ListOptions lo;
     lo.limit = 1000;
@@ -256,6 +261,10 @@ void Controller::ApplyObject(const std::string& resource, const Json& object) {
     SyncWorkloadStatus(key);
     return;
   }
+  if (resource == kPods) {
+    HandlePod(object, false);
+    return;
+  }
   if (jobs::FindJobKind(resource)) HandleJob(resource, object);
 }
 
@@ -271,6 +280,10 @@ void Controller::DeleteObject(const std::string& resource, const Json& object) {
     (void)engine_.Delete("Workload", ns, name);
     last_status_.erase(ns + "/" + name);
     workload_rv_.erase(ns + "/" + name);
+    return;
+  }
+  if (resource == kPods) {
+    HandlePod(object, true);
     return;
   }
   if (jobs::FindJobKind(resource)) {
@@ -344,6 +357,100 @@ void Controller::HandleJob(const std::string& resource, const Json& job) {
   } else if (wl->state != engine::WorkloadState::kAdmitted && !suspended) {
     StopJob(wl_key);
   }
+}
+
+void Controller::HandlePod(const Json& pod, bool deleted) {
+  if (!options_.jobs.PodsEnabled()) return;
+  const std::string key = pod_groups_.Observe(pod, deleted);
+  if (!key.empty()) ReconcilePodWorkload(key);
+}
+
+void Controller::ReconcilePodWorkload(const std::string& key) {
+  const jobs::PodGroup group = pod_groups_.Group(key);
+  const size_t slash = key.find('/');
+  const std::string ns = key.substr(0, slash), name = key.substr(slash + 1);
+  if (group.pods().empty()) {
+    // Every pod is gone: so is the Workload they owned (as Kubernetes'
+    // garbage collector deletes an object whose owners are all gone).
+    (void)store_.Delete(kWorkloads, ns, name);
+    return;
+  }
+  bool succeeded = false;
+  const bool finished = group.Finished(&succeeded);
+  const engine::WorkloadInfo* wl = engine_.FindWorkload(key);
+  if (wl == nullptr) {
+    // A group's Workload is made once all its pods exist.
+    if (finished || !group.Complete()) return;
+    auto built = group.BuildWorkload();
+    if (!built.ok()) {
+      std::fprintf(stderr, "kuotad: pods %s: %s\n", key.c_str(), built.status().message().c_str());
+      return;
+    }
+    auto stored = store_.Create(kWorkloads, *built);
+    if (!stored.ok()) {
+      if (stored.status().code() != StatusCode::kAlreadyExists) {
+        std::fprintf(stderr, "kuotad: creating workload %s: %s\n", key.c_str(),
+                     stored.status().message().c_str());
+        return;
+      }
+      stored = store_.Get(kWorkloads, ns, name);
+      if (!stored.ok()) return;
+    } else {
+      NoteOwnWrite(kWorkloads, *stored);
+      for (const Json* pod : group.ActivePods()) {
+        RecordEvent(*pod, "Normal", "CreatedWorkload", "Created Workload: " + key);
+      }
+    }
+    ApplyObject(kWorkloads, *stored);
+    wl = engine_.FindWorkload(key);
+    if (wl == nullptr) return;
+  }
+  if (finished) {
+    if (wl->state != engine::WorkloadState::kFinished) {
+      (void)engine_.FinishWorkload(key);
+      SyncWorkloadStatus(key);
+    }
+    return;
+  }
+  if (wl->state == engine::WorkloadState::kAdmitted) {
+    StartJob(key);
+    const bool ready = group.PodsReady();
+    const api::Condition* c = api::FindCondition(wl->object.status.conditions, api::kPodsReady);
+    if (c == nullptr || ready != (c->status == "True")) {
+      (void)engine_.SetPodsReady(key, ready, ready ? "PodsReady" : "WaitForStart",
+                                 ready ? "All pods reached readiness and the workload is running"
+                                       : "Not all pods are ready or succeeded");
+      SyncWorkloadStatus(key);
+    }
+  } else {
+    StopJob(key);
+  }
+}
+
+std::vector<jobs::PodSetPlacement> Controller::PlacementOf(const engine::WorkloadInfo& wl) {
+  std::vector<jobs::PodSetPlacement> placement;
+  const auto& flavors = engine_.state().flavors;
+  for (const auto& ps : wl.admission) {
+    jobs::PodSetPlacement p;
+    p.name = ps.name;
+    p.count = ps.count;
+    std::set<std::string> seen;
+    for (const auto& [res, flavor_name] : ps.flavors) {
+      if (!seen.insert(flavor_name).second) continue;
+      auto f = flavors.find(flavor_name);
+      if (f == flavors.end()) continue;
+      for (const auto& [k, v] : f->second.node_labels) p.node_selector[k] = v;
+      for (const auto& t : f->second.tolerations) {
+        Json tj = {{"key", t.key}, {"operator", t.op.empty() ? "Equal" : t.op}};
+        if (!t.value.empty()) tj["value"] = t.value;
+        if (!t.effect.empty()) tj["effect"] = t.effect;
+        if (t.toleration_seconds) tj["tolerationSeconds"] = *t.toleration_seconds;
+        p.tolerations.push_back(tj);
+      }
+    }
+    placement.push_back(std::move(p));
+  }
+  return placement;
 }
 
 void Controller::Schedule() {
@@ -503,6 +610,21 @@ void Controller::StartJob(const std::string& workload_key) {
 }
 
 void Controller::StartJobUnsafe(const std::string& workload_key) {
+  if (pod_groups_.Owns(workload_key)) {
+    const engine::WorkloadInfo* wl = engine_.FindWorkload(workload_key);
+    if (wl == nullptr || wl->state != engine::WorkloadState::kAdmitted) return;
+    auto started = pod_groups_.Start(workload_key, PlacementOf(*wl));
+    if (!started.ok()) {
+      std::fprintf(stderr, "kuotad: starting the pods of %s: %s\n", workload_key.c_str(),
+                   started.status().message().c_str());
+      return;
+    }
+    for (const auto& pod : *started) {
+      RecordEvent(pod, "Normal", "Started",
+                  "Admitted by clusterQueue " + (wl->admitted_in ? wl->admitted_in->name() : ""));
+    }
+    return;
+  }
   // The Job's status is written by the Job controller meanwhile: on a
   // conflict, read it again and retry.
   for (int attempt = 0; attempt < 5; ++attempt) {
@@ -510,28 +632,7 @@ void Controller::StartJobUnsafe(const std::string& workload_key) {
     if (!owned || !owned->owner.kind->IsSuspended(owned->job)) return;
     const engine::WorkloadInfo* wl = owned->wl;
     const Owner& owner = owned->owner;
-    std::vector<jobs::PodSetPlacement> placement;
-    const auto& flavors = engine_.state().flavors;
-    for (const auto& ps : wl->admission) {
-      jobs::PodSetPlacement p;
-      p.name = ps.name;
-      p.count = ps.count;
-      std::set<std::string> seen;
-      for (const auto& [res, flavor_name] : ps.flavors) {
-        if (!seen.insert(flavor_name).second) continue;
-        auto f = flavors.find(flavor_name);
-        if (f == flavors.end()) continue;
-        for (const auto& [k, v] : f->second.node_labels) p.node_selector[k] = v;
-        for (const auto& t : f->second.tolerations) {
-          Json tj = {{"key", t.key}, {"operator", t.op.empty() ? "Equal" : t.op}};
-          if (!t.value.empty()) tj["value"] = t.value;
-          if (!t.effect.empty()) tj["effect"] = t.effect;
-          if (t.toleration_seconds) tj["tolerationSeconds"] = *t.toleration_seconds;
-          p.tolerations.push_back(tj);
-        }
-      }
-      placement.push_back(std::move(p));
-    }
+    const std::vector<jobs::PodSetPlacement> placement = PlacementOf(*wl);
     auto updated = store_.Update(owner.kind->Resource(), owner.kind->Start(owned->job, placement));
     if (updated.ok()) {
       NoteOwnWrite(owner.kind->Resource(), *updated);
@@ -548,6 +649,23 @@ void Controller::StopJob(const std::string& workload_key) {
 }
 
 void Controller::StopJobUnsafe(const std::string& workload_key) {
+  if (pod_groups_.Owns(workload_key)) {
+    // Pods cannot be gated again: Kueue deletes the started ones.
+    const engine::WorkloadInfo* wl = engine_.FindWorkload(workload_key);
+    if (wl == nullptr) return;
+    auto stopped = pod_groups_.Stop(workload_key);
+    if (!stopped.ok()) {
+      std::fprintf(stderr, "kuotad: stopping the pods of %s: %s\n", workload_key.c_str(),
+                   stopped.status().message().c_str());
+      return;
+    }
+    for (const auto& pod : *stopped) {
+      RecordEvent(
+          pod, "Normal", "Stopped",
+          wl->pending_message.empty() ? "Not admitted by cluster queue" : wl->pending_message);
+    }
+    return;
+  }
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto owned = LoadOwnedJob(engine_, store_, workload_key);
     if (!owned || owned->owner.kind->IsSuspended(owned->job)) return;

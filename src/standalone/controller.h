@@ -4,7 +4,8 @@
 // scheduling cycles, and writes the decisions back: Workload status
 // (QuotaReserved, Admitted, Evicted, Preempted, Pending with the reason), Job
 // unsuspension with the flavors' node labels and tolerations (suspension and
-// restore on eviction), ClusterQueue and LocalQueue status, and Events.
+// restore on eviction), managed plain pods ungated or deleted the same way
+// (pod_group_controller.h), ClusterQueue and LocalQueue status, and Events.
 // Owns one engine and one thread; Start/Stop/WaitIdle are thread-safe.
 #pragma once
 
@@ -28,6 +29,7 @@
 #include "server/pending_workloads_source.h"
 #include "standalone/job_management.h"
 #include "standalone/object_errors.h"
+#include "standalone/pod_group_controller.h"
 #include "standalone/pod_resources.h"
 #include "store/object_store.h"
 
@@ -88,6 +90,13 @@ class Controller : public server::PendingWorkloadsSource {
   void ApplyObjectSafely(const std::string& resource, const Json& object);
   void DeleteObject(const std::string& resource, const Json& object);
   void HandleJob(const std::string& resource, const Json& job);
+  // Kueue's plain-Pod integration: a managed pod changed or is gone.
+  void HandlePod(const Json& pod, bool deleted);
+  // Creates, finishes, starts or stops the Workload of managed pods `key`.
+  void ReconcilePodWorkload(const std::string& key);
+  // What admission decided for each pod set of `wl`: flavors' node labels
+  // and tolerations.
+  std::vector<jobs::PodSetPlacement> PlacementOf(const engine::WorkloadInfo& wl);
   void Schedule();
   void SyncWorkloadStatus(const std::string& key);
   void StartJob(const std::string& workload_key);
@@ -117,6 +126,7 @@ class Controller : public server::PendingWorkloadsSource {
 
   // Controller-thread state.
   ObjectErrors errors_;  // stored objects the controller could not use
+  PodGroupController pod_groups_;                    // managed plain pods, by workload
   std::map<std::string, int64_t> own_writes_;        // "resource/ns/name" -> rv we wrote
   std::map<std::string, Json> last_status_;          // workload key -> status as stored
   std::map<std::string, int64_t> applied_generation_;  // "resource/ns/name" -> generation

@@ -1,5 +1,6 @@
 #include "standalone/job_management.h"
 
+#include "jobs/pod_kind.h"
 #include "jobs/registry.h"
 
 namespace kuota::standalone {
@@ -15,11 +16,12 @@ Result<JobManagement> JobManagement::FromConfig(const api::Configuration& config
   m.frameworks_.clear();
   const auto& list = *config.integrations.frameworks;
   for (size_t i = 0; i < list.size(); ++i) {
-    if (jobs::FindFramework(list[i]) == nullptr) {
+    if (jobs::FindFramework(list[i]) == nullptr && list[i] != jobs::kPodFramework) {
       std::string known;
       for (const auto& k : jobs::JobKinds()) {
         known += (known.empty() ? "\"" : ", \"") + k->Framework() + "\"";
       }
+      known += std::string(", \"") + jobs::kPodFramework + "\"";
       return Status::Invalid("integrations.frameworks[" + std::to_string(i) +
                              "]: Unsupported value: \"" + list[i] +
                              "\": supported values: " + known);
@@ -35,7 +37,13 @@ bool JobManagement::Enabled(const jobs::JobKind& kind) const {
 
 bool JobManagement::Manages(const jobs::JobKind& kind, const nlohmann::json& job) const {
   if (!Enabled(kind)) return false;
-  return without_queue_name_ || !jobs::JobKind::QueueName(job).empty();
+  return without_queue_name_ || !kind.LocalQueueName(job).empty();
+}
+
+bool JobManagement::PodsEnabled() const { return frameworks_.count(jobs::kPodFramework) > 0; }
+
+bool JobManagement::ManagesPod(const nlohmann::json& pod) const {
+  return PodsEnabled() && jobs::IsPodIntegrationCandidate(pod);
 }
 
 }  // namespace kuota::standalone

@@ -18,7 +18,8 @@ namespace kuota::standalone {
 
 class JobManagement {
  public:
-  // Every kind Kuota knows, jobs that name a queue.
+  // Every job kind Kuota knows (not "pod", as in Kueue), jobs that name a
+  // queue.
   JobManagement();
   // Invalid, naming integrations.frameworks[i], for a framework Kuota does
   // not know.
@@ -27,6 +28,12 @@ class JobManagement {
   bool Enabled(const jobs::JobKind& kind) const;
   // Whether Kueue's rules apply to `job` (of `kind`).
   bool Manages(const jobs::JobKind& kind, const nlohmann::json& job) const;
+  // Whether the plain-Pod integration ("pod") is enabled.
+  bool PodsEnabled() const;
+  // Whether Kueue's pod webhook applies to `pod`: the integration is enabled,
+  // the pod names a queue (a label; manageJobsWithoutQueueName does not
+  // reach plain pods in kuotad) and no controller owns it.
+  bool ManagesPod(const nlohmann::json& pod) const;
   const std::set<std::string>& frameworks() const { return frameworks_; }
 
  private:

@@ -1,23 +1,26 @@
 #include "standalone/kuotad.h"
 
+#include <sys/stat.h>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <sys/stat.h>
 #include <memory>
 #include <thread>
 
 #include "api/codec/decode.h"
+#include "api/quantity.h"
+#include "jobs/volcano_job.h"
+#include "runtime/machine_capacity.h"
 #include "server/api_server.h"
 #include "server/kubeconfig.h"
 #include "standalone/admission_hook.h"
-#include "runtime/machine_capacity.h"
 #include "standalone/controller.h"
 #include "standalone/job_reconciler.h"
 #include "standalone/pod_runner.h"
+#include "standalone/volcano_queue_reconciler.h"
 #include "store/object_store.h"
 
 namespace kuota::standalone {
@@ -48,10 +51,33 @@ Result<api::Configuration> LoadConfig(const std::string& path) {
   if (!obj.ok()) return obj.status().WithContext(path);
   auto* cfg = std::get_if<api::Configuration>(&obj->value);
   if (cfg == nullptr) {
-    return Status::Invalid(path + ": want kind Configuration (config.kueue.x-k8s.io/v1beta1), got " +
-                           obj->kind);
+    return Status::Invalid(
+        path + ": want kind Configuration (config.kueue.x-k8s.io/v1beta1), got " + obj->kind);
   }
   return *cfg;
+}
+
+// --cpus / --memory: declared amounts replace the discovered ones.
+Status DeclareCapacity(const KuotadOptions& options, runtime::MachineCapacity& machine) {
+  struct Flag {
+    const char* name;
+    const std::string& text;
+    int64_t milli_per_unit;  // the field's unit, in the quantity's milli-units
+    int64_t* field;
+  };
+  for (const Flag& f : {Flag{"--cpus", options.cpus, 1, &machine.cpu_millis},
+                        Flag{"--memory", options.memory, 1000, &machine.memory_bytes}}) {
+    if (f.text.empty()) continue;
+    Result<api::Quantity> q = api::Quantity::Parse(f.text);
+    if (!q.ok() || q->milli() <= 0) {
+      return Status::Invalid(std::string(f.name) +
+                             ": want a positive quantity (16, 7500m, 64Gi), got \"" + f.text +
+                             "\"");
+    }
+    *f.field = q->milli() / f.milli_per_unit;
+    machine.notes.push_back(std::string(f.name + 2) + ": declared " + f.text + " (" + f.name + ")");
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -80,6 +106,7 @@ Status RunKuotad(const KuotadOptions& options) {
   runtime::MachineDiscoveryOptions mdo;
   mdo.declared_gpus = options.gpus;
   runtime::MachineCapacity machine = runtime::DiscoverMachine(mdo);
+  KUOTA_RETURN_IF_ERROR(DeclareCapacity(options, machine));
 
   ControllerOptions copts;
   copts.config = config;
@@ -106,6 +133,11 @@ Status RunKuotad(const KuotadOptions& options) {
   if (options.run_pods) jopts.pod_finalizer = kPodFinalizer;
   JobReconciler jobs(*store, clock, jopts);
   st = jobs.Start();
+  // Volcano Queues become ClusterQueues when Volcano Jobs are managed.
+  VolcanoQueueReconcilerOptions vopts;
+  vopts.machine = MachineAmounts(machine);
+  VolcanoQueueReconciler volcano_queues(*store, vopts);
+  if (st.ok() && management->Enabled(jobs::VolcanoJobKind())) st = volcano_queues.Start();
   std::unique_ptr<PodRunner> runner;
   if (st.ok() && options.run_pods) {
     PodRunnerOptions ropts;
@@ -153,19 +185,21 @@ Status RunKuotad(const KuotadOptions& options) {
     out << server::KubeconfigYaml(url);
     if (!out) std::fprintf(stderr, "kuotad: warning: cannot write %s\n", kubeconfig.c_str());
   }
-  std::fprintf(stderr,
-               "kuotad: serving %s (data: %s)\n"
-               "kuotad: kubectl --kubeconfig %s get clusterqueues   (or: kubectl --server %s ...)\n",
-               url.c_str(), data_dir.c_str(), kubeconfig.c_str(), url.c_str());
+  std::fprintf(
+      stderr,
+      "kuotad: serving %s (data: %s)\n"
+      "kuotad: kubectl --kubeconfig %s get clusterqueues   (or: kubectl --server %s ...)\n",
+      url.c_str(), data_dir.c_str(), kubeconfig.c_str(), url.c_str());
   if (api.health_port() > 0) {
-    std::fprintf(stderr, "kuotad: health checks at http://%s:%d/healthz\n",
-                 options.address.c_str(), api.health_port());
+    std::fprintf(stderr, "kuotad: health checks at http://%s:%d/healthz\n", options.address.c_str(),
+                 api.health_port());
   }
   std::fflush(stderr);
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  std::fprintf(stderr, "kuotad: shutting down (running pods keep running; a restart adopts them)\n");
+  std::fprintf(stderr,
+               "kuotad: shutting down (running pods keep running; a restart adopts them)\n");
   if (runner) runner->Stop();
   jobs.Stop();
   api.Stop();

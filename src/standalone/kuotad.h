@@ -32,6 +32,10 @@ struct KuotadOptions {
   bool run_pods = true;
   // >= 0: this many GPUs instead of asking NVML (machines without NVML, tests).
   int gpus = -1;
+  // Non-empty: this much CPU / memory (Kubernetes quantities) for placing
+  // pods instead of what the machine reports (a shared or overcommitted box).
+  std::string cpus;
+  std::string memory;
   // Enforce CPU and memory limits with cgroup v2 where the machine allows.
   bool cgroups = true;
   // A pod container's log is cut back to half of this when it grows past it.

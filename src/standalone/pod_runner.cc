@@ -97,6 +97,18 @@ std::string OwnerUid(const Json& pod) {
   return "";
 }
 
+// kube-scheduler leaves a pod with scheduling gates (Kueue's admission gate,
+// say) alone until every gate is removed.
+constexpr const char* kSchedulingGated = "SchedulingGated";
+constexpr const char* kGatedMessage = "Scheduling is blocked due to non-empty scheduling gates";
+
+bool HasSchedulingGates(const Json& pod) {
+  auto spec = pod.find("spec");
+  if (spec == pod.end() || !spec->is_object()) return false;
+  auto gates = spec->find("schedulingGates");
+  return gates != spec->end() && gates->is_array() && !gates->empty();
+}
+
 std::string RestartPolicy(const Json& pod) {
   return pod.value("spec", Json::object()).value("restartPolicy", "Always");
 }
@@ -564,6 +576,13 @@ void PodRunner::TryStartWaiting() {
     const std::string group = run->owner + "/" + run->start_group;
     seen[group]++;
     if (run->stage != PodRun::Stage::kWaiting || run->deleting) continue;
+    if (HasSchedulingGates(run->pod)) {
+      if (run->wait_message != kGatedMessage) {
+        run->wait_message = kGatedMessage;
+        WriteStatus(*run);
+      }
+      continue;
+    }
     if (!groups.count(group)) order.push_back(group);
     groups[group].push_back(run.get());
   }
@@ -1038,8 +1057,10 @@ void PodRunner::WriteStatus(PodRun& run) {
     phase = any_failed || run.containers.empty() ? "Failed" : "Succeeded";
   status["phase"] = phase;
   const bool scheduled = run.stage != PodRun::Stage::kWaiting;
+  const bool gated = !scheduled && run.wait_message == kGatedMessage;
   status["conditions"] = Json::array(
-      {cond("PodScheduled", scheduled, scheduled ? "" : "Unschedulable", run.wait_message),
+      {cond("PodScheduled", scheduled,
+            scheduled ? "" : (gated ? kSchedulingGated : "Unschedulable"), run.wait_message),
        cond("Initialized", scheduled), cond("ContainersReady", all_running),
        cond("Ready", all_running)});
   status["containerStatuses"] = statuses;

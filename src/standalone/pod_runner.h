@@ -4,7 +4,9 @@
 // (capped in size), GPUs handed out whole by index through
 // CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES, CPU and memory limits in a
 // cgroup where the machine allows. The pods of one owner (a Job) start
-// together once the machine can hold them all. It writes pod status
+// together once the machine can hold them all; a pod with spec.schedulingGates
+// waits (PodScheduled=False, reason SchedulingGated) until they are removed,
+// as kube-scheduler leaves it. It writes pod status
 // (Pending -> Running -> Succeeded/Failed, container states, exit codes,
 // restarts), restarts containers for restartPolicy OnFailure/Always, stops a
 // pod being deleted with SIGTERM then SIGKILL after its grace period and then

@@ -1,0 +1,232 @@
+#include "standalone/volcano_queue_reconciler.h"
+
+#include <cstdio>
+#include <map>
+#include <vector>
+
+#include "standalone/meta_string.h"
+#include "standalone/object_errors.h"
+#include "standalone/volcano_queue.h"
+
+namespace kuota::standalone {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr const char* kClusterQueues = "clusterqueues.kueue.x-k8s.io";
+constexpr const char* kLocalQueues = "localqueues.kueue.x-k8s.io";
+constexpr const char* kResourceFlavors = "resourceflavors.kueue.x-k8s.io";
+constexpr const char* kNamespaces = "namespaces";
+constexpr const char* kVolcanoJobs = "jobs.batch.volcano.sh";
+
+Result<std::vector<Json>> ListAll(store::ObjectStore& store, const std::string& resource,
+                                  const std::string& label_selector = "") {
+  std::vector<Json> out;
+  store::ListOptions lo;
+  lo.limit = 1000;
+  lo.label_selector = label_selector;
+  do {
+    KUOTA_ASSIGN_OR_RETURN(store::ListResult page, store.List(resource, lo));
+    for (Json& item : page.items) out.push_back(std::move(item));
+    lo.continue_token = page.continue_token;
+  } while (!lo.continue_token.empty());
+  return out;
+}
+
+std::string Label(const Json& object) {
+  const Json* v = server::FindField(object, {"metadata", "labels", kVolcanoQueueLabel});
+  return v != nullptr && v->is_string() ? v->get<std::string>() : "";
+}
+
+bool Terminating(const Json& object) { return !MetaString(object, "deletionTimestamp").empty(); }
+
+// Whether a change to this object can change what the reconciler makes.
+bool Relevant(const store::WatchEvent& ev) {
+  if (ev.resource == kVolcanoQueues || ev.resource == kNamespaces) return true;
+  if (ev.resource == kClusterQueues || ev.resource == kLocalQueues) {
+    return !Label(ev.object).empty() ||
+           MetaString(ev.object, "name").rfind(VolcanoQueueObjectName(""), 0) == 0;
+  }
+  return ev.resource == kResourceFlavors && MetaString(ev.object, "name") == kVolcanoFlavor;
+}
+
+}  // namespace
+
+VolcanoQueueReconciler::VolcanoQueueReconciler(store::ObjectStore& store,
+                                               VolcanoQueueReconcilerOptions options)
+    : store_(store), options_(std::move(options)) {}
+
+VolcanoQueueReconciler::~VolcanoQueueReconciler() { Stop(); }
+
+Status VolcanoQueueReconciler::EnsureDefaultQueue() {
+  if (!options_.create_default_queue || default_ensured_) return Status::Ok();
+  Result<Json> existing = store_.Get(kVolcanoQueues, "", kDefaultVolcanoQueue);
+  if (!existing.ok()) {
+    if (existing.status().code() != StatusCode::kNotFound) return existing.status();
+    Result<Json> created = store_.Create(kVolcanoQueues, DefaultVolcanoQueueObject());
+    if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
+      return created.status().WithContext("creating the default Volcano queue");
+    }
+  }
+  default_ensured_ = true;
+  return Status::Ok();
+}
+
+bool VolcanoQueueReconciler::AnyVolcanoJob() {
+  store::ListOptions one;
+  one.limit = 1;
+  one.count_remaining = false;
+  Result<store::ListResult> jobs = store_.List(kVolcanoJobs, one);
+  return jobs.ok() && !jobs->items.empty();
+}
+
+Status VolcanoQueueReconciler::Start() {
+  if (AnyVolcanoJob()) KUOTA_RETURN_IF_ERROR(EnsureDefaultQueue());
+  KUOTA_RETURN_IF_ERROR(Watch());
+  Status st;
+  std::string err = CatchAll([&] { st = ReconcileAll(); });
+  if (!err.empty()) return Status::Internal("volcano queues: " + err);
+  KUOTA_RETURN_IF_ERROR(st);
+  thread_ = std::thread([this] { Run(); });
+  return Status::Ok();
+}
+
+void VolcanoQueueReconciler::Stop() {
+  stop_ = true;
+  if (watcher_) watcher_->Stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+Status VolcanoQueueReconciler::Watch() {
+  KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch("", "", store_.CurrentResourceVersion()));
+  return Status::Ok();
+}
+
+void VolcanoQueueReconciler::Run() {
+  bool dirty = false;
+  while (!stop_) {
+    if (!watcher_ || !watcher_->Alive()) {
+      // The watch ended (fell behind): watch again and redo everything.
+      Status st = Watch();
+      if (!st.ok()) {
+        std::fprintf(stderr, "kuotad: volcano queues: %s\n", st.message().c_str());
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        continue;
+      }
+      dirty = true;
+    }
+    store::WatchEvent ev;
+    // Drain what is queued before reconciling: one pass per burst.
+    if (watcher_->Next(&ev, dirty ? std::chrono::milliseconds(0) : options_.idle_tick)) {
+      dirty |= Relevant(ev);
+      if (ev.resource == kVolcanoJobs && !default_ensured_) {
+        Status st = EnsureDefaultQueue();
+        if (!st.ok()) std::fprintf(stderr, "kuotad: volcano queues: %s\n", st.message().c_str());
+        dirty = true;
+      }
+      continue;
+    }
+    if (!dirty || stop_) continue;
+    dirty = false;
+    Status st;
+    std::string err = CatchAll([&] { st = ReconcileAll(); });
+    if (!err.empty()) st = Status::Internal(err);
+    if (!st.ok()) {
+      std::fprintf(stderr, "kuotad: volcano queues: %s; retrying\n", st.message().c_str());
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      dirty = true;
+    }
+  }
+}
+
+Status VolcanoQueueReconciler::Apply(const std::string& resource, const Json& desired) {
+  const std::string ns = MetaString(desired, "namespace");
+  const std::string name = MetaString(desired, "name");
+  Result<Json> current = store_.Get(resource, ns, name);
+  if (!current.ok()) {
+    if (current.status().code() != StatusCode::kNotFound) return current.status();
+    Result<Json> created = store_.Create(resource, desired);
+    if (created.ok() || created.status().code() == StatusCode::kAlreadyExists) return Status::Ok();
+    return created.status();
+  }
+  if (Label(*current) != Label(desired)) {
+    const std::string key = resource + "/" + ns + "/" + name;
+    if (foreign_logged_.insert(key).second) {
+      std::fprintf(stderr,
+                   "kuotad: volcano queues: %s %s%s exists and was not made for Volcano queue "
+                   "%s; leaving it alone\n",
+                   resource.c_str(), ns.empty() ? "" : (ns + "/").c_str(), name.c_str(),
+                   Label(desired).c_str());
+    }
+    return Status::Ok();
+  }
+  if ((*current)["spec"] == desired["spec"]) return Status::Ok();
+  Json updated = *current;
+  updated["spec"] = desired["spec"];
+  Result<Json> written = store_.Update(resource, std::move(updated));
+  // A conflict means someone wrote it meanwhile: their event brings us back.
+  if (!written.ok() && written.status().code() != StatusCode::kConflict) return written.status();
+  return Status::Ok();
+}
+
+Status VolcanoQueueReconciler::ReconcileAll() {
+  KUOTA_ASSIGN_OR_RETURN(std::vector<Json> queues, ListAll(store_, kVolcanoQueues));
+  KUOTA_ASSIGN_OR_RETURN(std::vector<Json> namespaces, ListAll(store_, kNamespaces));
+  std::map<std::string, const Json*> by_name;
+  size_t not_reclaimable = 0;
+  for (const Json& q : queues) {
+    by_name[MetaString(q, "name")] = &q;
+    if (!VolcanoQueueReclaimable(q)) ++not_reclaimable;
+  }
+  if (!queues.empty()) {
+    Result<Json> rf = store_.Get(kResourceFlavors, "", kVolcanoFlavor);
+    if (!rf.ok()) {
+      if (rf.status().code() != StatusCode::kNotFound) return rf.status();
+      Result<Json> created = store_.Create(kResourceFlavors, VolcanoResourceFlavor());
+      if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
+        return created.status();
+      }
+    }
+  }
+  for (const Json& q : queues) {
+    if (Terminating(q)) continue;
+    const std::string name = MetaString(q, "name");
+    // Every other queue is reclaimable: this one's ClusterQueue may reclaim.
+    const bool others_reclaimable =
+        not_reclaimable == 0 || (not_reclaimable == 1 && !VolcanoQueueReclaimable(q));
+    VolcanoQueueMapping m = MapVolcanoQueue(q, options_.machine, others_reclaimable);
+    KUOTA_RETURN_IF_ERROR(Apply(kClusterQueues, m.cluster_queue));
+    for (const Json& ns : namespaces) {
+      if (Terminating(ns)) continue;
+      KUOTA_RETURN_IF_ERROR(Apply(kLocalQueues, VolcanoLocalQueue(name, MetaString(ns, "name"))));
+    }
+    if (server::StringField(q, {"status", "state"}) != m.state) {
+      Json with_state = q;
+      with_state["status"]["state"] = m.state;
+      store::UpdateOptions uo;
+      uo.status_only = true;
+      Result<Json> written = store_.Update(kVolcanoQueues, std::move(with_state), uo);
+      if (!written.ok() && written.status().code() != StatusCode::kConflict &&
+          written.status().code() != StatusCode::kNotFound) {
+        return written.status();
+      }
+    }
+  }
+  // What a deleted Queue left behind.
+  for (const char* resource : {kLocalQueues, kClusterQueues}) {
+    KUOTA_ASSIGN_OR_RETURN(std::vector<Json> owned, ListAll(store_, resource, kVolcanoQueueLabel));
+    for (const Json& o : owned) {
+      auto it = by_name.find(Label(o));
+      if (it != by_name.end() && !Terminating(*it->second)) continue;
+      if (Terminating(o)) continue;
+      Result<Json> deleted =
+          store_.Delete(resource, MetaString(o, "namespace"), MetaString(o, "name"));
+      if (!deleted.ok() && deleted.status().code() != StatusCode::kNotFound) {
+        return deleted.status();
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace kuota::standalone

@@ -20,14 +20,18 @@ namespace kuota::jobs {
 inline constexpr const char* kPodSetLabel = "kuota.dev/pod-set";
 inline constexpr const char* kReplicaIndexLabel = "kuota.dev/replica-index";
 inline constexpr const char* kJobNameLabel = "kuota.dev/job-name";
+// Set on a pod by the job's own controller when it deletes the pod (restart,
+// suspension, scale-down) or has handled its deletion: a pod deleted without
+// it was evicted by someone else (`kubectl delete pod`), Volcano's PodEvicted.
+inline constexpr const char* kDeletionHandledAnnotation = "kuota.dev/deletion-handled";
 
 // One Workload pod set of a job, and where its pods come from.
 struct PodSetDef {
-  std::string name;                   // the Workload pod set ("master", "worker")
-  Json::json_pointer template_path;   // the pod template inside the job
-  Json::json_pointer replicas_path;   // the replica count inside the job; empty: fixed
+  std::string name;                  // the Workload pod set ("master", "worker")
+  Json::json_pointer template_path;  // the pod template inside the job
+  Json::json_pointer replicas_path;  // the replica count inside the job; empty: fixed
   int64_t count = 1;
-  std::optional<int64_t> min_count;   // partial admission down to this count
+  std::optional<int64_t> min_count;  // partial admission down to this count
   // The local runtime starts the pods of stage N+1 once every pod of stages
   // up to N is running (Ray's head before its workers).
   int stage = 0;
@@ -35,10 +39,10 @@ struct PodSetDef {
 
 // What the local runtime sees of one pod set's pods.
 struct PodSetObservation {
-  int64_t pending = 0;    // created, not running yet
+  int64_t pending = 0;  // created, not running yet
   int64_t running = 0;
   int64_t succeeded = 0;
-  int64_t failed = 0;     // failed and not (yet) replaced
+  int64_t failed = 0;  // failed and not (yet) replaced
 };
 
 // Everything a kind needs to write its status.
@@ -46,11 +50,11 @@ struct GroupObservation {
   std::vector<PodSetObservation> sets;  // in PodSets() order
   bool suspended = false;
   enum class Outcome { kRunning, kSucceeded, kFailed } outcome = Outcome::kRunning;
-  std::string reason;        // with a decided outcome: a CamelCase reason
-  std::string message;       // and a sentence for the condition
-  int64_t restarts = 0;      // pod and job restarts so far, this one included
-  bool restarting = false;   // the whole job is being restarted now
-  std::string now;           // RFC 3339, for condition times
+  std::string reason;       // with a decided outcome: a CamelCase reason
+  std::string message;      // and a sentence for the condition
+  int64_t restarts = 0;     // pod and job restarts so far, this one included
+  bool restarting = false;  // the whole job is being restarted now
+  std::string now;          // RFC 3339, for condition times
 };
 
 // What the local runtime does when one of a job's pods ends.

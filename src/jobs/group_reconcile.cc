@@ -18,13 +18,18 @@ std::string Meta(const Json& obj, const char* field) {
   return f != m->end() && f->is_string() ? f->get<std::string>() : "";
 }
 
-std::string Label(const Json& pod, const char* key) {
-  auto m = pod.find("metadata");
-  if (m == pod.end() || !m->is_object()) return "";
-  auto l = m->find("labels");
+// metadata.<map>[key] ("labels", "annotations"), or "".
+std::string MetaMap(const Json& obj, const char* map, const char* key) {
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return "";
+  auto l = m->find(map);
   if (l == m->end() || !l->is_object()) return "";
   auto v = l->find(key);
   return v != l->end() && v->is_string() ? v->get<std::string>() : "";
+}
+std::string Label(const Json& pod, const char* key) { return MetaMap(pod, "labels", key); }
+std::string Annotation(const Json& pod, const char* key) {
+  return MetaMap(pod, "annotations", key);
 }
 
 std::string Phase(const Json& pod) {
@@ -161,17 +166,22 @@ Result<GroupActions> ReconcileGroup(const GroupJobKind& kind, const Json& job,
     // stops or restarts the whole job wins.
     for (size_t s = 0; s < sets.size(); ++s) {
       for (auto& [i, ref] : by_set[s]) {
-        if (ref.deleting || !Terminal(ref.phase)) continue;
-        const PodEvent ev = ref.phase == "Succeeded" ? PodEvent::kSucceeded
-                            : WasEvicted(*ref.pod)   ? PodEvent::kEvicted
-                                                     : PodEvent::kFailed;
+        // A running pod someone else deleted: an eviction, handled once (the
+        // annotation the deletion below adds says so).
+        const bool evicted_by_delete = ref.deleting && !Terminal(ref.phase) &&
+                                       Annotation(*ref.pod, kDeletionHandledAnnotation).empty();
+        if (evicted_by_delete) out.delete_pods.push_back(ref.name);
+        if (!evicted_by_delete && (ref.deleting || !Terminal(ref.phase))) continue;
+        const PodEvent ev = ref.phase == "Succeeded"                    ? PodEvent::kSucceeded
+                            : evicted_by_delete || WasEvicted(*ref.pod) ? PodEvent::kEvicted
+                                                                        : PodEvent::kFailed;
         GroupAction a = kind.OnPodEvent(job, sets[s], ev);
         if (a == GroupAction::kRestartPod) {
           if (seen.restarts >= kind.MaxRestarts(job)) {
             a = GroupAction::kFailJob;
           } else {
             ++seen.restarts;
-            out.delete_pods.push_back(ref.name);
+            if (!evicted_by_delete) out.delete_pods.push_back(ref.name);
             ref.deleting = true;
             out.events.push_back({"Normal", "RestartingPod",
                                   "Restarting pod " + ref.name + " after it " +

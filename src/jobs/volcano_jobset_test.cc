@@ -476,6 +476,38 @@ TEST(VolcanoJobKindTest, SeedsRunThroughTheGroupReconciler) {
   EXPECT_TRUE(ok);
 }
 
+TEST(VolcanoJobKindTest, ARunningPodDeletedBySomeoneElseIsPodEvictedOnce) {
+  VolcanoJobKind kind;
+  Json ddp = Stored(kPytorchDdp);  // PodEvicted -> RestartJob
+  auto acts = ReconcileGroup(kind, ddp, {}, "2024-05-01T10:01:00Z");
+  ASSERT_TRUE(acts.ok());
+  std::vector<Json> pods = acts->create_pods;
+  for (Json& p : pods) p["status"]["phase"] = "Running";
+  pods[2]["metadata"]["deletionTimestamp"] = "2024-05-01T10:02:00Z";  // kubectl delete pod
+  acts = ReconcileGroup(kind, ddp, pods, "2024-05-01T10:02:00Z");
+  ASSERT_TRUE(acts.ok());
+  // The whole job restarts: every pod goes, the evicted one included (which
+  // marks its deletion handled), and the retry is counted.
+  EXPECT_EQ(acts->delete_pods.size(), 4u);
+  EXPECT_TRUE(acts->create_pods.empty());
+  ASSERT_TRUE(acts->status.has_value());
+  EXPECT_EQ((*acts->status)["state"]["phase"], "Restarting");
+  EXPECT_EQ((*acts->status)["retryCount"], 1);
+
+  // Once handled (the controller's deletion marked it), the same pod is no
+  // second eviction.
+  Json restarting = WithStatus(ddp, *acts->status);
+  for (Json& p : pods) {
+    p["metadata"]["deletionTimestamp"] = "2024-05-01T10:02:00Z";
+    p["metadata"]["annotations"][kDeletionHandledAnnotation] = "true";
+  }
+  acts = ReconcileGroup(kind, restarting, pods, "2024-05-01T10:02:01Z");
+  ASSERT_TRUE(acts.ok());
+  EXPECT_TRUE(acts->delete_pods.empty());
+  const Json st = acts->status ? *acts->status : restarting["status"];
+  EXPECT_EQ(st["retryCount"], 1);
+}
+
 // ---------------------------------------------------------------- JobSet
 
 TEST(JobSetKindTest, InfoAsTheCrd) {

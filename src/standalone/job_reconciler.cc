@@ -54,7 +54,10 @@ std::string OwnerJobUid(const nlohmann::json& pod) {
 
 JobReconciler::JobReconciler(store::ObjectStore& store, const Clock& clock,
                              JobReconcilerOptions options)
-    : store_(store), clock_(clock), options_(std::move(options)), errors_(store, clock, kComponent) {}
+    : store_(store),
+      clock_(clock),
+      options_(std::move(options)),
+      errors_(store, clock, kComponent) {}
 
 JobReconciler::~JobReconciler() { Stop(); }
 
@@ -299,6 +302,16 @@ void JobReconciler::DeletePods(const Json& job, const std::vector<std::string>& 
   const std::string uid = MetaString(job, "uid");
   const std::string ns = MetaString(job, "namespace");
   for (const auto& name : names) {
+    // Marked first, so that the job's own deletions are not taken for
+    // evictions (jobs::kDeletionHandledAnnotation).
+    if (auto pod = store_.Get(kPods, ns, name); pod.ok()) {
+      Json& ann = (*pod)["metadata"]["annotations"];
+      if (!ann.is_object()) ann = Json::object();
+      if (!ann.contains(jobs::kDeletionHandledAnnotation)) {
+        ann[jobs::kDeletionHandledAnnotation] = "true";
+        (void)store_.Update(kPods, *pod);
+      }
+    }
     auto deleted = store_.Delete(kPods, ns, name);
     if (deleted.ok()) {
       // With a finalizer the pod stays, being deleted, until the runner ends it.

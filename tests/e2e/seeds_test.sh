@@ -6,7 +6,11 @@
 #        pytorch-dist-mnist admitted all-or-nothing, the seed's kubectl views.
 #   001  two teams' RayClusters in one cohort: team A's prod cluster preempts
 #        team B's dev cluster, which ends `suspended`, as the seed shows.
-#   002  Volcano gang jobs (see volcano_seed_test.sh).
+#   002  Volcano's gang jobs, read straight out of the seed: pytorch-ddp-training
+#        and horovod-training start all their pods together or not at all
+#        (through Volcano's default queue), and `kubectl delete pod` of a
+#        running rank is PodEvicted -> RestartJob. Stand-ins for the images'
+#        programs (torchrun, horovodrun, horovod-training) go first on PATH.
 # Usage: seeds_test.sh PATH/TO/kuotad
 set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad}
@@ -135,6 +139,81 @@ if wait_for 30 "raycluster-dev   2                 2" k get rayclusters -n team-
 else
   bad "001: team B's cluster did not come back" "$(k get rayclusters -A)"
 fi
+stop_kuotad
+
+# --- Seed 002: Volcano gang scheduling -----------------------------------------
+echo "== seed 002"
+SEED002=$(ls "$HERE"/../../../shared/seeds/002_*.txt 2>/dev/null | head -1)
+[[ -n "$SEED002" ]] || { bad "002: seed 002 not found beside the project (../shared/seeds)"; SEED002=/dev/null; }
+mkdir -p "$ROOT/s002/bin"
+BIN=$ROOT/s002/bin
+# The images' programs: each prints what it was given, then waits for its
+# release file (torchrun takes a second to stop, as it does with its ranks).
+cat >"$BIN/torchrun" <<SH
+#!/bin/sh
+echo "torchrun \$* task=\$VC_TASK_INDEX hosts=\$VC_WORKER_HOSTS"
+trap 'sleep 1; exit 143' TERM
+while [ ! -e $ROOT/s002/release-ddp ]; do sleep 0.1; done
+: $TAG
+SH
+cat >"$BIN/horovodrun" <<SH
+#!/bin/sh
+echo "horovodrun \$*"
+while [ ! -e $ROOT/s002/release-hvd ]; do sleep 0.1; done
+: $TAG
+SH
+cat >"$BIN/horovod-training" <<SH
+#!/bin/sh
+exec sh -c "sleep 600" $TAG
+SH
+chmod +x "$BIN"/*
+python3 - "$SEED002" "$ROOT/s002" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+jobs = [b for b in re.findall(r"```yaml\n(.*?)```", text, re.S) if "batch.volcano.sh" in b]
+for b in jobs:
+    name = re.search(r"name: (\S+)", b).group(1)
+    open(f"{sys.argv[2]}/{name}.yaml", "w", encoding="utf-8").write(b)
+PY
+PATH="$BIN:$PATH" seed_kuotad s002 --gpus 4
+pods_of() { k get pods -n default -l "volcano.sh/job-name=$1" --no-headers 2>/dev/null; }
+running() { pods_of "$1" | grep -c Running; }
+k create -f "$TMP/pytorch-ddp-training.yaml" >/dev/null || bad "002: pytorch-ddp-training does not apply"
+wait_for 20 4 running pytorch-ddp-training
+expect_eq "002: pytorch-ddp-training's 4 workers run together (minAvailable 4, 4 GPUs)" 4 \
+  "$(running pytorch-ddp-training)"
+k create -f "$TMP/horovod-training.yaml" >/dev/null || bad "002: horovod-training does not apply"
+sleep 1
+expect_eq "002: horovod-training (needs the same 4 GPUs) starts no pod at all meanwhile" "" \
+  "$(pods_of horovod-training)"
+contains "002: its workload waits in Volcano's default queue" "volcano-default" \
+  "$(k get workloads -n default -o jsonpath='{.items[*].spec.queueName}')"
+contains "002: \$(VC_WORKER_0_SVC) expanded to this machine for torchrun's rendezvous" \
+  "--rdzv_endpoint=127.0.0.1:29500" "$(k logs -n default pytorch-ddp-training-worker-3)"
+uids_before=$(k get pods -n default -l volcano.sh/job-name=pytorch-ddp-training -o jsonpath='{.items[*].metadata.uid}')
+k delete pod -n default pytorch-ddp-training-worker-2 --wait=false >/dev/null   # an eviction
+wait_for 20 1 k get jobs.batch.volcano.sh -n default pytorch-ddp-training -o jsonpath='{.status.retryCount}'
+expect_eq "002: PodEvicted -> RestartJob: the job's retryCount is 1" 1 \
+  "$(k get jobs.batch.volcano.sh -n default pytorch-ddp-training -o jsonpath='{.status.retryCount}')"
+contains "002: the RestartJob is an event on the job" "Restarting the job: pod pytorch-ddp-training-worker-2 was evicted" \
+  "$(k get events -n default --field-selector involvedObject.name=pytorch-ddp-training -o jsonpath='{.items[*].message}')"
+wait_for 30 4 running pytorch-ddp-training
+uids_after=$(k get pods -n default -l volcano.sh/job-name=pytorch-ddp-training -o jsonpath='{.items[*].metadata.uid}')
+shared=$(comm -12 <(tr ' ' '\n' <<<"$uids_before" | sort) <(tr ' ' '\n' <<<"$uids_after" | sort) | grep -c .)
+expect_eq "002: all 4 workers were restarted together (no old pod left)" "4 0" \
+  "$(running pytorch-ddp-training) $shared"
+touch "$TMP/release-ddp"
+wait_for 20 Completed k get jobs.batch.volcano.sh -n default pytorch-ddp-training
+contains "002: pytorch-ddp-training Completed" "Completed" "$(k get jobs.batch.volcano.sh -n default pytorch-ddp-training)"
+wait_for 20 5 running horovod-training
+expect_eq "002: then horovod-training's master and 4 workers start together" 5 "$(running horovod-training)"
+contains "002: horovodrun got the svc plugin's host list" "horovodrun -np 4 -H 127.0.0.1,127.0.0.1,127.0.0.1,127.0.0.1" \
+  "$(k logs -n default horovod-training-master-0)"
+touch "$TMP/release-hvd"
+wait_for 20 Completed k get jobs.batch.volcano.sh -n default horovod-training
+contains "002: the master's TaskCompleted -> CompleteJob ends the job" "Completed" \
+  "$(k get jobs.batch.volcano.sh -n default horovod-training)"
+expect_eq "002: and its workers are stopped" 0 "$(running horovod-training)"
 stop_kuotad
 
 echo "passed $PASS, failed $FAIL"

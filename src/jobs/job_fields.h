@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -25,8 +27,8 @@ Result<int64_t> IntField(const nlohmann::json& obj, const char* key, const std::
                          int64_t fallback, int64_t min = 0);
 // The string at obj[key], `fallback` when absent or null; Invalid when not a
 // string.
-Result<std::string> StringField(const nlohmann::json& obj, const char* key,
-                                const std::string& path, const std::string& fallback = "");
+Result<std::string> StringField(const nlohmann::json& obj, const char* key, const std::string& path,
+                                const std::string& fallback = "");
 // The object at obj[key]; Required when absent, Invalid when not an object.
 Result<const nlohmann::json*> ObjectField(const nlohmann::json& obj, const char* key,
                                           const std::string& path);
@@ -38,5 +40,27 @@ Status CheckPodTemplate(const nlohmann::json& tmpl, const std::string& path);
 
 // The job's metadata.name, or "".
 std::string JobName(const nlohmann::json& job);
+
+// Lenient readers for objects already validated (or being reported on): the
+// member `key` of `obj` when it has that type, else the fallback / an empty
+// value. Never throw.
+const nlohmann::json& EmptyObject();
+const nlohmann::json& EmptyArray();
+const nlohmann::json& ObjAt(const nlohmann::json& obj, const char* key);
+const nlohmann::json& ArrAt(const nlohmann::json& obj, const char* key);
+std::string StrAt(const nlohmann::json& obj, const char* key);
+int64_t IntAt(const nlohmann::json& obj, const char* key, int64_t fallback);
+bool Contains(const std::vector<std::string>& list, const std::string& value);
+
+// `s` as a JSON string literal, as kube quotes values in messages.
+std::string Quoted(const std::string& s);
+// "path: Unsupported value: \"v\": supported values: \"a\", \"b\"".
+Status NotSupportedValue(const std::string& path, const std::string& value,
+                         const std::vector<std::string>& supported);
+// Kube's IsDNS1123Label (at most 63 characters): "" when valid, else its message.
+std::string CheckDns1123(const std::string& value);
+
+// Appends NAME=VALUE pairs to every container's (and init container's) env.
+void AppendEnv(nlohmann::json& pod, const std::vector<std::pair<std::string, std::string>>& env);
 
 }  // namespace kuota::jobs

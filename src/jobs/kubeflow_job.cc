@@ -17,8 +17,6 @@ constexpr const char* kSucceeded = "Succeeded";
 constexpr const char* kFailed = "Failed";
 constexpr const char* kSuspended = "Suspended";
 
-std::string Quoted(const std::string& s) { return Json(s).dump(); }
-
 int64_t IntOr(const Json& obj, const char* key, int64_t fallback) {
   if (!obj.is_object()) return fallback;
   auto it = obj.find(key);
@@ -29,10 +27,6 @@ std::string StringOr(const Json& obj, const char* key, const std::string& fallba
   if (!obj.is_object()) return fallback;
   auto it = obj.find(key);
   return it != obj.end() && it->is_string() ? it->get<std::string>() : fallback;
-}
-
-bool Contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
 }
 
 // The condition of `type` in `conds`, or null.

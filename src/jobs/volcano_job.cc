@@ -38,39 +38,7 @@ const std::vector<std::string>& KnownPlugins() {
   return kPlugins;
 }
 
-bool Contains(const std::vector<std::string>& list, const std::string& v) {
-  return std::find(list.begin(), list.end(), v) != list.end();
-}
-
 // The integer at obj[key]; `fallback` when absent or not an integer.
-int64_t IntAt(const Json& obj, const char* key, int64_t fallback) {
-  if (!obj.is_object()) return fallback;
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_number_integer() ? it->get<int64_t>() : fallback;
-}
-
-std::string StrAt(const Json& obj, const char* key) {
-  if (!obj.is_object()) return "";
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-const Json& EmptyObject() {
-  static const Json kEmpty = Json::object();
-  return kEmpty;
-}
-const Json& EmptyArray() {
-  static const Json kEmpty = Json::array();
-  return kEmpty;
-}
-
-// obj[key] when it is an object, else an empty object.
-const Json& ObjAt(const Json& obj, const char* key) {
-  if (!obj.is_object()) return EmptyObject();
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_object() ? *it : EmptyObject();
-}
-
 const Json& Spec(const Json& job) { return ObjAt(job, "spec"); }
 
 const Json& Tasks(const Json& job) {
@@ -84,28 +52,6 @@ const Json& Task(const Json& job, size_t i) {
   return i < tasks.size() && tasks[i].is_object() ? tasks[i] : EmptyObject();
 }
 
-std::string Quoted(const std::string& s) { return Json(s).dump(); }
-
-Status NotSupportedValue(const std::string& path, const std::string& value,
-                         const std::vector<std::string>& supported) {
-  std::string list;
-  for (const auto& s : supported) list += (list.empty() ? "" : ", ") + Quoted(s);
-  return Status::Invalid(path + ": Unsupported value: " + Quoted(value) +
-                         ": supported values: " + list);
-}
-
-// Kube's IsDNS1123Label: "" when valid, else its message.
-std::string CheckDns1123(const std::string& v) {
-  if (v.size() > kMaxNameLength) return "must be no more than 63 characters";
-  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  bool ok = !v.empty() && alnum(v.front()) && alnum(v.back());
-  for (char c : v) ok = ok && (alnum(c) || c == '-');
-  if (ok) return "";
-  return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
-         "'-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
-         "'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-}
-
 // "worker-a" -> "WORKER_A", as Volcano's svc plugin keys its variables.
 std::string EnvKey(const std::string& task) {
   std::string out = task;
@@ -113,21 +59,6 @@ std::string EnvKey(const std::string& task) {
     c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   }
   return out;
-}
-
-// Appends plain {"name","value"} entries to every container and init container.
-void AppendEnv(Json& pod, const std::vector<std::pair<std::string, std::string>>& env) {
-  if (env.empty() || !pod.contains("spec") || !pod["spec"].is_object()) return;
-  for (const char* list : {"containers", "initContainers"}) {
-    auto it = pod["spec"].find(list);
-    if (it == pod["spec"].end() || !it->is_array()) continue;
-    for (Json& c : *it) {
-      if (!c.is_object()) continue;
-      Json& e = c["env"];
-      if (!e.is_array()) e = Json::array();
-      for (const auto& [name, value] : env) e.push_back({{"name", name}, {"value", value}});
-    }
-  }
 }
 
 bool HasPlugin(const Json& job, const char* name) {

@@ -74,7 +74,8 @@ std::string FormatLabelSelector(const Json* selector) {
       reqs.emplace_back(it.key(), it.key() + "=" + (it->is_string() ? it->get<std::string>() : ""));
     }
   }
-  if (const Json* me = FindField(*selector, {"matchExpressions"}); me != nullptr && me->is_array()) {
+  if (const Json* me = FindField(*selector, {"matchExpressions"});
+      me != nullptr && me->is_array()) {
     for (const Json& e : *me) {
       std::string key = StringField(e, {"key"});
       std::string op = StringField(e, {"operator"});
@@ -159,23 +160,23 @@ Printer LocalQueuePrinter() {
 // Volcano's Queue CRD prints PARENT; Kuota adds AGE, and with -o wide the
 // state and weight that decide its ClusterQueue.
 Printer VolcanoQueuePrinter() {
-  return {{Col("Parent", "string", "The parent queue of this queue"),
-           Col("Age", "date", kAgeDescription),
-           Col("State", "string", "State is state of queue", 1),
-           Col("Weight", "integer", "The queue's share of the cohort (fair sharing weight)", 1)},
-          [](const Json& o, Time now) {
-            return Json::array({StringOrNull(o, {"spec", "parent"}), Age(o, now),
-                                StringOrNull(o, {"status", "state"}),
-                                IntOrNull(o, {"spec", "weight"})});
-          }};
+  return {
+      {Col("Parent", "string", "The parent queue of this queue"),
+       Col("Age", "date", kAgeDescription), Col("State", "string", "State is state of queue", 1),
+       Col("Weight", "integer", "The queue's share of the cohort (fair sharing weight)", 1)},
+      [](const Json& o, Time now) {
+        return Json::array({StringOrNull(o, {"spec", "parent"}), Age(o, now),
+                            StringOrNull(o, {"status", "state"}),
+                            IntOrNull(o, {"spec", "weight"})});
+      }};
 }
 
 Printer WorkloadPrinter() {
   return {{Col("Queue", "string", "Name of the queue this workload was submitted to"),
-           Col("Reserved in", "string", "Name of the ClusterQueue where the workload is reserving quota"),
+           Col("Reserved in", "string",
+               "Name of the ClusterQueue where the workload is reserving quota"),
            Col("Admitted", "string", "Admission status"),
-           Col("Finished", "string", "Workload finished"),
-           Col("Age", "date", kAgeDescription)},
+           Col("Finished", "string", "Workload finished"), Col("Age", "date", kAgeDescription)},
           [](const Json& o, Time now) {
             return Json::array({StringOrNull(o, {"spec", "queueName"}),
                                 StringOrNull(o, {"status", "admission", "clusterQueue"}),
@@ -195,140 +196,155 @@ Printer WorkloadPriorityClassPrinter() {
 // --- Built-in kinds (kube-apiserver's printers) ---
 
 Printer JobPrinter() {
-  return {{Col("Status", "string", "Status of the job."),
-           Col("Completions", "string", "The completion status of the job."),
-           Col("Duration", "string", "Time required to complete the job."),
-           Col("Age", "string", kAgeDescription),
-           Col("Containers", "string", "Names of each container in the template.", 1),
-           Col("Images", "string", "Images referenced by each container in the template.", 1),
-           Col("Selector", "string", "Selector for the pods the job runs.", 1)},
-          [](const Json& o, Time now) {
-            std::string status;
-            if (ConditionStatus(o, "Complete") == "True") {
-              status = "Complete";
-            } else if (ConditionStatus(o, "Failed") == "True") {
-              status = "Failed";
-            } else if (FindField(o, {"metadata", "deletionTimestamp"}) != nullptr) {
-              status = "Terminating";
-            } else if (ConditionStatus(o, "Suspended") == "True") {
-              status = "Suspended";
-            } else if (ConditionStatus(o, "FailureTarget") == "True") {
-              status = "FailureTarget";
-            } else if (ConditionStatus(o, "SuccessCriteriaMet") == "True") {
-              status = "SuccessCriteriaMet";
-            } else {
-              status = "Running";
-            }
-            int64_t succeeded = IntField(o, {"status", "succeeded"});
-            std::string completions;
-            if (const Json* c = FindField(o, {"spec", "completions"}); c != nullptr && c->is_number()) {
-              completions = std::to_string(succeeded) + "/" + std::to_string(c->get<int64_t>());
-            } else {
-              int64_t parallelism = IntField(o, {"spec", "parallelism"});
-              completions = std::to_string(succeeded) + "/1";
-              if (parallelism > 1) completions += " of " + std::to_string(parallelism);
-            }
-            std::string duration;
-            std::string start = StringField(o, {"status", "startTime"});
-            std::string end = StringField(o, {"status", "completionTime"});
-            if (!start.empty()) {
-              Result<Time> s = ParseRfc3339(start);
-              Result<Time> e = end.empty() ? Result<Time>(now) : ParseRfc3339(end);
-              if (s.ok() && e.ok()) duration = HumanDuration(*e - *s);
-            }
-            auto [names, images] = ContainerCells(FindField(o, {"spec", "template", "spec"}));
-            return Json::array({status, completions, duration, Age(o, now), names, images,
-                                FormatLabelSelector(FindField(o, {"spec", "selector"}))});
-          }};
+  return {
+      {Col("Status", "string", "Status of the job."),
+       Col("Completions", "string", "The completion status of the job."),
+       Col("Duration", "string", "Time required to complete the job."),
+       Col("Age", "string", kAgeDescription),
+       Col("Containers", "string", "Names of each container in the template.", 1),
+       Col("Images", "string", "Images referenced by each container in the template.", 1),
+       Col("Selector", "string", "Selector for the pods the job runs.", 1)},
+      [](const Json& o, Time now) {
+        std::string status;
+        if (ConditionStatus(o, "Complete") == "True") {
+          status = "Complete";
+        } else if (ConditionStatus(o, "Failed") == "True") {
+          status = "Failed";
+        } else if (FindField(o, {"metadata", "deletionTimestamp"}) != nullptr) {
+          status = "Terminating";
+        } else if (ConditionStatus(o, "Suspended") == "True") {
+          status = "Suspended";
+        } else if (ConditionStatus(o, "FailureTarget") == "True") {
+          status = "FailureTarget";
+        } else if (ConditionStatus(o, "SuccessCriteriaMet") == "True") {
+          status = "SuccessCriteriaMet";
+        } else {
+          status = "Running";
+        }
+        int64_t succeeded = IntField(o, {"status", "succeeded"});
+        std::string completions;
+        if (const Json* c = FindField(o, {"spec", "completions"}); c != nullptr && c->is_number()) {
+          completions = std::to_string(succeeded) + "/" + std::to_string(c->get<int64_t>());
+        } else {
+          int64_t parallelism = IntField(o, {"spec", "parallelism"});
+          completions = std::to_string(succeeded) + "/1";
+          if (parallelism > 1) completions += " of " + std::to_string(parallelism);
+        }
+        std::string duration;
+        std::string start = StringField(o, {"status", "startTime"});
+        std::string end = StringField(o, {"status", "completionTime"});
+        if (!start.empty()) {
+          Result<Time> s = ParseRfc3339(start);
+          Result<Time> e = end.empty() ? Result<Time>(now) : ParseRfc3339(end);
+          if (s.ok() && e.ok()) duration = HumanDuration(*e - *s);
+        }
+        auto [names, images] = ContainerCells(FindField(o, {"spec", "template", "spec"}));
+        return Json::array({status, completions, duration, Age(o, now), names, images,
+                            FormatLabelSelector(FindField(o, {"spec", "selector"}))});
+      }};
 }
 
 Printer PodPrinter() {
-  return {{Col("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
-           Col("Status", "string", "The aggregate status of the containers in this pod."),
-           Col("Restarts", "string", "The number of times the containers in this pod have been restarted."),
-           Col("Age", "string", kAgeDescription),
-           Col("IP", "string", "IP address allocated to the pod.", 1),
-           Col("Node", "string", "Name of the node this pod is assigned to.", 1),
-           Col("Nominated Node", "string", "Name of the node this pod is nominated to run on.", 1),
-           Col("Readiness Gates", "string", "Pod readiness gates.", 1)},
-          [](const Json& o, Time now) {
-            int64_t total = 0, ready = 0, restarts = 0;
-            if (const Json* cs = FindField(o, {"spec", "containers"}); cs != nullptr && cs->is_array()) {
-              total = static_cast<int64_t>(cs->size());
+  return {
+      {Col("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
+       Col("Status", "string", "The aggregate status of the containers in this pod."),
+       Col("Restarts", "string",
+           "The number of times the containers in this pod have been restarted."),
+       Col("Age", "string", kAgeDescription),
+       Col("IP", "string", "IP address allocated to the pod.", 1),
+       Col("Node", "string", "Name of the node this pod is assigned to.", 1),
+       Col("Nominated Node", "string", "Name of the node this pod is nominated to run on.", 1),
+       Col("Readiness Gates", "string", "Pod readiness gates.", 1)},
+      [](const Json& o, Time now) {
+        int64_t total = 0, ready = 0, restarts = 0;
+        if (const Json* cs = FindField(o, {"spec", "containers"});
+            cs != nullptr && cs->is_array()) {
+          total = static_cast<int64_t>(cs->size());
+        }
+        std::string reason = StringField(o, {"status", "phase"});
+        if (std::string r = StringField(o, {"status", "reason"}); !r.empty()) reason = r;
+        // A gated pod (Kueue's admission gate) shows as such, as kubectl does.
+        if (const Json* cs = FindField(o, {"status", "conditions"});
+            cs != nullptr && cs->is_array()) {
+          for (const Json& c : *cs) {
+            if (StringField(c, {"type"}) == "PodScheduled" &&
+                StringField(c, {"reason"}) == "SchedulingGated") {
+              reason = "SchedulingGated";
             }
-            std::string reason = StringField(o, {"status", "phase"});
-            if (std::string r = StringField(o, {"status", "reason"}); !r.empty()) reason = r;
-            bool initializing = false;
-            const Json* inits = FindField(o, {"status", "initContainerStatuses"});
-            if (inits != nullptr && inits->is_array()) {
-              size_t n_init = 0;
-              if (const Json* ic = FindField(o, {"spec", "initContainers"}); ic != nullptr && ic->is_array()) {
-                n_init = ic->size();
+          }
+        }
+        bool initializing = false;
+        const Json* inits = FindField(o, {"status", "initContainerStatuses"});
+        if (inits != nullptr && inits->is_array()) {
+          size_t n_init = 0;
+          if (const Json* ic = FindField(o, {"spec", "initContainers"});
+              ic != nullptr && ic->is_array()) {
+            n_init = ic->size();
+          }
+          for (size_t i = 0; i < inits->size(); ++i) {
+            const Json& c = (*inits)[i];
+            restarts += IntField(c, {"restartCount"});
+            const Json* term = FindField(c, {"state", "terminated"});
+            std::string waiting = StringField(c, {"state", "waiting", "reason"});
+            if (term != nullptr && IntField(*term, {"exitCode"}) == 0) continue;
+            initializing = true;
+            if (term != nullptr) {
+              std::string tr = StringField(*term, {"reason"});
+              if (tr.empty()) {
+                int64_t sig = IntField(*term, {"signal"});
+                tr = sig != 0 ? "Signal:" + std::to_string(sig)
+                              : "ExitCode:" + std::to_string(IntField(*term, {"exitCode"}));
               }
-              for (size_t i = 0; i < inits->size(); ++i) {
-                const Json& c = (*inits)[i];
-                restarts += IntField(c, {"restartCount"});
-                const Json* term = FindField(c, {"state", "terminated"});
-                std::string waiting = StringField(c, {"state", "waiting", "reason"});
-                if (term != nullptr && IntField(*term, {"exitCode"}) == 0) continue;
-                initializing = true;
-                if (term != nullptr) {
-                  std::string tr = StringField(*term, {"reason"});
-                  if (tr.empty()) {
-                    int64_t sig = IntField(*term, {"signal"});
-                    tr = sig != 0 ? "Signal:" + std::to_string(sig)
+              reason = "Init:" + tr;
+            } else if (!waiting.empty() && waiting != "PodInitializing") {
+              reason = "Init:" + waiting;
+            } else {
+              reason = "Init:" + std::to_string(i) + "/" + std::to_string(n_init);
+            }
+            break;
+          }
+        }
+        if (!initializing) {
+          restarts = 0;
+          bool has_running = false;
+          const Json* cs = FindField(o, {"status", "containerStatuses"});
+          if (cs != nullptr && cs->is_array()) {
+            for (auto it = cs->rbegin(); it != cs->rend(); ++it) {
+              const Json& c = *it;
+              restarts += IntField(c, {"restartCount"});
+              std::string waiting = StringField(c, {"state", "waiting", "reason"});
+              const Json* term = FindField(c, {"state", "terminated"});
+              if (!waiting.empty()) {
+                reason = waiting;
+              } else if (term != nullptr && !StringField(*term, {"reason"}).empty()) {
+                reason = StringField(*term, {"reason"});
+              } else if (term != nullptr) {
+                int64_t sig = IntField(*term, {"signal"});
+                reason = sig != 0 ? "Signal:" + std::to_string(sig)
                                   : "ExitCode:" + std::to_string(IntField(*term, {"exitCode"}));
-                  }
-                  reason = "Init:" + tr;
-                } else if (!waiting.empty() && waiting != "PodInitializing") {
-                  reason = "Init:" + waiting;
-                } else {
-                  reason = "Init:" + std::to_string(i) + "/" + std::to_string(n_init);
-                }
-                break;
+              } else if (FindField(c, {"ready"}) != nullptr && c["ready"] == true &&
+                         FindField(c, {"state", "running"}) != nullptr) {
+                has_running = true;
+                ++ready;
               }
             }
-            if (!initializing) {
-              restarts = 0;
-              bool has_running = false;
-              const Json* cs = FindField(o, {"status", "containerStatuses"});
-              if (cs != nullptr && cs->is_array()) {
-                for (auto it = cs->rbegin(); it != cs->rend(); ++it) {
-                  const Json& c = *it;
-                  restarts += IntField(c, {"restartCount"});
-                  std::string waiting = StringField(c, {"state", "waiting", "reason"});
-                  const Json* term = FindField(c, {"state", "terminated"});
-                  if (!waiting.empty()) {
-                    reason = waiting;
-                  } else if (term != nullptr && !StringField(*term, {"reason"}).empty()) {
-                    reason = StringField(*term, {"reason"});
-                  } else if (term != nullptr) {
-                    int64_t sig = IntField(*term, {"signal"});
-                    reason = sig != 0 ? "Signal:" + std::to_string(sig)
-                                      : "ExitCode:" + std::to_string(IntField(*term, {"exitCode"}));
-                  } else if (FindField(c, {"ready"}) != nullptr && c["ready"] == true &&
-                             FindField(c, {"state", "running"}) != nullptr) {
-                    has_running = true;
-                    ++ready;
-                  }
-                }
-              }
-              if (reason == "Completed" && has_running) {
-                reason = ConditionIsTrue(o, "Ready") ? "Running" : "NotReady";
-              }
-            }
-            if (FindField(o, {"metadata", "deletionTimestamp"}) != nullptr) {
-              reason = StringField(o, {"status", "reason"}) == "NodeLost" ? "Unknown" : "Terminating";
-            }
-            auto or_none = [&](std::initializer_list<const char*> path) {
-              std::string v = StringField(o, path);
-              return v.empty() ? std::string("<none>") : v;
-            };
-            return Json::array({std::to_string(ready) + "/" + std::to_string(total), reason,
-                                std::to_string(restarts), Age(o, now), or_none({"status", "podIP"}),
-                                or_none({"spec", "nodeName"}),
-                                or_none({"status", "nominatedNodeName"}), "<none>"});
-          }};
+          }
+          if (reason == "Completed" && has_running) {
+            reason = ConditionIsTrue(o, "Ready") ? "Running" : "NotReady";
+          }
+        }
+        if (FindField(o, {"metadata", "deletionTimestamp"}) != nullptr) {
+          reason = StringField(o, {"status", "reason"}) == "NodeLost" ? "Unknown" : "Terminating";
+        }
+        auto or_none = [&](std::initializer_list<const char*> path) {
+          std::string v = StringField(o, path);
+          return v.empty() ? std::string("<none>") : v;
+        };
+        return Json::array({std::to_string(ready) + "/" + std::to_string(total), reason,
+                            std::to_string(restarts), Age(o, now), or_none({"status", "podIP"}),
+                            or_none({"spec", "nodeName"}), or_none({"status", "nominatedNodeName"}),
+                            "<none>"});
+      }};
 }
 
 Printer NamespacePrinter() {
@@ -340,106 +356,123 @@ Printer NamespacePrinter() {
 }
 
 Printer EventPrinter() {
-  return {{Col("Last Seen", "string", "The time at which the most recent occurrence of this event was recorded."),
-           Col("Type", "string", "Type of this event (Normal, Warning), new types could be added in the future"),
-           Col("Reason", "string", "This should be a short, machine understandable string that gives the reason for the transition into the object's current status."),
-           Col("Object", "string", "The object that this event is about."),
-           Col("Subobject", "string", "The field path of the object this event is about.", 1),
-           Col("Source", "string", "The component reporting this event.", 1),
-           Col("Message", "string", "A human-readable description of the status of this operation."),
-           Col("First Seen", "string", "The time at which the event was first recorded.", 1),
-           Col("Count", "string", "The number of times this event has occurred.", 1),
-           TableColumn{"Name", "string", "name", kNameDescription, 1}},
-          [](const Json& o, Time now) {
-            std::string first_ts = StringField(o, {"firstTimestamp"});
-            if (first_ts.empty()) first_ts = StringField(o, {"eventTime"});
-            std::string first = Since(first_ts, now);
-            std::string last_ts = StringField(o, {"lastTimestamp"});
-            std::string last = last_ts.empty() ? first : Since(last_ts, now);
-            int64_t count = IntField(o, {"count"});
-            if (FindField(o, {"series"}) != nullptr) {
-              last = Since(StringField(o, {"series", "lastObservedTime"}), now);
-              count = IntField(o, {"series", "count"});
-            } else if (count == 0) {
-              count = 1;
-            }
-            std::string kind = StringField(o, {"involvedObject", "kind"});
-            std::transform(kind.begin(), kind.end(), kind.begin(),
-                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-            std::string name = StringField(o, {"involvedObject", "name"});
-            std::string target = name.empty() ? kind : kind + "/" + name;
-            std::string component = StringField(o, {"source", "component"});
-            if (component.empty()) component = StringField(o, {"reportingComponent"});
-            std::string host = StringField(o, {"source", "host"});
-            if (host.empty()) host = StringField(o, {"reportingInstance"});
-            std::string source = component.empty() ? "" : host.empty() ? component : component + ", " + host;
-            std::string message = StringField(o, {"message"});
-            while (!message.empty() && std::isspace(static_cast<unsigned char>(message.back()))) {
-              message.pop_back();
-            }
-            return Json::array({last, StringField(o, {"type"}), StringField(o, {"reason"}), target,
-                                StringField(o, {"involvedObject", "fieldPath"}), source, message,
-                                first, count, StringField(o, {"metadata", "name"})});
-          }};
+  return {
+      {Col("Last Seen", "string",
+           "The time at which the most recent occurrence of this event was recorded."),
+       Col("Type", "string",
+           "Type of this event (Normal, Warning), new types could be added in the future"),
+       Col("Reason", "string",
+           "This should be a short, machine understandable string that gives the reason for the "
+           "transition into the object's current status."),
+       Col("Object", "string", "The object that this event is about."),
+       Col("Subobject", "string", "The field path of the object this event is about.", 1),
+       Col("Source", "string", "The component reporting this event.", 1),
+       Col("Message", "string", "A human-readable description of the status of this operation."),
+       Col("First Seen", "string", "The time at which the event was first recorded.", 1),
+       Col("Count", "string", "The number of times this event has occurred.", 1),
+       TableColumn{"Name", "string", "name", kNameDescription, 1}},
+      [](const Json& o, Time now) {
+        std::string first_ts = StringField(o, {"firstTimestamp"});
+        if (first_ts.empty()) first_ts = StringField(o, {"eventTime"});
+        std::string first = Since(first_ts, now);
+        std::string last_ts = StringField(o, {"lastTimestamp"});
+        std::string last = last_ts.empty() ? first : Since(last_ts, now);
+        int64_t count = IntField(o, {"count"});
+        if (FindField(o, {"series"}) != nullptr) {
+          last = Since(StringField(o, {"series", "lastObservedTime"}), now);
+          count = IntField(o, {"series", "count"});
+        } else if (count == 0) {
+          count = 1;
+        }
+        std::string kind = StringField(o, {"involvedObject", "kind"});
+        std::transform(kind.begin(), kind.end(), kind.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        std::string name = StringField(o, {"involvedObject", "name"});
+        std::string target = name.empty() ? kind : kind + "/" + name;
+        std::string component = StringField(o, {"source", "component"});
+        if (component.empty()) component = StringField(o, {"reportingComponent"});
+        std::string host = StringField(o, {"source", "host"});
+        if (host.empty()) host = StringField(o, {"reportingInstance"});
+        std::string source = component.empty() ? ""
+                             : host.empty()    ? component
+                                               : component + ", " + host;
+        std::string message = StringField(o, {"message"});
+        while (!message.empty() && std::isspace(static_cast<unsigned char>(message.back()))) {
+          message.pop_back();
+        }
+        return Json::array({last, StringField(o, {"type"}), StringField(o, {"reason"}), target,
+                            StringField(o, {"involvedObject", "fieldPath"}), source, message, first,
+                            count, StringField(o, {"metadata", "name"})});
+      }};
 }
 
 Printer NodePrinter() {
-  return {{Col("Status", "string", "The status of the node"),
-           Col("Roles", "string", "The roles of the node"),
-           Col("Age", "string", kAgeDescription),
-           Col("Version", "string", "Kubelet Version reported by the node."),
-           Col("Internal-IP", "string", "List of internal IPs for the node.", 1),
-           Col("External-IP", "string", "List of external IPs for the node.", 1),
-           Col("OS-Image", "string", "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).", 1),
-           Col("Kernel-Version", "string", "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).", 1),
-           Col("Container-Runtime", "string", "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).", 1)},
-          [](const Json& o, Time now) {
-            std::vector<std::string> status;
-            const Json* ready = FindCondition(o, {"status", "conditions"}, "Ready");
-            if (ready == nullptr) {
-              status.push_back("Unknown");
-            } else {
-              status.push_back(StringField(*ready, {"status"}) == "True" ? "Ready" : "NotReady");
+  return {
+      {Col("Status", "string", "The status of the node"),
+       Col("Roles", "string", "The roles of the node"), Col("Age", "string", kAgeDescription),
+       Col("Version", "string", "Kubelet Version reported by the node."),
+       Col("Internal-IP", "string", "List of internal IPs for the node.", 1),
+       Col("External-IP", "string", "List of external IPs for the node.", 1),
+       Col("OS-Image", "string",
+           "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).",
+           1),
+       Col("Kernel-Version", "string",
+           "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).", 1),
+       Col("Container-Runtime", "string",
+           "ContainerRuntime Version reported by the node through runtime remote API (e.g. "
+           "containerd://1.4.2).",
+           1)},
+      [](const Json& o, Time now) {
+        std::vector<std::string> status;
+        const Json* ready = FindCondition(o, {"status", "conditions"}, "Ready");
+        if (ready == nullptr) {
+          status.push_back("Unknown");
+        } else {
+          status.push_back(StringField(*ready, {"status"}) == "True" ? "Ready" : "NotReady");
+        }
+        const Json* unsched = FindField(o, {"spec", "unschedulable"});
+        if (unsched != nullptr && *unsched == true) status.push_back("SchedulingDisabled");
+        std::vector<std::string> roles;
+        if (const Json* labels = FindField(o, {"metadata", "labels"});
+            labels != nullptr && labels->is_object()) {
+          const std::string prefix = "node-role.kubernetes.io/";
+          for (auto it = labels->begin(); it != labels->end(); ++it) {
+            if (it.key().rfind(prefix, 0) == 0 && it.key().size() > prefix.size()) {
+              roles.push_back(it.key().substr(prefix.size()));
+            } else if (it.key() == "kubernetes.io/role" && it->is_string()) {
+              roles.push_back(it->get<std::string>());
             }
-            const Json* unsched = FindField(o, {"spec", "unschedulable"});
-            if (unsched != nullptr && *unsched == true) status.push_back("SchedulingDisabled");
-            std::vector<std::string> roles;
-            if (const Json* labels = FindField(o, {"metadata", "labels"}); labels != nullptr && labels->is_object()) {
-              const std::string prefix = "node-role.kubernetes.io/";
-              for (auto it = labels->begin(); it != labels->end(); ++it) {
-                if (it.key().rfind(prefix, 0) == 0 && it.key().size() > prefix.size()) {
-                  roles.push_back(it.key().substr(prefix.size()));
-                } else if (it.key() == "kubernetes.io/role" && it->is_string()) {
-                  roles.push_back(it->get<std::string>());
-                }
-              }
+          }
+        }
+        std::sort(roles.begin(), roles.end());
+        auto address = [&](const std::string& type) {
+          const Json* addrs = FindField(o, {"status", "addresses"});
+          if (addrs != nullptr && addrs->is_array()) {
+            for (const Json& a : *addrs) {
+              if (StringField(a, {"type"}) == type) return StringField(a, {"address"});
             }
-            std::sort(roles.begin(), roles.end());
-            auto address = [&](const std::string& type) {
-              const Json* addrs = FindField(o, {"status", "addresses"});
-              if (addrs != nullptr && addrs->is_array()) {
-                for (const Json& a : *addrs) {
-                  if (StringField(a, {"type"}) == type) return StringField(a, {"address"});
-                }
-              }
-              return std::string("<none>");
-            };
-            auto info = [&](const char* field) {
-              std::string v = StringField(o, {"status", "nodeInfo", field});
-              return v.empty() ? std::string("<unknown>") : v;
-            };
-            return Json::array({Join(status, ","), roles.empty() ? "<none>" : Join(roles, ","),
-                                Age(o, now), StringField(o, {"status", "nodeInfo", "kubeletVersion"}),
-                                address("InternalIP"), address("ExternalIP"), info("osImage"),
-                                info("kernelVersion"), info("containerRuntimeVersion")});
-          }};
+          }
+          return std::string("<none>");
+        };
+        auto info = [&](const char* field) {
+          std::string v = StringField(o, {"status", "nodeInfo", field});
+          return v.empty() ? std::string("<unknown>") : v;
+        };
+        return Json::array({Join(status, ","), roles.empty() ? "<none>" : Join(roles, ","),
+                            Age(o, now), StringField(o, {"status", "nodeInfo", "kubeletVersion"}),
+                            address("InternalIP"), address("ExternalIP"), info("osImage"),
+                            info("kernelVersion"), info("containerRuntimeVersion")});
+      }};
 }
 
 Printer PriorityClassPrinter() {
   return {{Col("Value", "integer", "The value of this priority class."),
-           Col("Global-Default", "boolean", "globalDefault specifies whether this PriorityClass should be considered as the default priority."),
+           Col("Global-Default", "boolean",
+               "globalDefault specifies whether this PriorityClass should be considered as the "
+               "default priority."),
            Col("Age", "string", kAgeDescription),
-           Col("PreemptionPolicy", "string", "PreemptionPolicy is the Policy for preempting pods with lower priority.")},
+           Col("PreemptionPolicy", "string",
+               "PreemptionPolicy is the Policy for preempting pods with lower priority.")},
           [](const Json& o, Time now) {
             const Json* global = FindField(o, {"globalDefault"});
             return Json::array({IntField(o, {"value"}), global != nullptr && *global == true,
@@ -502,9 +535,8 @@ bool LeadsWithName(const ResourceInfo& r) { return !(r.group.empty() && r.plural
 
 Json PartialObjectMetadata(const Json& object) {
   Json metadata = object.contains("metadata") ? object["metadata"] : Json::object();
-  return {{"kind", "PartialObjectMetadata"},
-          {"apiVersion", "meta.k8s.io/v1"},
-          {"metadata", metadata}};
+  return {
+      {"kind", "PartialObjectMetadata"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", metadata}};
 }
 
 }  // namespace

@@ -131,6 +131,8 @@ wait_for 5 SchedulingGated k get pod -n ml second \
 expect_eq "the gated pod waits as kube-scheduler leaves it (PodScheduled: SchedulingGated)" \
   "SchedulingGated" \
   "$(k get pod -n ml second -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}')"
+contains "kubectl get pods shows STATUS SchedulingGated" "SchedulingGated" \
+  "$(k get pod -n ml second --no-headers)"
 expect_eq "its process does not run" 0 "$(count second)"
 expect_eq "the Workload has one pod set from the pod's spec" "main 1" \
   "$(k get -n ml "$wl_second" -o jsonpath='{.spec.podSets[0].name} {.spec.podSets[0].count}')"

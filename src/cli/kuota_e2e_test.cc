@@ -184,6 +184,28 @@ TEST_F(KuotaE2eTest, SubmitCreatesAJobAndKuotadItsWorkload) {
   EXPECT_TRUE(Contains(gen.out, "job.batch/echo-")) << gen.out;
 }
 
+TEST_F(KuotaE2eTest, SubmitKindPyTorchJobRunsTwoRanks) {
+  std::string out = Ok({"submit", "-q", "lq", "--kind", "pytorchjob", "--name", "ddp",
+                        "--parallelism", "2", "--cpu", "100m", "--", "sh", "-c",
+                        "echo rank=$RANK world=$WORLD_SIZE master=$MASTER_ADDR"});
+  EXPECT_TRUE(Contains(out, "pytorchjob.kubeflow.org/ddp created in queue lq")) << out;
+  Json pt;
+  ASSERT_TRUE(WaitUntil([&] {
+    pt = Get("/apis/kubeflow.org/v1/namespaces/default/pytorchjobs/ddp");
+    for (const Json& c :
+         pt.is_object() ? pt["status"].value("conditions", Json::array()) : Json::array()) {
+      if (c.value("type", "") == "Succeeded" && c.value("status", "") == "True") return true;
+    }
+    return false;
+  })) << pt.dump(2);
+  EXPECT_EQ(pt["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"], 1);
+  // The master's pod stays (Succeeded) after the job succeeded.
+  std::string logs = Ok({"logs", "ddp-master-0"});
+  EXPECT_TRUE(Contains(logs, "rank=0 world=2 master=127.0.0.1")) << logs;
+  // The table kubectl prints for the kind, through kuota get.
+  EXPECT_TRUE(Contains(Ok({"get", "pytorchjobs"}), "Succeeded"));
+}
+
 TEST_F(KuotaE2eTest, GetPrintsWhatKubectlPrints) {
   SubmitSmall("small");
   std::string cq = Ok({"get", "cq"});

@@ -58,13 +58,12 @@ const Json* FindTemplate(const Json& job, const PodSetDef& set) {
 }
 
 std::string GroupJobKind::PodName(const Json& job, const PodSetDef& set, int64_t index) const {
-  std::string name = job.at("metadata").value("name", "") + "-" + Lower(set.name) + "-" +
-                     std::to_string(index);
+  std::string name =
+      job.at("metadata").value("name", "") + "-" + Lower(set.name) + "-" + std::to_string(index);
   return name;
 }
 
-GroupAction GroupJobKind::OnPodEvent(const Json& job, const PodSetDef& set,
-                                     PodEvent event) const {
+GroupAction GroupJobKind::OnPodEvent(const Json& job, const PodSetDef& set, PodEvent event) const {
   if (event == PodEvent::kSucceeded) return GroupAction::kNone;
   const Json* t = FindTemplate(job, set);
   std::string policy;
@@ -96,9 +95,7 @@ std::string GroupJobKind::PodPriorityClass(const Json& job) const {
   return "";
 }
 
-void GroupJobKind::DefaultOnCreate(Json& job) const {
-  job[SuspendPath()] = true;
-}
+void GroupJobKind::DefaultOnCreate(Json& job) const { job[SuspendPath()] = true; }
 
 bool GroupJobKind::IsSuspended(const Json& job) const {
   const Json::json_pointer p = SuspendPath();
@@ -148,13 +145,12 @@ Result<Json> GroupJobKind::BuildWorkload(const Json& job) const {
        {{"name", WorkloadNameFor(info.workload_prefix, name, uid)},
         {"namespace", ns},
         {"labels", {{"kueue.x-k8s.io/job-uid", uid}}},
-        {"ownerReferences",
-         Json::array({{{"apiVersion", ApiVersion()},
-                       {"kind", info.kind},
-                       {"name", name},
-                       {"uid", uid},
-                       {"controller", true},
-                       {"blockOwnerDeletion", true}}})}}},
+        {"ownerReferences", Json::array({{{"apiVersion", ApiVersion()},
+                                          {"kind", info.kind},
+                                          {"name", name},
+                                          {"uid", uid},
+                                          {"controller", true},
+                                          {"blockOwnerDeletion", true}}})}}},
       {"spec", {{"queueName", LocalQueueName(job)}, {"podSets", pod_sets}}},
   };
   const Json labels = meta.value("labels", Json::object());
@@ -237,12 +233,8 @@ std::string DottedPath(const Json::json_pointer& pointer) {
 
 Json MakeCondition(const std::string& type, const std::string& status, const std::string& reason,
                    const std::string& message, const std::string& now) {
-  return {{"type", type},
-          {"status", status},
-          {"reason", reason},
-          {"message", message},
-          {"lastUpdateTime", now},
-          {"lastTransitionTime", now}};
+  return {{"type", type},       {"status", status},      {"reason", reason},
+          {"message", message}, {"lastUpdateTime", now}, {"lastTransitionTime", now}};
 }
 
 void SetCondition(Json& conditions, Json c) {

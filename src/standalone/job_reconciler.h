@@ -2,11 +2,10 @@
 // controller and the job operators (Kubeflow, KubeRay, JobSet, Volcano) on
 // this machine. Lists and watches jobs of every kind run here and Pods and,
 // for each job that changed (or whose timer fired), applies the decisions of
-// jobctl::ReconcileJob (batch/v1) or jobs::ReconcileGroup (the other kinds): creates and deletes pods,
-// writes the Job's status (Suspended, Complete, Failed, counters), records
-// Events, and deletes a Job whose TTL ran out together with its pods. Pods of
-// a deleted Job are deleted too (background cascading deletion). Owns one
-// thread; Start/Stop/WaitIdle are thread-safe.
+// jobctl::ReconcileJob (batch/v1) or jobs::ReconcileGroup (the other kinds): creates and deletes
+// pods, writes the Job's status (Suspended, Complete, Failed, counters), records Events, and
+// deletes a Job whose TTL ran out together with its pods. Pods of a deleted Job are deleted too
+// (background cascading deletion). Owns one thread; Start/Stop/WaitIdle are thread-safe.
 #pragma once
 
 #include <atomic>

@@ -61,11 +61,10 @@ Status DecodeConfiguration(MapReader& r, api::Configuration& out) {
   // The rest of Kueue's Configuration, including the inlined
   // ControllerManager fields (webhook, leaderElection, metrics, health,
   // pprofBindAddress, controller).
-  r.Ignore({"namespace", "managedJobsNamespaceSelector",
-            "internalCertManagement", "clientConnection", "queueVisibility",
-            "multiKueue", "resources", "featureGates", "objectRetentionPolicies",
-            "admissionFairSharing", "webhook", "leaderElection", "metrics", "health",
-            "pprofBindAddress", "controller"});
+  r.Ignore({"namespace", "managedJobsNamespaceSelector", "internalCertManagement",
+            "clientConnection", "queueVisibility", "multiKueue", "resources", "featureGates",
+            "objectRetentionPolicies", "admissionFairSharing", "webhook", "leaderElection",
+            "metrics", "health", "pprofBindAddress", "controller"});
   return Status::Ok();
 }
 

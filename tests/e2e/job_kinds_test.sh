@@ -293,6 +293,9 @@ all_running() { [[ $(running_pods "$1") == "$(want_pods "$1")" ]]; }
 no_pods() { [[ -z $(pods_of "$1") ]]; }
 batch_runs() { [[ $(batch_running "$1" "$JOB") == 1 ]]; }
 released() { [[ $(admitted "$1") == 0 ]]; }
+# quota released and (but for a RayCluster, which is deleted) the Workload
+# Finished: the two are written apart, so wait for both.
+done_and_released() { released "$1" && { [[ $1 == raycluster ]] || [[ $(wl_field "$1" 4) == True ]]; }; }
 queued() { [[ $(wl_field "$1" 3) == False ]]; }
 is_suspended() { [[ $(suspended "$1") == true ]]; }
 
@@ -436,7 +439,7 @@ for kind in "${KINDS[@]}"; do
   [[ $kind == raycluster ]] || touch "$TMP/release-$kind"
 done
 k delete raycluster -n ns-raycluster dist --wait=false >/dev/null   # a cluster serves until deleted
-every_kind 40 released
+every_kind 40 done_and_released
 for kind in "${KINDS[@]}"; do
   expect_eq "$kind: finished, quota released" "0" "$(admitted "$kind")"
   [[ $kind == raycluster ]] && continue

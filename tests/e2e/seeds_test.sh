@@ -81,6 +81,7 @@ touch "$RELEASE"
 wait_for 20 Succeeded k get pytorchjob pytorch-dist-mnist -n team-a
 contains "000: kubectl get pytorchjob shows it Succeeded" "pytorch-dist-mnist   Succeeded" \
   "$(k get pytorchjob pytorch-dist-mnist -n team-a)"
+wait_for 10 True k get workloads -n team-a -o jsonpath='{.items[?(@.metadata.ownerReferences[0].name=="pytorch-dist-mnist")].status.conditions[?(@.type=="Finished")].status}'
 contains "000: its workload is finished" "True" \
   "$(k get workloads -n team-a -o jsonpath='{.items[?(@.metadata.ownerReferences[0].name=="pytorch-dist-mnist")].status.conditions[?(@.type=="Finished")].status}')"
 # A framework the seed's values leave out (tfjob) is not queued.
@@ -213,6 +214,7 @@ touch "$TMP/release-hvd"
 wait_for 20 Completed k get jobs.batch.volcano.sh -n default horovod-training
 contains "002: the master's TaskCompleted -> CompleteJob ends the job" "Completed" \
   "$(k get jobs.batch.volcano.sh -n default horovod-training)"
+wait_for 10 0 running horovod-training
 expect_eq "002: and its workers are stopped" 0 "$(running horovod-training)"
 stop_kuotad
 

@@ -11,25 +11,9 @@ namespace {
 // The address every pod of a job is reached at: they all run on this machine.
 constexpr const char* kLocalAddress = "127.0.0.1";
 
-std::string Meta(const Json& obj, const char* field) {
-  auto m = obj.find("metadata");
-  if (m == obj.end() || !m->is_object()) return "";
-  auto f = m->find(field);
-  return f != m->end() && f->is_string() ? f->get<std::string>() : "";
-}
-
-// metadata.<map>[key] ("labels", "annotations"), or "".
-std::string MetaMap(const Json& obj, const char* map, const char* key) {
-  auto m = obj.find("metadata");
-  if (m == obj.end() || !m->is_object()) return "";
-  auto l = m->find(map);
-  if (l == m->end() || !l->is_object()) return "";
-  auto v = l->find(key);
-  return v != l->end() && v->is_string() ? v->get<std::string>() : "";
-}
-std::string Label(const Json& pod, const char* key) { return MetaMap(pod, "labels", key); }
+std::string Label(const Json& pod, const char* key) { return MetaMapValue(pod, "labels", key); }
 std::string Annotation(const Json& pod, const char* key) {
-  return MetaMap(pod, "annotations", key);
+  return MetaMapValue(pod, "annotations", key);
 }
 
 std::string Phase(const Json& pod) {
@@ -76,16 +60,16 @@ Json BuildPod(const GroupJobKind& kind, const Json& job, const std::vector<PodSe
       }
     }
   }
-  const std::string job_name = Meta(job, "name");
+  const std::string job_name = MetaStr(job, "name");
   meta["name"] = kind.PodName(job, sets[set], index);
-  meta["namespace"] = Meta(job, "namespace");
+  meta["namespace"] = MetaStr(job, "namespace");
   meta["labels"][kJobNameLabel] = job_name;
   meta["labels"][kPodSetLabel] = sets[set].name;
   meta["labels"][kReplicaIndexLabel] = std::to_string(index);
   meta["ownerReferences"] = Json::array({{{"apiVersion", kind.ApiVersion()},
                                           {"kind", kind.Kind()},
                                           {"name", job_name},
-                                          {"uid", Meta(job, "uid")},
+                                          {"uid", MetaStr(job, "uid")},
                                           {"controller", true},
                                           {"blockOwnerDeletion", true}}});
   pod["metadata"] = std::move(meta);
@@ -116,7 +100,7 @@ Result<GroupActions> ReconcileGroup(const GroupJobKind& kind, const Json& job,
   std::vector<std::map<int64_t, PodRef>> by_set(sets.size());
   bool any_deleting = false;
   for (const Json& pod : pods) {
-    PodRef ref{&pod, Meta(pod, "name"), Phase(pod), !Meta(pod, "deletionTimestamp").empty()};
+    PodRef ref{&pod, MetaStr(pod, "name"), Phase(pod), !MetaStr(pod, "deletionTimestamp").empty()};
     any_deleting = any_deleting || ref.deleting;
     auto s = set_index.find(Label(pod, kPodSetLabel));
     const std::string idx_text = Label(pod, kReplicaIndexLabel);

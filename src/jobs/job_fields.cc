@@ -59,11 +59,22 @@ Status CheckPodTemplate(const Json& tmpl, const std::string& path) {
   return Status::Ok();
 }
 
-std::string JobName(const Json& job) {
-  auto m = job.find("metadata");
-  if (m == job.end() || !m->is_object()) return "";
-  auto n = m->find("name");
-  return n != m->end() && n->is_string() ? n->get<std::string>() : "";
+std::string JobName(const Json& job) { return MetaStr(job, "name"); }
+
+std::string MetaStr(const Json& obj, const char* field) {
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return "";
+  auto v = m->find(field);
+  return v != m->end() && v->is_string() ? v->get<std::string>() : "";
+}
+
+std::string MetaMapValue(const Json& obj, const char* map, const char* key) {
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return "";
+  auto l = m->find(map);
+  if (l == m->end() || !l->is_object()) return "";
+  auto v = l->find(key);
+  return v != l->end() && v->is_string() ? v->get<std::string>() : "";
 }
 
 const Json& EmptyObject() {

@@ -41,6 +41,11 @@ Status CheckPodTemplate(const nlohmann::json& tmpl, const std::string& path);
 // The job's metadata.name, or "".
 std::string JobName(const nlohmann::json& job);
 
+// metadata.<field> ("namespace", "uid", ...) when a string, else "".
+std::string MetaStr(const nlohmann::json& obj, const char* field);
+// metadata.<map>[key] for map "labels" or "annotations" when a string, else "".
+std::string MetaMapValue(const nlohmann::json& obj, const char* map, const char* key);
+
 // Lenient readers for objects already validated (or being reported on): the
 // member `key` of `obj` when it has that type, else the fallback / an empty
 // value. Never throw.

@@ -17,12 +17,6 @@ constexpr const char* kSucceeded = "Succeeded";
 constexpr const char* kFailed = "Failed";
 constexpr const char* kSuspended = "Suspended";
 
-int64_t IntOr(const Json& obj, const char* key, int64_t fallback) {
-  if (!obj.is_object()) return fallback;
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_number_integer() ? it->get<int64_t>() : fallback;
-}
-
 std::string StringOr(const Json& obj, const char* key, const std::string& fallback) {
   if (!obj.is_object()) return fallback;
   auto it = obj.find(key);
@@ -249,7 +243,7 @@ std::string KubeflowJobKind::TypeOfSet(const std::string& set_name) const {
 
 int64_t KubeflowJobKind::ReplicaCount(const Json& job, const std::string& type) const {
   const Json* r = ReplicaSpec(job, type);
-  return r == nullptr ? 0 : std::max<int64_t>(0, IntOr(*r, "replicas", 1));
+  return r == nullptr ? 0 : std::max<int64_t>(0, IntAt(*r, "replicas", 1));
 }
 
 int64_t KubeflowJobKind::TotalReplicas(const Json& job) const {
@@ -271,8 +265,8 @@ int64_t KubeflowJobKind::NamedPort(const Json& job, const std::string& type,
     const Json* ports = FieldOrNull(c, "ports");
     if (ports == nullptr || !ports->is_array()) continue;
     for (const Json& p : *ports) {
-      if (StringOr(p, "name", "") == port_name && IntOr(p, "containerPort", 0) > 0) {
-        return IntOr(p, "containerPort", fallback);
+      if (StringOr(p, "name", "") == port_name && IntAt(p, "containerPort", 0) > 0) {
+        return IntAt(p, "containerPort", fallback);
       }
     }
   }
@@ -517,14 +511,14 @@ Json KubeflowJobKind::NextStatus(const Json& job, const GroupObservation& seen) 
 
 int64_t KubeflowJobKind::Restarts(const Json& job) const {
   const Json* st = FieldOrNull(job, "status");
-  return st != nullptr ? std::max<int64_t>(0, IntOr(*st, "restarts", 0)) : 0;
+  return st != nullptr ? std::max<int64_t>(0, IntAt(*st, "restarts", 0)) : 0;
 }
 
 int64_t KubeflowJobKind::MaxRestarts(const Json& job) const {
   const Json* spec = FieldOrNull(job, "spec");
   const Json* rp = spec != nullptr ? FieldOrNull(*spec, "runPolicy") : nullptr;
   const int64_t fallback = Traits().default_backoff_limit;
-  const int64_t limit = rp != nullptr ? IntOr(*rp, "backoffLimit", fallback) : fallback;
+  const int64_t limit = rp != nullptr ? IntAt(*rp, "backoffLimit", fallback) : fallback;
   return limit < 0 ? std::numeric_limits<int64_t>::max() : limit;
 }
 
@@ -566,7 +560,7 @@ bool KubeflowJobKind::PodsReady(const Json& job) const {
   const std::vector<PodSetDef> sets = PodSets(job);
   for (const PodSetDef& set : sets) {
     const Json* r = FieldOrNull(*rs, TypeOfSet(set.name).c_str());
-    const int64_t up = r != nullptr ? IntOr(*r, "active", 0) + IntOr(*r, "succeeded", 0) : 0;
+    const int64_t up = r != nullptr ? IntAt(*r, "active", 0) + IntAt(*r, "succeeded", 0) : 0;
     if (up < set.count) return false;
   }
   return !sets.empty();

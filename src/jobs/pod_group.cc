@@ -2,36 +2,27 @@
 
 #include <algorithm>
 
+#include "jobs/job_fields.h"
 #include "jobs/pod_kind.h"
 
 namespace kuota::jobs {
-namespace {
-
-std::string MetaField(const Json& pod, const char* field) {
-  auto m = pod.find("metadata");
-  if (m == pod.end() || !m->is_object()) return "";
-  auto v = m->find(field);
-  return v != m->end() && v->is_string() ? v->get<std::string>() : "";
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string PodGroup::WorkloadKeyOf(const Json& pod) {
-  const std::string ns = MetaField(pod, "namespace");
+  const std::string ns = MetaStr(pod, "namespace");
   const std::string group = PodGroupName(pod);
   if (!group.empty()) return ns + "/" + group;
-  const std::string uid = MetaField(pod, "uid");
+  const std::string uid = MetaStr(pod, "uid");
   if (uid.empty()) return "";
-  return ns + "/" + WorkloadNameFor("Pod", MetaField(pod, "name"), uid);
+  return ns + "/" + WorkloadNameFor("Pod", MetaStr(pod, "name"), uid);
 }
 
 PodGroup::PodGroup(std::string key, std::vector<Json> pods)
     : key_(std::move(key)), pods_(std::move(pods)) {
   std::sort(pods_.begin(), pods_.end(), [](const Json& a, const Json& b) {
-    const std::string ta = MetaField(a, "creationTimestamp"),
-                      tb = MetaField(b, "creationTimestamp");
+    const std::string ta = MetaStr(a, "creationTimestamp"), tb = MetaStr(b, "creationTimestamp");
     if (ta != tb) return ta < tb;
-    return MetaField(a, "name") < MetaField(b, "name");
+    return MetaStr(a, "name") < MetaStr(b, "name");
   });
   single_ = pods_.empty() || PodGroupName(pods_.front()).empty();
 }
@@ -87,8 +78,8 @@ Result<Json> PodGroup::BuildWorkload() const {
   for (const auto& p : pods_) {
     owners.push_back({{"apiVersion", "v1"},
                       {"kind", "Pod"},
-                      {"name", MetaField(p, "name")},
-                      {"uid", MetaField(p, "uid")},
+                      {"name", MetaStr(p, "name")},
+                      {"uid", MetaStr(p, "uid")},
                       {"blockOwnerDeletion", true}});
   }
   const Json& first = *active.front();

@@ -14,14 +14,6 @@ const Json& Meta(const Json& pod) {
   return m != pod.end() && m->is_object() ? *m : kEmpty;
 }
 
-std::string MetaMapValue(const Json& pod, const char* map, const char* key) {
-  const Json& meta = Meta(pod);
-  auto m = meta.find(map);
-  if (m == meta.end() || !m->is_object()) return "";
-  auto v = m->find(key);
-  return v != m->end() && v->is_string() ? v->get<std::string>() : "";
-}
-
 bool HasMetaKey(const Json& pod, const char* map, const char* key) {
   const Json& meta = Meta(pod);
   auto m = meta.find(map);

@@ -1,7 +1,11 @@
-// Runs a fuzz target without libFuzzer: every file of the corpus directories
-// given, then N deterministic mutations of each (byte flips, insertions,
-// deletions, splices of JSON tokens), so CI exercises the target under the
-// sanitizers with any compiler. Usage: kuota_fuzz_replay [-m N] DIR...
+// Runs the fuzz targets without libFuzzer: every file of the corpus
+// directories given, then N deterministic mutations of each (byte flips,
+// insertions, deletions, splices of JSON/YAML/selector tokens), so CI
+// exercises each target under the sanitizers with any compiler. Every target
+// is linked in, its entry point renamed KuotaFuzz_<name> (fuzz/CMakeLists.txt).
+// Usage: kuota_fuzz_replay TARGET [-m N] [--keep-first-line] DIR...
+//   --keep-first-line: mutate only after the first line (http_json's request line).
+// KUOTA_FUZZ_LAST=FILE keeps the input being run in FILE (for a hang or crash).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -14,23 +18,82 @@
 #include <string>
 #include <vector>
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+#define KUOTA_FUZZ_TARGET(name) extern "C" int KuotaFuzz_##name(const uint8_t* data, size_t size);
+#include "fuzz_targets.inc"
+#undef KUOTA_FUZZ_TARGET
 
 namespace {
 
+using FuzzFn = int (*)(const uint8_t*, size_t);
+struct Target {
+  const char* name;
+  FuzzFn fn;
+};
+#define KUOTA_FUZZ_TARGET(name) {#name, &KuotaFuzz_##name},
+constexpr Target kTargets[] = {
+#include "fuzz_targets.inc"
+};
+#undef KUOTA_FUZZ_TARGET
+
+FuzzFn target_fn = nullptr;
+
+// KUOTA_FUZZ_LAST=FILE: each input is written there before it runs, so the
+// one that hangs or crashes is left behind.
+const char* last_input_path = nullptr;
+
 void Run(const std::string& input) {
-  LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+  if (last_input_path != nullptr) {
+    if (FILE* f = std::fopen(last_input_path, "wb")) {
+      std::fwrite(input.data(), 1, input.size(), f);
+      std::fclose(f);
+    }
+  }
+  target_fn(reinterpret_cast<const uint8_t*>(input.data()), input.size());
 }
 
-std::string Mutate(std::string s, std::mt19937_64& rng) {
-  static const char* kTokens[] = {"1",    "-1",   "1e400",       "\"x\"",
-                                  "null", "true", "[]",          "{}",
-                                  "[[[[", "}}}",  "\"\\u0000\"", "99999999999999999999",
-                                  ",",    ":"};
+std::string Mutate(std::string s, std::mt19937_64& rng, bool keep_first_line) {
+  static const char* kTokens[] = {"1",
+                                  "-1",
+                                  "1e400",
+                                  "\"x\"",
+                                  "null",
+                                  "true",
+                                  "[]",
+                                  "{}",
+                                  "[[[[",
+                                  "}}}",
+                                  "\"\\u0000\"",
+                                  "99999999999999999999",
+                                  ",",
+                                  ":",
+                                  "\n- ",
+                                  "&a ",
+                                  "*a",
+                                  "!!str ",
+                                  "\n---\n",
+                                  "=",
+                                  "!=",
+                                  " in (",
+                                  ")",
+                                  "!",
+                                  "\\",
+                                  "/",
+                                  "//",
+                                  "Ki",
+                                  "e9",
+                                  ".5",
+                                  "m",
+                                  "\xff",
+                                  "\\ud83d",
+                                  "$patch",
+                                  "\"$patch\":\"delete\"",
+                                  "\"name\""};
   const int edits = 1 + static_cast<int>(rng() % 4);
-  // Keep the request line; mutate the rest.
-  size_t body = s.find('\n');
-  body = body == std::string::npos ? 0 : body + 1;
+  size_t body = 0;
+  if (keep_first_line) {
+    body = s.find('\n');
+    body = body == std::string::npos ? 0 : body + 1;
+  }
   for (int i = 0; i < edits && s.size() > body; ++i) {
     size_t at = body + rng() % (s.size() - body);
     switch (rng() % 8) {
@@ -59,11 +122,30 @@ std::string Mutate(std::string s, std::mt19937_64& rng) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: kuota_fuzz_replay TARGET [-m N] [--keep-first-line] DIR...\n");
+    return 2;
+  }
+  for (const Target& t : kTargets) {
+    if (std::strcmp(t.name, argv[1]) == 0) target_fn = t.fn;
+  }
+  if (target_fn == nullptr) {
+    std::fprintf(stderr, "unknown fuzz target %s; targets:", argv[1]);
+    for (const Target& t : kTargets) std::fprintf(stderr, " %s", t.name);
+    std::fprintf(stderr, "\n");
+    return 2;
+  }
+  last_input_path = std::getenv("KUOTA_FUZZ_LAST");
   int mutations = 50;
+  bool keep_first_line = false;
   std::vector<std::string> inputs;
-  for (int i = 1; i < argc; ++i) {
+  for (int i = 2; i < argc; ++i) {
     if (std::strcmp(argv[i], "-m") == 0 && i + 1 < argc) {
       mutations = std::atoi(argv[++i]);
+      continue;
+    }
+    if (std::strcmp(argv[i], "--keep-first-line") == 0) {
+      keep_first_line = true;
       continue;
     }
     std::vector<std::filesystem::path> files;
@@ -85,9 +167,9 @@ int main(int argc, char** argv) {
   for (const std::string& input : inputs) {
     Run(input);
     ++runs;
-    for (int m = 0; m < mutations; ++m, ++runs) Run(Mutate(input, rng));
+    for (int m = 0; m < mutations; ++m, ++runs) Run(Mutate(input, rng, keep_first_line));
   }
-  std::printf("replayed %zu inputs (%zu seeds, %d mutations each): no crash, no 5xx\n", runs,
+  std::printf("%s: replayed %zu inputs (%zu files, %d mutations each): no crash\n", argv[1], runs,
               inputs.size(), mutations);
   return 0;
 }

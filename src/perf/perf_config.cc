@@ -5,6 +5,7 @@
 #include "api/codec/decode_context.h"
 #include "api/codec/map_reader.h"
 #include "api/codec/yaml_tree.h"
+#include "api/validation/names.h"
 
 namespace kuota::perf {
 namespace {
@@ -21,6 +22,14 @@ Status Check(MapReader& r, std::string_view key, bool ok, const std::string& mes
   return r.ctx().FailWithValue(*node, r.PathOf(key), message);
 }
 
+// A className begins the names of the objects the plan makes ("<class>-<n>",
+// ClusterQueues "<class>-<i>-<j>-<cohort>"), so it must be a DNS-1123 label
+// (found by fuzzing: "co*ahort" made invalid cohort names).
+Status CheckClassName(MapReader& r, const std::string& class_name) {
+  const std::string problem = validation::CheckDns1123Label(class_name);
+  return Check(r, "className", problem.empty(), problem);
+}
+
 Status DecodeWorkloadTemplate(MapReader& r, WorkloadTemplate& out) {
   KUOTA_RETURN_IF_ERROR(r.Require("className"));
   KUOTA_RETURN_IF_ERROR(r.Require("request"));
@@ -33,7 +42,7 @@ Status DecodeWorkloadTemplate(MapReader& r, WorkloadTemplate& out) {
   out.pod_count = pods.value_or(1);
   // Unknown and missing fields first, as Kubernetes' strict decoder reports them.
   KUOTA_RETURN_IF_ERROR(r.Finish());
-  KUOTA_RETURN_IF_ERROR(Check(r, "className", !out.class_name.empty(), "must not be empty"));
+  KUOTA_RETURN_IF_ERROR(CheckClassName(r, out.class_name));
   KUOTA_RETURN_IF_ERROR(Check(r, "runtimeMs", out.runtime_ms >= 0, "must not be negative"));
   KUOTA_RETURN_IF_ERROR(Check(r, "request", out.request.milli() > 0, "must be positive"));
   return Check(r, "podCount", out.pod_count >= 1, "must be at least 1");
@@ -74,7 +83,7 @@ Status DecodeQueuesSet(MapReader& r, QueuesSet& out) {
   KUOTA_RETURN_IF_ERROR(r.ObjectList("workloadsSets", out.workloads_sets, DecodeWorkloadsSet));
   // Unknown and missing fields first, as Kubernetes' strict decoder reports them.
   KUOTA_RETURN_IF_ERROR(r.Finish());
-  KUOTA_RETURN_IF_ERROR(Check(r, "className", !out.class_name.empty(), "must not be empty"));
+  KUOTA_RETURN_IF_ERROR(CheckClassName(r, out.class_name));
   KUOTA_RETURN_IF_ERROR(Check(r, "count", out.count >= 1, "must be at least 1"));
   KUOTA_RETURN_IF_ERROR(
       Check(r, "nominalQuota", out.nominal_quota.milli() >= 0, "must not be negative"));
@@ -90,7 +99,7 @@ Status DecodeCohortSet(MapReader& r, CohortSet& out) {
   KUOTA_RETURN_IF_ERROR(r.ObjectList("queuesSets", out.queues_sets, DecodeQueuesSet));
   // Unknown and missing fields first, as Kubernetes' strict decoder reports them.
   KUOTA_RETURN_IF_ERROR(r.Finish());
-  KUOTA_RETURN_IF_ERROR(Check(r, "className", !out.class_name.empty(), "must not be empty"));
+  KUOTA_RETURN_IF_ERROR(CheckClassName(r, out.class_name));
   return Check(r, "count", out.count >= 1, "must be at least 1");
 }
 

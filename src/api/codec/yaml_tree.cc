@@ -189,7 +189,8 @@ std::string YamlNode::Describe() const {
   return "a string";
 }
 
-YamlStream::YamlStream(std::string_view text) : in_(std::string(text)) {}
+YamlStream::YamlStream(std::string_view text)
+    : in_(std::string(text)), max_documents_(text.size() + 1) {}
 
 YamlStream::~YamlStream() = default;
 
@@ -240,6 +241,14 @@ Result<std::unique_ptr<YamlDocument>> YamlStream::Next() {
   if (!more) {
     done_ = true;
     return std::unique_ptr<YamlDocument>();
+  }
+  if (++documents_ > max_documents_) {
+    // Found by fuzzing (fuzz/regressions/yaml_decode): `,{"a": "b, "c":` then
+    // "---" made yaml-cpp return the same empty document forever.
+    done_ = true;
+    return SyntaxError(0, 0,
+                       "the YAML parser stopped advancing (malformed flow collection?) after " +
+                           std::to_string(max_documents_) + " documents");
   }
   if (doc->root == nullptr) {
     doc->root = &doc->nodes.emplace_back();  // an empty document is null

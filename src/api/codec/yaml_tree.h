@@ -79,6 +79,11 @@ class YamlStream {
   std::istringstream in_;
   std::unique_ptr<YAML::Parser> parser_;
   bool done_ = false;
+  // Every document takes at least one byte of the text; more than that many
+  // means the parser stopped advancing (yaml-cpp does on some malformed flow
+  // collections) and the stream ends with an error instead of looping.
+  size_t max_documents_ = 0;
+  size_t documents_ = 0;
 };
 
 }  // namespace kuota::codec

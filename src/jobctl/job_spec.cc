@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "jobctl/pod_spec_schema.h"
+#include "jobctl/submitter.h"
 
 namespace kuota::jobctl {
 namespace {
@@ -175,6 +176,7 @@ Result<JobSpec> ParseJobSpec(const Json& job) {
                            ": supported values: \"OnFailure\", \"Never\"");
   }
   out.pod_template = *tmpl;
+  out.submitter = SubmitterAnnotations(job);
   return out;
 }
 

@@ -43,6 +43,9 @@ struct JobSpec {
   bool deleting = false;  // metadata.deletionTimestamp is set
   RestartPolicy restart_policy = RestartPolicy::kNever;
   Json pod_template;  // spec.template as written (an object with an object "spec")
+  // The Job's submitter annotations (jobctl/submitter.h), name -> value, as
+  // SubmitterAnnotations reads them; its pods carry exactly these.
+  Json submitter = Json::object();
 };
 
 // Reads and validates `job`. Fails with Invalid and a message such as

@@ -1,6 +1,7 @@
 #include "jobctl/pod_template.h"
 
 #include "jobctl/job_labels.h"
+#include "jobctl/submitter.h"
 
 namespace kuota::jobctl {
 namespace {
@@ -49,6 +50,11 @@ Json BuildPod(const JobSpec& spec, std::optional<int32_t> index) {
   const Json tmpl_meta = tmpl.contains("metadata") ? tmpl["metadata"] : Json::object();
   Json labels = StringMap(tmpl_meta, "labels");
   Json annotations = StringMap(tmpl_meta, "annotations");
+  // The pod runs as the Job's submitter: exactly the Job's submitter
+  // annotations, never ones the template claims.
+  annotations.erase(kSubmitterUidAnnotation);
+  annotations.erase(kSubmittedByAnnotation);
+  annotations.update(spec.submitter);
   labels[kControllerUidLabel] = spec.uid;
   labels[kJobNameLabel] = spec.name;
   labels[kLegacyControllerUidLabel] = spec.uid;

@@ -3,7 +3,9 @@
 // labels (batch.kubernetes.io/controller-uid, job-name and their legacy
 // spellings), a controller ownerReference, generateName "<job>-", and for an
 // Indexed Job the completion index (annotation, label, JOB_COMPLETION_INDEX in
-// every container, hostname "<job>-<index>"). Pure; thread-compatible.
+// every container, hostname "<job>-<index>"), and the Job's submitter
+// annotations (jobctl/submitter.h) in place of any the template carries.
+// Pure; thread-compatible.
 #pragma once
 
 #include <cstdint>

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "jobctl/submitter.h"
 #include "jobs/job_fields.h"
 
 namespace kuota::jobs {
@@ -76,6 +77,9 @@ Json BuildPod(const GroupJobKind& kind, const Json& job, const std::vector<PodSe
   pod["spec"] = tmpl != nullptr ? tmpl->value("spec", Json::object()) : Json::object();
   PodPosition where{&sets, set, index, kLocalAddress};
   kind.CustomizePod(job, where, pod);
+  // The pod runs as the job's submitter: exactly the job's submitter
+  // annotations, never ones its template (or the kind) put there.
+  jobctl::CopySubmitterAnnotations(job, pod);
   // A pod of a group job is restarted by the job's policy (OnPodEvent, with
   // its restart count), not in place: a template silent on restartPolicy
   // would otherwise get the pod default, Always, and rerun a finished rank.

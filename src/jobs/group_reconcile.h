@@ -22,7 +22,9 @@ struct GroupEvent {
 };
 
 struct GroupActions {
-  std::vector<Json> create_pods;         // full Pod objects, named
+  // Full Pod objects, named, carrying the job's submitter annotations
+  // (jobctl/submitter.h) and no others.
+  std::vector<Json> create_pods;
   std::vector<std::string> delete_pods;  // pod names
   std::optional<Json> status;            // the job's new status, when it changed
   std::vector<GroupEvent> events;

@@ -32,13 +32,37 @@ namespace {
 // What the keeper and the command report to the daemon through a CLOEXEC
 // pipe: the command's pid (from the keeper, after forking it), that the
 // command waits for "go" (from the command, its cgroup joined and directory
-// entered), or the step that failed and its errno. A successful exec closes
-// the command's end; the keeper closes its own after forking.
-enum class Stage : int32_t { kChildPid = 1, kFork, kCgroup, kChdir, kExec, kReady };
+// entered), or the step that failed and its errno (the user change and the
+// user's directory come after "go"). A successful exec closes the command's
+// end; the keeper closes its own after forking.
+enum class Stage : int32_t {
+  kChildPid = 1,
+  kFork,
+  kCgroup,
+  kChdir,
+  kExec,
+  kReady,
+  kSetGroups,
+  kSetGid,
+  kSetUid,
+};
 struct Report {
   int32_t stage;
   int32_t value;  // the pid for kChildPid, 0 for kReady, else errno
 };
+
+// The system calls that change credentials, with 32-bit ids (on 32-bit x86
+// and arm the plain names are the old 16-bit calls).
+#ifdef SYS_setgroups32
+constexpr long kSysSetGroups = SYS_setgroups32;
+constexpr long kSysSetGid = SYS_setgid32;
+constexpr long kSysSetUid = SYS_setuid32;
+#else
+constexpr long kSysSetGroups = SYS_setgroups;
+constexpr long kSysSetGid = SYS_setgid;
+constexpr long kSysSetUid = SYS_setuid;
+#endif
+static_assert(sizeof(uid_t) == 4 && sizeof(gid_t) == 4, "32-bit user and group ids");
 
 // The byte the daemon sends the keeper, and the keeper the command, to let
 // the command exec. Anything else (end of file included) means "never".
@@ -51,8 +75,17 @@ struct Prepared {
   std::vector<char*> argv;
   std::vector<std::string> env_store;
   std::vector<char*> envp;
-  std::string working_dir;
+  std::string working_dir;   // as given (entered before "go"); may be empty
   std::string cgroup_procs;  // "<cgroup_dir>/cgroup.procs" or ""
+  // run_as: the directory entered after "go" ("" when none), and whether
+  // "/" is the fallback when it cannot be entered (it is run_as's home).
+  std::string user_dir;
+  bool user_dir_fallback = false;
+  // run_as with another uid than the daemon's: the identity to drop to.
+  bool change_ids = false;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups;
   std::string exit_path;
   std::string exit_tmp;
   std::string lock_path;
@@ -142,7 +175,7 @@ void CloseAllExcept(int* keep, int n, int max_fd) {
 
 // Writes the exit record durably: temporary file, fsync, rename.
 bool WriteExitRecord(const Prepared& p, const char* rec, size_t len) {
-  int fd = open(p.exit_tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = open(p.exit_tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return false;
   bool ok = WriteAll(fd, rec, len) && fsync(fd) == 0;
   ok = close(fd) == 0 && ok;
@@ -181,9 +214,28 @@ bool WriteExitRecord(const Prepared& p, const char* rec, size_t len) {
   WriteReport(report_fd, Stage::kReady, 0);
   if (ReadByte(release_fd) != kGo) {
     // The keeper died without releasing us (it holds the other end until it
-    // exits): the command never ran. Say so, as the keeper cannot.
+    // exits): the command never ran. Say so, as the keeper cannot. (Still
+    // the daemon's user here: the exit file's directory is its alone.)
     WriteExitRecord(p, kAbortedBeforeExec.data(), kAbortedBeforeExec.size());
     _exit(126);
+  }
+  if (p.change_ids) {
+    // Raw system calls: they change this thread's credentials only, which in
+    // this single-threaded child are the process's, without glibc's setxid
+    // broadcast (not async-signal-safe). Supplementary groups first, then
+    // the group, then the user, while we still may.
+    if (syscall(kSysSetGroups, p.groups.size(), p.groups.data()) != 0) {
+      Fail(report_fd, Stage::kSetGroups, errno);
+    }
+    if (syscall(kSysSetGid, p.gid) != 0) Fail(report_fd, Stage::kSetGid, errno);
+    if (syscall(kSysSetUid, p.uid) != 0) Fail(report_fd, Stage::kSetUid, errno);
+    uid_t r, e, s;
+    if (getresuid(&r, &e, &s) != 0 || r != p.uid || e != p.uid || s != p.uid) {
+      Fail(report_fd, Stage::kSetUid, EPERM);
+    }
+  }
+  if (!p.user_dir.empty() && chdir(p.user_dir.c_str()) != 0) {
+    if (!p.user_dir_fallback || chdir("/") != 0) Fail(report_fd, Stage::kChdir, errno);
   }
   execve(p.exe.c_str(), p.argv.data(), p.envp.data());
   Fail(report_fd, Stage::kExec, errno);
@@ -321,9 +373,14 @@ Result<Prepared> Prepare(const ProcessSpec& spec) {
   }
   if (spec.exit_path.empty()) return Status::Invalid("exit_path: required");
   Prepared p;
-  // Environment: the daemon's, then the additions on top.
-  std::vector<std::string> env;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) env.emplace_back(*e);
+  // Environment: the daemon's, then the user's HOME, USER and LOGNAME, then
+  // the additions on top.
+  std::vector<EnvVar> additions;
+  if (spec.run_as) {
+    const std::string home = spec.run_as->home.empty() ? "/" : spec.run_as->home;
+    additions = {
+        {"HOME", home}, {"USER", spec.run_as->user_name}, {"LOGNAME", spec.run_as->user_name}};
+  }
   for (size_t i = 0; i < spec.env.size(); ++i) {
     const EnvVar& v = spec.env[i];
     if (v.name.empty() || v.name.find('=') != std::string::npos ||
@@ -331,6 +388,11 @@ Result<Prepared> Prepare(const ProcessSpec& spec) {
       return Status::Invalid("env[" + std::to_string(i) + "].name \"" + v.name +
                              "\": must be non-empty and hold no '='");
     }
+    additions.push_back(v);
+  }
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) env.emplace_back(*e);
+  for (const EnvVar& v : additions) {
     std::string prefix = v.name + "=";
     std::string entry = prefix + v.value;
     bool replaced = false;
@@ -346,7 +408,19 @@ Result<Prepared> Prepare(const ProcessSpec& spec) {
   for (const std::string& e : env) {
     if (e.compare(0, 5, "PATH=") == 0) path_env = e.substr(5);
   }
-  KUOTA_ASSIGN_OR_RETURN(p.exe, ResolveExecutable(spec.argv[0], path_env, spec.working_dir));
+  if (spec.run_as) {
+    p.user_dir = spec.working_dir.empty() ? spec.run_as->home : spec.working_dir;
+    p.user_dir_fallback = spec.working_dir.empty();
+    p.change_ids = spec.run_as->uid != geteuid();
+    p.uid = static_cast<uid_t>(spec.run_as->uid);
+    p.gid = static_cast<gid_t>(spec.run_as->gid);
+    p.groups.assign(spec.run_as->groups.begin(), spec.run_as->groups.end());
+    if (p.uid == static_cast<uid_t>(-1) || p.gid == static_cast<gid_t>(-1)) {
+      return Status::Invalid("run_as: uid and gid must not be -1");
+    }
+  }
+  const std::string& lookup_dir = spec.working_dir.empty() ? p.user_dir : spec.working_dir;
+  KUOTA_ASSIGN_OR_RETURN(p.exe, ResolveExecutable(spec.argv[0], path_env, lookup_dir));
   p.env_store = std::move(env);
   for (std::string& e : p.env_store) p.envp.push_back(e.data());
   p.envp.push_back(nullptr);
@@ -372,34 +446,41 @@ Result<ScopedFd> OpenLog(const std::string& path) {
     return fd;
   }
   std::string dir = DirName(path);
-  if (!dir.empty()) KUOTA_RETURN_IF_ERROR(MakeDirs(dir).WithContext("log_path"));
-  ScopedFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644));
-  if (fd.valid()) {
-    fchmod(fd.get(), 0644);  // whatever the umask
-    return fd;
-  }
-  if (errno == EEXIST) fd = ScopedFd(open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
+  if (!dir.empty()) KUOTA_RETURN_IF_ERROR(MakeDirs(dir, 0700).WithContext("log_path"));
+  ScopedFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!fd.valid()) {
     return Status::Unavailable("log_path: cannot open " + path + ": " + ErrnoText(errno));
   }
+  // Owner-only whatever the umask, also for a log an older kuotad made 0644:
+  // logs are served by the API to the users allowed to read them.
+  fchmod(fd.get(), 0600);
   return fd;
 }
 
 // What went wrong in the keeper or the command, for the caller.
+// `user`: "uid 1001 (alice)" when the command was to change user, else "".
 Status DescribeFailure(const std::string& argv0, const std::string& exe,
-                       const std::string& working_dir, const std::string& cgroup_dir, int32_t stage,
-                       int err) {
+                       const std::string& working_dir, const std::string& cgroup_dir,
+                       const std::string& user, int32_t stage, int err) {
+  const std::string as_user = user.empty() ? "" : " (as " + user + ")";
   switch (static_cast<Stage>(stage)) {
     case Stage::kCgroup:
       return Status::Invalid("cannot join cgroup " + cgroup_dir + ": " + ErrnoText(err));
     case Stage::kChdir:
-      return Status::Invalid("working directory \"" + working_dir + "\": " + ErrnoText(err));
+      return Status::Invalid("working directory \"" + working_dir + "\"" + as_user + ": " +
+                             ErrnoText(err));
+    case Stage::kSetGroups:
+      return Status::Invalid("cannot run as " + user + ": setgroups: " + ErrnoText(err));
+    case Stage::kSetGid:
+      return Status::Invalid("cannot run as " + user + ": setgid: " + ErrnoText(err));
+    case Stage::kSetUid:
+      return Status::Invalid("cannot run as " + user + ": setuid: " + ErrnoText(err));
     case Stage::kExec:
       if (err == ENOENT) {
         return Status::Invalid("executable \"" + exe + "\" not found");
       }
       if (err == EACCES) {
-        return Status::Invalid("executable \"" + exe + "\": permission denied");
+        return Status::Invalid("executable \"" + exe + "\"" + as_user + ": permission denied");
       }
       return Status::Invalid("exec \"" + exe + "\": " + ErrnoText(err));
     case Stage::kFork:
@@ -442,7 +523,7 @@ struct PendingStart::State {
   ScopedFd lock;     // our copy of the locked "<exit_path>.lock"
   std::string exit_path, exit_tmp;
   // For error messages.
-  std::string argv0, exe, working_dir, cgroup_dir;
+  std::string argv0, exe, working_dir, cgroup_dir, user;
 
   // Waits for the keeper to exit and removes what it wrote.
   void ReapAndClean() {
@@ -451,7 +532,7 @@ struct PendingStart::State {
     unlink(exit_tmp.c_str());
   }
   Status Describe(const Report& r) const {
-    return DescribeFailure(argv0, exe, working_dir, cgroup_dir, r.stage, r.value);
+    return DescribeFailure(argv0, exe, working_dir, cgroup_dir, user, r.stage, r.value);
   }
 };
 
@@ -509,10 +590,10 @@ Result<ProcessHandle> PendingStart::Release() {
 Result<PendingStart> BeginSpawn(const ProcessSpec& spec) {
   KUOTA_ASSIGN_OR_RETURN(Prepared p, Prepare(spec));
   std::string exit_dir = DirName(spec.exit_path);
-  if (!exit_dir.empty()) KUOTA_RETURN_IF_ERROR(MakeDirs(exit_dir).WithContext("exit_path"));
+  if (!exit_dir.empty()) KUOTA_RETURN_IF_ERROR(MakeDirs(exit_dir, 0700).WithContext("exit_path"));
   // The lock first: a keeper of an earlier start still holding it could
   // otherwise write its exit record over ours.
-  ScopedFd lock(open(p.lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  ScopedFd lock(open(p.lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
   if (!lock.valid()) {
     return Status::Unavailable("exit_path: cannot create lock file " + p.lock_path + ": " +
                                ErrnoText(errno));
@@ -563,8 +644,12 @@ Result<PendingStart> BeginSpawn(const ProcessSpec& spec) {
   state->exit_tmp = p.exit_tmp;
   state->argv0 = spec.argv[0];
   state->exe = p.exe;
-  state->working_dir = spec.working_dir;
+  state->working_dir = spec.working_dir.empty() ? p.user_dir : spec.working_dir;
   state->cgroup_dir = spec.cgroup_dir;
+  if (p.change_ids) {
+    state->user = "uid " + std::to_string(spec.run_as->uid);
+    if (!spec.run_as->user_name.empty()) state->user += " (" + spec.run_as->user_name + ")";
+  }
   const int report_fd = state->report.get();
   PendingStart pending(std::move(state));  // aborts on every early return
 

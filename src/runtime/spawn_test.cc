@@ -78,7 +78,7 @@ TEST_F(SpawnTest, LogHoldsStdoutAndStderrAndExitCodeIsRecorded) {
   EXPECT_EQ(ReadFileOrEmpty(spec.exit_path), "exit 3\n");
   struct stat sb;
   ASSERT_EQ(stat(spec.log_path.c_str(), &sb), 0);
-  EXPECT_EQ(sb.st_mode & 0777, 0644u);
+  EXPECT_EQ(sb.st_mode & 0777, 0600u);  // logs are their owner's alone
   // A second Inspect gives the same answer from the exit file.
   EXPECT_EQ(Inspect(*h, spec.exit_path).ToString(), "exited 3");
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "jobctl/submitter.h"
 #include "jobs/group_reconcile.h"
 #include "jobs/registry.h"
 #include "standalone/events.h"
@@ -284,6 +285,9 @@ void JobReconciler::CreatePods(const std::string& key, const Json& job, std::vec
       pod["metadata"]["finalizers"] = Json::array({options_.pod_finalizer});
     }
     pod["metadata"]["annotations"][kStartGroupAnnotation] = start_group;
+    // Whatever made the pod, it runs as the job's submitter (the builders
+    // copy the annotations too; this holds for any kind added later).
+    jobctl::CopySubmitterAnnotations(job, pod);
     pod["metadata"]["annotations"][kStartGroupSizeAnnotation] = std::to_string(group_size);
     auto stored = store_.Create(kPods, std::move(pod));
     if (!stored.ok()) {

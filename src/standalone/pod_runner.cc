@@ -18,6 +18,7 @@
 #include "runtime/process_group.h"
 #include "runtime/process_state.h"
 #include "runtime/spawn.h"
+#include "runtime/user_lookup.h"
 #include "standalone/events.h"
 #include "standalone/meta_string.h"
 #include "standalone/pod_command.h"
@@ -65,6 +66,9 @@ struct PodRun {
   bool deleting = false;
   std::string wait_message;
   std::string fail_reason, fail_message;
+  // Who its processes run as, decided once when the runner first sees the
+  // pod (its submitter annotations cannot change afterwards).
+  RunAsDecision run_as;
   Json written_status;
 };
 
@@ -135,7 +139,7 @@ std::string SignalName(int sig) {
 // Writes `text` to `path` durably: temporary file, fsync, rename.
 Status WriteFileDurably(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return Status::Unavailable("cannot write " + tmp + ": " + runtime::ErrnoText(errno));
   size_t off = 0;
   while (off < text.size()) {
@@ -189,6 +193,10 @@ PodRunner::PodRunner(store::ObjectStore& store, const Clock& clock, PodRunnerOpt
       store_(store),
       clock_(clock),
       options_(std::move(options)),
+      run_as_policy_{options_.require_submitter,
+                     options_.daemon_uid.value_or(static_cast<uint32_t>(::geteuid()))},
+      look_up_user_(options_.look_up_user ? options_.look_up_user
+                                          : UserLookup(runtime::LookUpUser)),
       capacity_(MachineAmounts(options_.machine)),
       gpus_([this] {
         std::vector<int> idx;
@@ -372,6 +380,7 @@ void PodRunner::Handle(const std::string& type, const Json& pod) {
       run->stage = PodRun::Stage::kDone;
       run->written_status = pod.value("status", Json::object());
     } else {
+      run->run_as = DecideRunAs(pod, run_as_policy_, look_up_user_);
       Recover(*run);
       if (run->stage != PodRun::Stage::kWaiting) WriteStatus(*run);
     }
@@ -583,6 +592,15 @@ void PodRunner::TryStartWaiting() {
       }
       continue;
     }
+    if (!run->run_as.allowed()) {
+      // It will never run: fail it now rather than once the machine has room.
+      if (run->fail_reason.empty()) {
+        run->fail_reason = run->run_as.reason;
+        run->fail_message = run->run_as.message;
+      }
+      StartPod(*run);
+      continue;
+    }
     if (!groups.count(group)) order.push_back(group);
     groups[group].push_back(run.get());
   }
@@ -704,7 +722,7 @@ bool PodRunner::StartPod(PodRun& run) {
       }
     }
   }
-  (void)runtime::MakeDirs(PodDir(run.uid), 0755);
+  (void)runtime::MakeDirs(PodDir(run.uid), 0700);
   for (size_t i = 0; i < run.containers.size(); ++i) StartContainer(run, i);
   RecordEvent(store_, clock_, run.pod, "Normal", "Started",
               "Started " + std::to_string(run.containers.size()) + " container(s) on " +
@@ -733,14 +751,18 @@ bool PodRunner::StartContainer(PodRun& run, size_t i) {
   }
   auto cmd = BuildContainerCommand(run.pod, c.spec, extra);
   Result<runtime::ProcessHandle> handle = Status::Internal("container not started");
-  if (!cmd.ok()) {
+  if (!run.run_as.allowed()) {
+    // A pod recovered after a restart of kuotad whose user it can no longer
+    // become: no further start of its containers.
+    handle = Status::Invalid(run.run_as.message);
+  } else if (!cmd.ok()) {
     handle = cmd.status();
   } else {
     for (const auto& w : cmd->warnings) {
       RecordEvent(store_, clock_, run.pod, "Warning", "UnsupportedField", w, kComponent);
     }
     options_.faults.Reach(FaultPoint::kBeforeStarting, run.name);
-    Status st = runtime::MakeDirs(PodDir(run.uid), 0755);
+    Status st = runtime::MakeDirs(PodDir(run.uid), 0700);
     Json rec = ReadRecord(PodDir(run.uid) + "/runtime.json");
     if (!rec.is_object()) rec = Json::object();
     rec["containers"][c.name] = {{"state", "starting"}, {"restarts", c.restarts}};
@@ -759,6 +781,7 @@ bool PodRunner::StartContainer(PodRun& run, size_t i) {
       spec.log_path = c.log_path;
       spec.exit_path = c.exit_path;
       spec.cgroup_dir = run.cgroup_dir;
+      spec.run_as = run.run_as.run_as;
       auto pending = runtime::BeginSpawn(spec);
       if (!pending.ok()) {
         handle = pending.status();

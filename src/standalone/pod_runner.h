@@ -11,6 +11,8 @@
 // restarts), restarts containers for restartPolicy OnFailure/Always, stops a
 // pod being deleted with SIGTERM then SIGKILL after its grace period and then
 // releases it (removes its finalizer), and publishes the machine as a Node.
+// With require_submitter each pod's processes run as the user who submitted
+// it (run_as_policy.h), and a pod that names none it may run as fails.
 //
 // Restarts: a container runs at most once per start, and exactly once when
 // kuotad dies at any instant of that start. Each start is recorded in
@@ -30,6 +32,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -43,6 +46,7 @@
 #include "standalone/fault_point.h"
 #include "standalone/object_errors.h"
 #include "standalone/pod_resources.h"
+#include "standalone/run_as_policy.h"
 #include "store/object_store.h"
 
 namespace kuota::standalone {
@@ -65,6 +69,17 @@ struct PodRunnerOptions {
   Duration restart_backoff_base{10'000};
   Duration restart_backoff_max{300'000};
   std::chrono::milliseconds tick{100};
+  // Run each pod's processes as its submitter (kuota.dev/submitter-uid; see
+  // run_as_policy.h), failing pods without a valid one (reason NoSubmitter)
+  // or whose user kuotad cannot become. kuotad sets it whenever requests are
+  // authenticated. false: pods run as kuotad's own user (--insecure-http).
+  bool require_submitter = false;
+  // How a submitter's uid becomes a user; empty: runtime::LookUpUser
+  // (getpwuid_r, getgrouplist). Tests swap in their own.
+  UserLookup look_up_user;
+  // kuotad's effective uid as the policy sees it; nullopt: geteuid().
+  // Tests only.
+  std::optional<uint32_t> daemon_uid;
   // Crash tests only: where kuotad kills itself (see fault_point.h).
   // Default: disarmed.
   FaultInjector faults;
@@ -117,6 +132,8 @@ class PodRunner {
   store::ObjectStore& store_;
   const Clock& clock_;
   PodRunnerOptions options_;
+  RunAsPolicy run_as_policy_;
+  UserLookup look_up_user_;
   ResourceAmounts capacity_;
   runtime::GpuAllocator gpus_;
   std::unique_ptr<runtime::CgroupManager> cgroups_;

@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build g++ pkg-config
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libsqlite3-dev libcpp-httplib-dev sqlite3
+  libsqlite3-dev libcpp-httplib-dev sqlite3 libssl-dev
   python3 python3-yaml
   gnuplot-nox
 )

@@ -10,8 +10,15 @@
 
 #include <sys/socket.h>
 
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <csignal>
+#include <cstring>
+
 #include <httplib.h>
 
+#include "server/access_control.h"
 #include "server/http_listener.h"
 #include "server/pod_logs.h"
 #include "server/request_target.h"
@@ -32,6 +39,11 @@ HttpRequest ToHttpRequest(const httplib::Request& req) {
   r.accept = req.get_header_value("Accept");
   r.content_type = req.get_header_value("Content-Type");
   r.host = req.get_header_value("Host");
+  r.authorization = req.get_header_value("Authorization");
+  // Set by HttpListener on Unix-socket connections (and stripped from what
+  // clients send), so it can be trusted.
+  const std::string peer = req.get_header_value(kPeerUidHeader);
+  if (!peer.empty()) r.peer_uid = std::stoll(peer);
   r.body = req.body;
   return r;
 }
@@ -148,6 +160,40 @@ int Bind(httplib::Server& http, const std::string& address, int port) {
   return bound > 0 ? bound : -1;
 }
 
+// Binds `http` to a Unix-domain socket at `path` that every local user may
+// connect to (mode 0666: who they are is read from the connection). A
+// socket file left by a kuotad that is gone is replaced; one a live server
+// answers on is not.
+Status BindUnix(httplib::Server& http, const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (!S_ISSOCK(st.st_mode)) {
+      return Status::Unavailable(path +
+                                 " exists and is not a socket; remove it or choose "
+                                 "another --socket");
+    }
+    int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
+    bool live =
+        probe >= 0 && ::connect(probe, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+    if (probe >= 0) ::close(probe);
+    if (live) return Status::Unavailable("another server is listening on " + path);
+    ::unlink(path.c_str());
+  }
+  if (path.size() >= sizeof(sockaddr_un::sun_path)) {
+    return Status::Invalid("socket path " + path + " is too long (the most is " +
+                           std::to_string(sizeof(sockaddr_un::sun_path) - 1) + " bytes)");
+  }
+  http.set_address_family(AF_UNIX);
+  if (!http.bind_to_port(path, 80)) return Status::Unavailable("cannot listen on " + path);
+  if (::chmod(path.c_str(), 0666) != 0) {
+    return Status::Unavailable("cannot make " + path + " reachable: " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
 // Runs `http`'s accept loop on `thread`; returns once it accepts (stop()
 // only takes effect from then on).
 void Listen(HttpListener& http, std::thread& thread) {
@@ -175,12 +221,15 @@ struct ApiServer::Impl {
         visibility(options.pending_workloads),
         router(handlers, pod_logs, visibility),
         streams(std::max(options.max_long_requests, 1)),
+        access(options.access),
         http(MakeListenerOptions(options)) {}
 
   void Serve(const httplib::Request& req, httplib::Response& res) {
     HttpReply reply;
     try {
-      reply = router.Route(ToHttpRequest(req));
+      HttpRequest request = ToHttpRequest(req);
+      std::optional<HttpReply> refused = access.Check(request);
+      reply = refused ? std::move(*refused) : router.Route(request);
     } catch (const std::exception& e) {
       reply = InternalError(e.what()).ToReply();
     }
@@ -229,7 +278,10 @@ struct ApiServer::Impl {
   VisibilityApi visibility;
   Router router;
   StreamSlots streams;
+  AccessControl access;
   HttpListener http;
+  std::unique_ptr<HttpListener> unix_http;  // with options.unix_socket
+  std::thread unix_listener;
   std::thread listener;
   std::unique_ptr<HttpListener> health;  // with options.health_port >= 0
   std::thread health_listener;
@@ -248,8 +300,8 @@ Status ApiServer::Start() {
   Impl& s = *impl_;
   if (s.started) return Status::Internal("ApiServer::Start called twice");
   for (const char* ns : {"default", "kube-system"}) {
-    KUOTA_RETURN_IF_ERROR(s.handlers.EnsureNamespace(ns).WithContext("creating namespace " +
-                                                                     std::string(ns)));
+    KUOTA_RETURN_IF_ERROR(
+        s.handlers.EnsureNamespace(ns).WithContext("creating namespace " + std::string(ns)));
   }
   s.http.set_payload_max_length(s.options.max_body_bytes);
   const size_t max_body = s.options.max_body_bytes;
@@ -280,10 +332,38 @@ Status ApiServer::Start() {
   s.http.Delete(all, serve);
   s.http.Options(all, serve);
 
+  if (!s.options.tls_cert_file.empty()) {
+    KUOTA_RETURN_IF_ERROR(s.http.EnableTls(s.options.tls_cert_file, s.options.tls_key_file));
+    // A TLS write to a client that hung up must fail, not raise SIGPIPE.
+    ::signal(SIGPIPE, SIG_IGN);
+  }
   s.port = Bind(s.http, s.options.address, s.options.port);
   if (s.port <= 0) {
     return Status::Unavailable("cannot listen on " + s.options.address + ":" +
                                std::to_string(s.options.port));
+  }
+  {
+    std::string host = s.options.address;
+    if (host == "0.0.0.0" || host.empty()) host = "127.0.0.1";
+    if (host.find(':') != std::string::npos) host = "[" + host + "]";
+    s.access.set_server_url((s.options.tls_cert_file.empty() ? "http://" : "https://") + host +
+                            ":" + std::to_string(s.port));
+  }
+  if (!s.options.unix_socket.empty()) {
+    s.unix_http = std::make_unique<HttpListener>(MakeListenerOptions(s.options));
+    s.unix_http->set_payload_max_length(s.options.max_body_bytes);
+    s.unix_http->set_error_handler([max_body](const httplib::Request&, httplib::Response& res) {
+      if (res.body.empty()) {
+        res.set_content(LibraryError(res.status, max_body).ToStatus().dump(), "application/json");
+      }
+    });
+    s.unix_http->Get(all, serve);
+    s.unix_http->Post(all, serve);
+    s.unix_http->Put(all, serve);
+    s.unix_http->Patch(all, serve);
+    s.unix_http->Delete(all, serve);
+    s.unix_http->Options(all, serve);
+    KUOTA_RETURN_IF_ERROR(BindUnix(*s.unix_http, s.options.unix_socket));
   }
   if (s.options.health_port >= 0) {
     s.health = std::make_unique<HttpListener>(HealthListenerOptions(s.options));
@@ -302,6 +382,7 @@ Status ApiServer::Start() {
   }
   s.started = true;
   Listen(s.http, s.listener);
+  if (s.unix_http) Listen(*s.unix_http, s.unix_listener);
   if (s.health) Listen(*s.health, s.health_listener);
   return Status::Ok();
 }
@@ -322,6 +403,12 @@ void ApiServer::Stop() {
   // stopped get a moment to write their last chunk.
   s.http.CloseConnections(std::chrono::seconds(2));
   if (s.listener.joinable()) s.listener.join();
+  if (s.unix_http) {
+    s.unix_http->stop();
+    s.unix_http->CloseConnections(std::chrono::seconds(1));
+    if (s.unix_listener.joinable()) s.unix_listener.join();
+    ::unlink(s.options.unix_socket.c_str());
+  }
   if (s.health) {
     s.health->stop();
     s.health->CloseConnections(std::chrono::seconds(1));

@@ -14,6 +14,7 @@
 
 #include "base/clock.h"
 #include "base/status.h"
+#include "server/access_control.h"
 #include "server/admission_hook.h"
 #include "server/pending_workloads_source.h"
 #include "server/resource_info.h"
@@ -66,6 +67,16 @@ struct ServerOptions {
   // Pod logs, served at .../pods/NAME/log, are read from
   // <pod_log_dir>/<pod uid>/<container>.log. Empty: pod logs are unavailable.
   std::string pod_log_dir;
+  // TLS: with both set, the API is served over TLS with this certificate.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  // Non-empty: the API is also served on a Unix-domain socket here (mode
+  // 0666), where a request's identity is its peer's uid; POST
+  // /kuota/v1/login is answered only there.
+  std::string unix_socket;
+  // Authentication and authorization (see access_control.h); the default
+  // serves every request as an admin.
+  AccessOptions access;
   // Kueue's visibility API (pending workloads in queue order) reads this;
   // null: that API answers 503. Must outlive the server; thread-safe.
   PendingWorkloadsSource* pending_workloads = nullptr;

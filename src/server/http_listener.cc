@@ -15,6 +15,8 @@
 #include <memory>
 #include <string>
 
+#include <openssl/err.h>
+
 #include "server/connection_threads.h"
 
 namespace kuota::server {
@@ -61,13 +63,17 @@ class ConnectionStream final : public httplib::Stream {
   // `busy` is set once a request is past its headers (httplib then asks
   // for the peer's address) or a reply is being written, until the next
   // BeginRequest.
-  ConnectionStream(socket_t sock, milliseconds read_timeout, milliseconds write_timeout,
+  ConnectionStream(socket_t sock, SSL* ssl, milliseconds read_timeout, milliseconds write_timeout,
                    std::atomic<bool>& busy)
-      : sock_(sock), read_timeout_(read_timeout), write_timeout_(write_timeout), busy_(busy) {}
+      : sock_(sock),
+        ssl_(ssl),
+        read_timeout_(read_timeout),
+        write_timeout_(write_timeout),
+        busy_(busy) {}
 
   // True when a request starts arriving within `timeout`.
   bool WaitForRequest(milliseconds timeout) {
-    return off_ < len_ || PollFor(sock_, POLLIN, timeout);
+    return off_ < len_ || Pending() || PollFor(sock_, POLLIN, timeout);
   }
   // Every read of the request now starting must be done by `deadline`.
   void BeginRequest(SteadyClock::time_point deadline) {
@@ -77,7 +83,7 @@ class ConnectionStream final : public httplib::Stream {
 
   bool is_readable() const override {
     milliseconds wait = ReadWait();
-    return off_ < len_ || (wait.count() > 0 && PollFor(sock_, POLLIN, wait));
+    return off_ < len_ || Pending() || (wait.count() > 0 && PollFor(sock_, POLLIN, wait));
   }
 
   bool is_writable() const override {
@@ -97,7 +103,7 @@ class ConnectionStream final : public httplib::Stream {
       return static_cast<ssize_t>(n);
     }
     milliseconds wait = ReadWait();
-    if (wait.count() <= 0 || !PollFor(sock_, POLLIN, wait)) return -1;
+    if (!Pending() && (wait.count() <= 0 || !PollFor(sock_, POLLIN, wait))) return -1;
     if (size >= buffer_.size()) return Recv(ptr, size);
     ssize_t n = Recv(buffer_.data(), buffer_.size());
     if (n <= 0) return n;
@@ -112,6 +118,10 @@ class ConnectionStream final : public httplib::Stream {
   ssize_t write(const char* ptr, size_t size) override {
     busy_ = true;
     if (!PollFor(sock_, POLLOUT, write_timeout_)) return -1;
+    if (ssl_ != nullptr) {
+      int n = SSL_write(ssl_, ptr, static_cast<int>(std::min<size_t>(size, 1 << 30)));
+      return n > 0 ? n : -1;
+    }
     ssize_t n;
     do {
       n = ::send(sock_, ptr, size, MSG_NOSIGNAL);
@@ -136,7 +146,15 @@ class ConnectionStream final : public httplib::Stream {
     return std::min(read_timeout_, to_deadline);
   }
 
+  // Bytes TLS has decrypted already, which poll() cannot see.
+  bool Pending() const { return ssl_ != nullptr && SSL_pending(ssl_) > 0; }
+
   ssize_t Recv(char* ptr, size_t size) {
+    if (ssl_ != nullptr) {
+      int n = SSL_read(ssl_, ptr, static_cast<int>(std::min<size_t>(size, 1 << 30)));
+      if (n > 0) return n;
+      return SSL_get_error(ssl_, n) == SSL_ERROR_ZERO_RETURN ? 0 : -1;
+    }
     ssize_t n;
     do {
       n = ::recv(sock_, ptr, size, 0);
@@ -145,6 +163,7 @@ class ConnectionStream final : public httplib::Stream {
   }
 
   const socket_t sock_;
+  SSL* const ssl_;  // null for plain HTTP
   const milliseconds read_timeout_;
   const milliseconds write_timeout_;
   std::atomic<bool>& busy_;
@@ -152,6 +171,25 @@ class ConnectionStream final : public httplib::Stream {
   std::array<char, 4096> buffer_{};
   size_t off_ = 0;  // next unread byte in buffer_
   size_t len_ = 0;  // bytes in buffer_
+};
+
+// The uid of the process at the other end of a Unix-domain socket; -1 for
+// any other socket.
+int64_t PeerUid(int fd) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof(addr);
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0 ||
+      addr.ss_family != AF_UNIX) {
+    return -1;
+  }
+  ucred cred{};
+  socklen_t cred_len = sizeof(cred);
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) != 0) return -1;
+  return static_cast<int64_t>(cred.uid);
+}
+
+struct SslFree {
+  void operator()(SSL* ssl) const { SSL_free(ssl); }
 };
 
 time_t Seconds(milliseconds ms) { return static_cast<time_t>((ms.count() + 999) / 1000); }
@@ -171,6 +209,23 @@ HttpListener::HttpListener(const ListenerOptions& options) : options_(options) {
   set_keep_alive_max_count(std::max<size_t>(o.keep_alive_max_count, 1));
   set_read_timeout(Seconds(o.read_timeout));
   set_write_timeout(Seconds(o.write_timeout));
+}
+
+Status HttpListener::EnableTls(const std::string& cert_file, const std::string& key_file) {
+  std::unique_ptr<SSL_CTX, SslCtxFree> ctx(SSL_CTX_new(TLS_server_method()));
+  if (!ctx) return Status::Internal("cannot create a TLS context");
+  SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
+  SSL_CTX_set_mode(ctx.get(), SSL_MODE_AUTO_RETRY);
+  if (SSL_CTX_use_certificate_chain_file(ctx.get(), cert_file.c_str()) != 1) {
+    return Status::Invalid("cannot load the TLS certificate " + cert_file);
+  }
+  if (SSL_CTX_use_PrivateKey_file(ctx.get(), key_file.c_str(), SSL_FILETYPE_PEM) != 1 ||
+      SSL_CTX_check_private_key(ctx.get()) != 1) {
+    return Status::Invalid("cannot load the TLS key " + key_file + " (or it is not " + cert_file +
+                           "'s key)");
+  }
+  tls_ = std::move(ctx);
+  return Status::Ok();
 }
 
 void HttpListener::CloseConnections(milliseconds grace) {
@@ -210,15 +265,35 @@ bool HttpListener::process_and_close_socket(socket_t sock) {
     // body waits for the client's delayed ACK (~40 ms per request).
     int yes = 1;
     ::setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
-    ConnectionStream stream(sock, options_.read_timeout, options_.write_timeout, busy);
+    std::unique_ptr<SSL, SslFree> ssl;
+    if (tls_) {
+      // The handshake is bounded by the socket's receive timeout (httplib
+      // sets SO_RCVTIMEO to the read timeout).
+      ssl.reset(SSL_new(tls_.get()));
+      if (!ssl || SSL_set_fd(ssl.get(), sock) != 1 || SSL_accept(ssl.get()) != 1) {
+        ERR_clear_error();
+        Unregister(sock);
+        ::shutdown(sock, SHUT_RDWR);
+        ::close(sock);
+        return false;
+      }
+    }
+    const int64_t peer_uid = PeerUid(sock);
+    const std::string peer = peer_uid >= 0 ? std::to_string(peer_uid) : "";
+    auto setup = [&peer](httplib::Request& req) {
+      req.headers.erase(kPeerUidHeader);
+      if (!peer.empty()) req.headers.emplace(kPeerUidHeader, peer);
+    };
+    ConnectionStream stream(sock, ssl.get(), options_.read_timeout, options_.write_timeout, busy);
     size_t left = std::max<size_t>(options_.keep_alive_max_count, 1);
     for (; left > 0 && svr_sock_ != INVALID_SOCKET; --left) {
       if (!stream.WaitForRequest(options_.keep_alive_timeout)) break;
       stream.BeginRequest(SteadyClock::now() + options_.request_read_timeout);
       bool connection_closed = false;
-      ret = process_request(stream, /*close_connection=*/left == 1, connection_closed, nullptr);
+      ret = process_request(stream, /*close_connection=*/left == 1, connection_closed, setup);
       if (!ret || connection_closed) break;
     }
+    if (ssl) SSL_shutdown(ssl.get());
     Unregister(sock);
   }
   ::shutdown(sock, SHUT_RDWR);

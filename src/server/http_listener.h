@@ -6,6 +6,10 @@
 // longer than request_read_timeout in all, is dropped), keep-alive waits
 // sleep in poll() instead of httplib's 10 ms polling, and every open
 // connection can be shut at once when the server stops.
+// With EnableTls, every connection speaks TLS (1.2 or later) first. On a
+// Unix-domain socket, each request carries the connecting process's uid
+// (SO_PEERCRED) in the header kPeerUidHeader, which the listener sets and
+// strips from what clients send, so the handler can trust it.
 // Thread-safe as httplib::Server: configure, then listen on one thread;
 // stop() and CloseConnections() from any.
 #pragma once
@@ -14,9 +18,14 @@
 #include <chrono>
 #include <cstddef>
 #include <map>
+#include <memory>
+#include <string>
+
+#include <openssl/ssl.h>
 
 #include <httplib.h>
 
+#include "base/status.h"
 #include "store/mutex.h"
 #include "store/thread_annotations.h"
 
@@ -38,9 +47,15 @@ struct ListenerOptions {
   size_t keep_alive_max_count = 1000;  // requests per connection
 };
 
+// Set on each request served over a Unix-domain socket: the peer's uid.
+inline constexpr const char* kPeerUidHeader = "X-Kuota-Peer-Uid";
+
 class HttpListener : public httplib::Server {
  public:
   explicit HttpListener(const ListenerOptions& options);
+
+  // Serves TLS with this PEM certificate (chain) and key; before listening.
+  Status EnableTls(const std::string& cert_file, const std::string& key_file);
 
   // For server shutdown, after stop(): shuts (SHUT_RDWR) each connection
   // that is idle or still sending its request headers, and each one
@@ -60,7 +75,11 @@ class HttpListener : public httplib::Server {
   bool Register(socket_t sock, const std::atomic<bool>* busy) EXCLUDES(mu_);
   void Unregister(socket_t sock) EXCLUDES(mu_);
 
+  struct SslCtxFree {
+    void operator()(SSL_CTX* ctx) const { SSL_CTX_free(ctx); }
+  };
   const ListenerOptions options_;
+  std::unique_ptr<SSL_CTX, SslCtxFree> tls_;
   mutable store::Mutex mu_;
   store::CondVar closed_{&mu_};  // a connection was unregistered
   std::map<socket_t, const std::atomic<bool>*> open_ GUARDED_BY(mu_);

@@ -4,6 +4,7 @@
 // the thread serving the request.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -11,16 +12,23 @@
 #include <utility>
 #include <vector>
 
+#include "auth/user_info.h"
+
 namespace kuota::server {
 
 struct HttpRequest {
-  std::string method;  // "GET", "POST", "PUT", "PATCH", "DELETE"
-  std::string path;    // URL-decoded path without the query
+  std::string method;                        // "GET", "POST", "PUT", "PATCH", "DELETE"
+  std::string path;                          // URL-decoded path without the query
   std::map<std::string, std::string> query;  // first value of each parameter
-  std::string accept;        // the Accept header, "" when absent
-  std::string content_type;  // the Content-Type header, "" when absent
-  std::string host;          // the Host header
+  std::string accept;                        // the Accept header, "" when absent
+  std::string content_type;                  // the Content-Type header, "" when absent
+  std::string host;                          // the Host header
+  std::string authorization;                 // the Authorization header, "" when absent
+  int64_t peer_uid = -1;                     // the peer's uid on a Unix-domain socket; -1 over TCP
   std::string body;
+  // Who is asking, as authenticated (an admin when kuotad runs without
+  // authentication).
+  auth::UserInfo user;
 
   // The query parameter `key`, or "" when absent.
   const std::string& Query(const std::string& key) const {

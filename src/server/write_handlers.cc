@@ -12,6 +12,7 @@
 #include "server/patch.h"
 #include "server/protobuf_body.h"
 #include "server/resource_handlers.h"
+#include "server/submitter_stamp.h"
 
 namespace kuota::server {
 namespace {
@@ -60,9 +61,9 @@ std::optional<Json> DecodeObject(const HttpRequest& request, const ResourceInfo&
     try {
       object = Json::parse(request.body);
     } catch (const Json::exception& e) {  // parse_error; out_of_range for 1e400
-      *error = BadRequestError("the object provided is unrecognized (must be of type " + r.kind +
-                               "): couldn't get version/kind; json parse error: " +
-                               ParseErrorMessage(e));
+      *error = BadRequestError(
+          "the object provided is unrecognized (must be of type " + r.kind +
+          "): couldn't get version/kind; json parse error: " + ParseErrorMessage(e));
       return std::nullopt;
     }
   }
@@ -74,11 +75,10 @@ std::optional<Json> DecodeObject(const HttpRequest& request, const ResourceInfo&
   auto api_version = object.find("apiVersion");
   if (api_version != object.end() && !(api_version->is_string() && *api_version == "")) {
     if (!api_version->is_string() || *api_version != r.ApiVersion()) {
-      *error = BadRequestError("the API version in the data (" +
-                               (api_version->is_string() ? api_version->get<std::string>()
-                                                         : api_version->dump()) +
-                               ") does not match the expected API version (" + r.ApiVersion() +
-                               ")");
+      *error = BadRequestError(
+          "the API version in the data (" +
+          (api_version->is_string() ? api_version->get<std::string>() : api_version->dump()) +
+          ") does not match the expected API version (" + r.ApiVersion() + ")");
       return std::nullopt;
     }
   }
@@ -172,6 +172,7 @@ Json Replacement(const ResourceInfo& r, const Json& current, Json object, bool s
   for (const char* field : {"uid", "creationTimestamp"}) {
     if (const Json* v = FindField(current, {"metadata", field})) object["metadata"][field] = *v;
   }
+  KeepSubmitter(current, object);
   if (status_only) return MergeStatus(current, object);
   if (r.has_status) CopyStatus(current, object);
   return object;
@@ -214,11 +215,12 @@ HttpReply ResourceHandlers::CreateObject(const HttpRequest& request, const Reque
   if (!StringField(object, {"metadata", "resourceVersion"}).empty()) {
     return BadRequestError("resourceVersion should not be set on objects to be created").ToReply();
   }
-  for (const char* field : {"resourceVersion", "uid", "creationTimestamp", "deletionTimestamp",
-                            "deletionGracePeriodSeconds", "generation", "managedFields",
-                            "selfLink"}) {
+  for (const char* field :
+       {"resourceVersion", "uid", "creationTimestamp", "deletionTimestamp",
+        "deletionGracePeriodSeconds", "generation", "managedFields", "selfLink"}) {
     meta.erase(field);
   }
+  StampSubmitter(request.user, object);
   std::string name = StringField(object, {"metadata", "name"});
   std::string generate_name = StringField(object, {"metadata", "generateName"});
   if (std::string why = ValidateObjectName(r, name, generate_name); !why.empty()) {
@@ -438,11 +440,12 @@ HttpReply ResourceHandlers::DeleteCollection(const HttpRequest& request,
     deleted_items.push_back(*deleted);
   }
   HttpReply reply;
-  reply.body = Json{{"kind", r.kind + "List"},
-                    {"apiVersion", r.ApiVersion()},
-                    {"metadata", {{"resourceVersion", std::to_string(store_.CurrentResourceVersion())}}},
-                    {"items", deleted_items}}
-                   .dump();
+  reply.body =
+      Json{{"kind", r.kind + "List"},
+           {"apiVersion", r.ApiVersion()},
+           {"metadata", {{"resourceVersion", std::to_string(store_.CurrentResourceVersion())}}},
+           {"items", deleted_items}}
+          .dump();
   return reply;
 }
 

@@ -90,8 +90,13 @@ for point in "${POINTS[@]}"; do
     (( k == 1 )) && post /api/v1/namespaces '{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "crash"}}'
     # kuotad may die before it answers (the pod starts at once): then the
     # final check tells whether the Job was created.
+    # (kill -0 alone cannot tell: the connection drops while the killed
+    # kuotad is still exiting, or is not yet reaped, and kill -0 finds it.)
     if ! post /apis/batch/v1/namespaces/crash/jobs "$(job_json "c$k" "$dir/out/c$k")"; then
-      kill -0 "$PID" 2>/dev/null && bad "$point: create Job c$k"
+      sleep 0.5
+      if ! grep -q "fault point $point reached (pod c$k-" "$dir/kuotad.log"; then
+        bad "$point: create Job c$k" "$(tail -5 "$dir/kuotad.log")"
+      fi
     fi
     # (Quietly: bash reports a job killed by a signal on its stderr.)
     { for _ in $(seq 1 500); do kill -0 "$PID" || break; sleep 0.02; done; } 2>/dev/null

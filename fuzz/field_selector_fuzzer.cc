@@ -8,10 +8,13 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "fuzz_check.h"
+#include "fuzz_input.h"
+#include "selector_round_trip.h"
 #include "store/list_field_selector.h"
 
 namespace {
@@ -55,26 +58,12 @@ bool Same(const ListFieldSelector& a, const ListFieldSelector& b) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::string_view in(reinterpret_cast<const char*>(data), size);
-  size_t nl = in.find('\n');
-  std::string_view text = in.substr(0, nl);
-  auto parsed = ListFieldSelector::Parse(text);
-  if (!parsed.ok()) return 0;
-  const ListFieldSelector& sel = parsed.value();
-  const std::string again_text = ToText(sel);
-  auto again = ListFieldSelector::Parse(again_text);
-  FUZZ_CHECK(again.ok(), std::string(text) + " -> " + again_text + ": " + again.status().message());
-  FUZZ_CHECK(Same(sel, again.value()), std::string(text) + " -> " + again_text);
-
-  nlohmann::json object = nlohmann::json::object();
-  if (nl != std::string_view::npos) {
-    object = nlohmann::json::parse(in.substr(nl + 1), nullptr, /*allow_exceptions=*/false);
-  }
-  const bool match = sel.Matches(object);
-  FUZZ_CHECK(match == again.value().Matches(object), again_text);
-  if (sel.empty()) FUZZ_CHECK(match, text);
+  auto parsed = kuota::fuzz::CheckSelectorRoundTrip<ListFieldSelector>(
+      kuota::fuzz::AsText(data, size), ToText, Same);
+  if (!parsed) return 0;
+  const nlohmann::json& object = parsed->object;
   // Each term's path, asked for the object's own value there, matches.
-  for (const auto& t : sel.terms()) {
+  for (const auto& t : parsed->selector.terms()) {
     const std::string value = kuota::store::FieldValueText(object, t.path);
     auto own = ListFieldSelector::Parse(PathText(t.path) + "=" + Escape(value));
     FUZZ_CHECK(own.ok(), PathText(t.path) + "=" + Escape(value));

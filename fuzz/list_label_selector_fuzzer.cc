@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "fuzz_check.h"
+#include "fuzz_input.h"
+#include "selector_round_trip.h"
 #include "store/list_label_selector.h"
 
 namespace {
@@ -72,23 +72,7 @@ bool Same(const ListLabelSelector& a, const ListLabelSelector& b) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::string_view in(reinterpret_cast<const char*>(data), size);
-  size_t nl = in.find('\n');
-  std::string_view text = in.substr(0, nl);
-  auto parsed = ListLabelSelector::Parse(text);
-  if (!parsed.ok()) return 0;
-  const ListLabelSelector& sel = parsed.value();
-  const std::string again_text = ToText(sel);
-  auto again = ListLabelSelector::Parse(again_text);
-  FUZZ_CHECK(again.ok(), std::string(text) + " -> " + again_text + ": " + again.status().message());
-  FUZZ_CHECK(Same(sel, again.value()), std::string(text) + " -> " + again_text);
-
-  nlohmann::json labels = nlohmann::json::object();
-  if (nl != std::string_view::npos) {
-    labels = nlohmann::json::parse(in.substr(nl + 1), nullptr, /*allow_exceptions=*/false);
-  }
-  const bool match = sel.Matches(labels);
-  FUZZ_CHECK(match == again.value().Matches(labels), again_text);
-  if (sel.empty()) FUZZ_CHECK(match, text);
+  (void)kuota::fuzz::CheckSelectorRoundTrip<ListLabelSelector>(kuota::fuzz::AsText(data, size),
+                                                               ToText, Same);
   return 0;
 }

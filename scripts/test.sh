@@ -26,6 +26,9 @@ ninja -C build-test -j "$JOBS" kuota kuotad kuota_server_test kuota_fuzz_replay
 echo "== end-to-end, server and fuzz-replay tests (optimized)"
 ctest --test-dir build-test --output-on-failure -j "$JOBS" \
   -R '^(kuotad_|perf_|readme_|fuzz_)|^(WatchMemory|Overload|SlowClient|HealthListener|StreamCap)'
+# The fault, disk-full and security tests' summary lines (ctest shows the
+# output of failed tests only).
+grep -h -E '^(fault|disk full|security): ' build-test/Testing/Temporary/LastTest.log || true
 
 echo "== tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKUOTA_SANITIZE=ON \
@@ -33,6 +36,7 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKUOTA_SANITIZE=ON \
 ninja -C build-asan -j "$JOBS"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$JOBS"
+grep -h -E '^(fault|disk full|security): ' build-asan/Testing/Temporary/LastTest.log || true
 
 echo "== Kueue conformance scenarios"
 if [[ ! -d "$SHARED/conformance/cases" ]]; then

@@ -11,6 +11,9 @@ int main(int argc, char** argv) {
       "kuotad: Kueue-compatible queueing and quota on one machine.\n"
       "Keeps objects in an embedded SQLite database and serves a Kubernetes-style API\n"
       "that the real kubectl uses: kubectl --kubeconfig <data-dir>/kubeconfig get cq\n"
+      "(HTTPS with a CA made in <data-dir>/pki; that kubeconfig is the admin's. Other\n"
+      "local users run `kuota login` for a kubeconfig and a namespace of their own;\n"
+      "their jobs run as them. RBAC: rbac.authorization.k8s.io/v1, kubectl auth can-i.)\n"
       "Admitted Jobs run here as local processes: a container's command + args (or the\n"
       "program its image names, e.g. .../sleep:latest -> sleep), logs under\n"
       "<data-dir>/pods, GPUs by index via CUDA_VISIBLE_DEVICES."};
@@ -49,6 +52,13 @@ int main(int argc, char** argv) {
                  "Cut a container's log back to half of this size when it grows past it")
       ->check(CLI::Range(int64_t{4096}, int64_t{1} << 40))
       ->capture_default_str();
+  app.add_flag("--insecure-http", o.insecure_http,
+               "Serve plain HTTP with NO authentication: anyone who can reach the port can do "
+               "anything, and every pod runs as kuotad's user (for a single-user sandbox)");
+  app.add_option("--socket", o.socket_path,
+                 "Unix socket for `kuota login` and local clients, where the kernel says who is "
+                 "calling (default: /run/kuota/kuotad.sock for root on the default data dir, "
+                 "else <data-dir>/kuotad.sock)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -4,16 +4,28 @@ namespace kuota {
 
 std::string_view StatusCodeName(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "OK";
-    case StatusCode::kInvalid: return "Invalid";
-    case StatusCode::kNotFound: return "NotFound";
-    case StatusCode::kAlreadyExists: return "AlreadyExists";
-    case StatusCode::kConflict: return "Conflict";
-    case StatusCode::kTooLarge: return "RequestEntityTooLarge";
-    case StatusCode::kGone: return "Expired";
-    case StatusCode::kUnsupported: return "UnsupportedMediaType";
-    case StatusCode::kUnavailable: return "ServiceUnavailable";
-    case StatusCode::kInternal: return "InternalError";
+    case StatusCode::kOk:
+      return "OK";
+    case StatusCode::kInvalid:
+      return "Invalid";
+    case StatusCode::kNotFound:
+      return "NotFound";
+    case StatusCode::kAlreadyExists:
+      return "AlreadyExists";
+    case StatusCode::kConflict:
+      return "Conflict";
+    case StatusCode::kTooLarge:
+      return "RequestEntityTooLarge";
+    case StatusCode::kGone:
+      return "Expired";
+    case StatusCode::kUnsupported:
+      return "UnsupportedMediaType";
+    case StatusCode::kUnavailable:
+      return "ServiceUnavailable";
+    case StatusCode::kNoSpace:
+      return "InsufficientStorage";
+    case StatusCode::kInternal:
+      return "InternalError";
   }
   return "Unknown";
 }

@@ -20,6 +20,7 @@ enum class StatusCode {
   kGone,           // a watch resourceVersion older than the kept log (HTTP 410)
   kUnsupported,    // media type or method not supported (HTTP 415/405)
   kUnavailable,    // an OS or I/O failure that may pass
+  kNoSpace,        // the disk (or the database's quota of it) is full (HTTP 507)
   kInternal,       // a bug: an invariant did not hold
 };
 
@@ -40,6 +41,7 @@ class [[nodiscard]] Status {
   static Status Gone(std::string m) { return {StatusCode::kGone, std::move(m)}; }
   static Status Unsupported(std::string m) { return {StatusCode::kUnsupported, std::move(m)}; }
   static Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
+  static Status NoSpace(std::string m) { return {StatusCode::kNoSpace, std::move(m)}; }
   static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }
@@ -59,8 +61,8 @@ class [[nodiscard]] Status {
 
 }  // namespace kuota
 
-#define KUOTA_RETURN_IF_ERROR(expr)      \
-  do {                                   \
-    ::kuota::Status _st = (expr);        \
-    if (!_st.ok()) return _st;           \
+#define KUOTA_RETURN_IF_ERROR(expr) \
+  do {                              \
+    ::kuota::Status _st = (expr);   \
+    if (!_st.ok()) return _st;      \
   } while (0)

@@ -10,6 +10,9 @@
 #include <sstream>
 #include <utility>
 
+#include "server/client_credentials.h"
+#include "server/kubeconfig.h"
+
 namespace kuota::cli {
 namespace {
 
@@ -65,8 +68,11 @@ Status FromReply(int http_status, const std::string& body) {
   return Status::Internal(message);
 }
 
-std::unique_ptr<httplib::Client> MakeClient(const std::string& url, bool streaming) {
-  auto client = std::make_unique<httplib::Client>(url);
+std::unique_ptr<httplib::Client> MakeClient(const ServerTarget& target, bool streaming) {
+  auto client = std::make_unique<httplib::Client>(target.url);
+  // A CA that holds no certificate leaves the system's: the handshake then
+  // fails with "certificate verify failed", which names the problem.
+  (void)server::UseCredentials(*client, target.ca_pem, target.token);
   client->set_connection_timeout(5, 0);
   if (streaming) {
     client->set_read_timeout(365 * 24 * 3600, 0);  // a follow may sit idle for long
@@ -78,6 +84,14 @@ std::unique_ptr<httplib::Client> MakeClient(const std::string& url, bool streami
 }
 
 }  // namespace
+
+std::string KubeconfigPath(const ServerFlags& flags) {
+  if (!flags.kubeconfig.empty()) return flags.kubeconfig;
+  // $KUBECONFIG as kubectl reads it (the first of a list).
+  std::string env = EnvOr("KUBECONFIG", "");
+  if (!env.empty()) return env.substr(0, env.find(':'));
+  return DefaultKubeconfigPath();
+}
 
 std::string DefaultKubeconfigPath() {
   std::string state = EnvOr("XDG_STATE_HOME", "");
@@ -118,14 +132,41 @@ Result<std::string> ServerFromKubeconfig(const std::string& text) {
   }
 }
 
+Result<ServerTarget> TargetFromKubeconfig(const std::string& text, const std::string& dir) {
+  return server::ParseKubeconfig(text, dir);
+}
+
+Result<ServerTarget> ResolveServer(const ServerFlags& flags) {
+  KUOTA_ASSIGN_OR_RETURN(std::string url, ResolveServerUrl(flags));
+  ServerTarget target;
+  const std::string path = KubeconfigPath(flags);
+  std::ifstream in(path);
+  if (in) {
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string dir =
+        path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
+    Result<ServerTarget> from_file = TargetFromKubeconfig(text.str(), dir);
+    if (!from_file.ok()) return from_file.status().WithContext(path);
+    target = *from_file;
+  }
+  target.url = url;
+  if (std::string token = EnvOr("KUOTA_TOKEN", ""); !token.empty()) target.token = token;
+  return target;
+}
+
 Result<std::string> ResolveServerUrl(const ServerFlags& flags) {
   if (!flags.server.empty()) return flags.server;
   if (std::string env = EnvOr("KUOTA_SERVER", ""); !env.empty()) return env;
-  const bool explicit_path = !flags.kubeconfig.empty();
-  const std::string path = explicit_path ? flags.kubeconfig : DefaultKubeconfigPath();
+  const std::string path = KubeconfigPath(flags);
   std::ifstream in(path);
   if (!in) {
-    if (explicit_path) return Status::NotFound("--kubeconfig " + path + ": cannot open the file");
+    if (!flags.kubeconfig.empty()) {
+      return Status::NotFound("--kubeconfig " + path + ": cannot open the file");
+    }
+    if (!EnvOr("KUBECONFIG", "").empty()) {
+      return Status::NotFound("$KUBECONFIG " + path + ": cannot open the file");
+    }
     return Status::NotFound(
         "no kuotad found: " + path +
         " does not exist. Start the server with `kuotad` (it writes that file), or point kuota at "
@@ -138,10 +179,13 @@ Result<std::string> ResolveServerUrl(const ServerFlags& flags) {
   return server;
 }
 
-ApiClient::ApiClient(std::string url)
-    : url_(std::move(url)),
-      client_(MakeClient(url_, false)),
-      stream_client_(MakeClient(url_, true)) {}
+ApiClient::ApiClient(std::string url) : ApiClient(ServerTarget{std::move(url), "", ""}) {}
+
+ApiClient::ApiClient(const ServerTarget& target)
+    : target_(target),
+      url_(target.url),
+      client_(MakeClient(target, false)),
+      stream_client_(MakeClient(target, true)) {}
 
 ApiClient::~ApiClient() = default;
 ApiClient::ApiClient(ApiClient&&) noexcept = default;

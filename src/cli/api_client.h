@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/result.h"
+#include "server/kubeconfig.h"
 
 namespace httplib {
 class Client;
@@ -37,8 +38,26 @@ std::string DefaultKubeconfigPath();
 // The `server:` of the current context's cluster in kubeconfig `text` (YAML).
 Result<std::string> ServerFromKubeconfig(const std::string& text);
 
+// A server and how to talk to it: its URL, the CA its certificate must be
+// signed by (PEM; empty: the system's), and the bearer token to send.
+using ServerTarget = server::KubeconfigTarget;
+
+// The current context's server, certificate-authority(-data) and user token
+// (token or tokenFile) in kubeconfig `text`; relative files are read from
+// `dir`.
+Result<ServerTarget> TargetFromKubeconfig(const std::string& text, const std::string& dir);
+
+// Like ResolveServerUrl, with the kubeconfig's credentials: --server and
+// $KUOTA_SERVER still read the kubeconfig (when there is one) for the CA and
+// token; $KUOTA_TOKEN overrides the token.
+Result<ServerTarget> ResolveServer(const ServerFlags& flags);
+
+// The kubeconfig to read: --kubeconfig, else $KUBECONFIG (its first file, as
+// kubectl), else kuotad's default kubeconfig.
+std::string KubeconfigPath(const ServerFlags& flags);
+
 // The server URL: --server, else $KUOTA_SERVER, else the kubeconfig named by
-// --kubeconfig, else kuotad's default kubeconfig. Fails with a message saying
+// --kubeconfig or $KUBECONFIG, else kuotad's default kubeconfig. Fails with a message saying
 // how to point kuota at a server.
 Result<std::string> ResolveServerUrl(const ServerFlags& flags);
 
@@ -46,11 +65,15 @@ class ApiClient {
  public:
   // `url` is "http://host:port" (https too). Nothing is sent until a call.
   explicit ApiClient(std::string url);
+  // With TLS verified against target.ca_pem and the bearer token sent.
+  explicit ApiClient(const ServerTarget& target);
   ~ApiClient();
   ApiClient(ApiClient&&) noexcept;
   ApiClient& operator=(ApiClient&&) noexcept;
 
-  const std::string& url() const { return url_; }
+  const std::string& url() const { return target_.url; }
+  // The server and credentials, for another client to the same kuotad.
+  const ServerTarget& target() const { return target_; }
 
   // GET `path` (with its query). Errors: the server's Status as NotFound,
   // Invalid, Conflict, AlreadyExists, Unavailable (503) or Internal; an
@@ -71,7 +94,8 @@ class ApiClient {
   Result<Json> Send(const std::string& method, const std::string& path, const std::string& accept,
                     const std::string& body, const std::string& content_type) const;
 
-  std::string url_;
+  ServerTarget target_;
+  std::string url_;  // target_.url, for messages
   std::unique_ptr<httplib::Client> client_;
   std::unique_ptr<httplib::Client> stream_client_;  // no read timeout
 };

@@ -4,6 +4,7 @@
 
 #include "cli/describe_command.h"
 #include "cli/get_command.h"
+#include "cli/login_command.h"
 #include "cli/logs_command.h"
 #include "cli/perf_command.h"
 #include "cli/simulate_command.h"
@@ -27,6 +28,7 @@ int RunKuota(int argc, char** argv) {
   AddWhyCommand(app, &exit_code);
   AddStopCommands(app, &exit_code);
   AddLogsCommand(app, &exit_code);
+  AddLoginCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

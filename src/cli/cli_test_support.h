@@ -176,9 +176,11 @@ class KuotadProcess {
     const std::string kubeconfig = data_dir_ + "/kubeconfig";
     bool ok = WaitUntil(
         [&] {
-          Result<std::string> url = ServerFromKubeconfig(ReadFile(kubeconfig));
-          if (!url.ok()) return false;
-          url_ = *url;
+          Result<server::KubeconfigTarget> target =
+              server::ParseKubeconfig(ReadFile(kubeconfig), data_dir_);
+          if (!target.ok()) return false;
+          target_ = *target;
+          url_ = target->url;
           return true;
         },
         20s);
@@ -200,11 +202,15 @@ class KuotadProcess {
   std::string log() const { return ReadFile(dir_ + "/kuotad.err"); }
   const std::string& url() const { return url_; }
   const std::string& data_dir() const { return data_dir_; }
+  std::string kubeconfig() const { return data_dir_ + "/kubeconfig"; }
+  // The server, kuotad's CA and the admin's token from its kubeconfig.
+  const server::KubeconfigTarget& target() const { return target_; }
 
  private:
   std::string dir_;
   std::string data_dir_;
   std::string url_;
+  server::KubeconfigTarget target_;
   pid_t pid_ = -1;
 };
 

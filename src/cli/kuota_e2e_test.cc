@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/cli_test_support.h"
+#include "server/client_credentials.h"
 
 namespace kuota::cli {
 namespace {
@@ -39,6 +40,9 @@ class KuotaE2eTest : public ::testing::Test {
     ASSERT_TRUE(kuotad_->Start()) << "kuotad did not start:\n" << kuotad_->log();
     http_ = std::make_unique<httplib::Client>(kuotad_->url());
     http_->set_read_timeout(30, 0);
+    // As the admin: kuotad's CA and token from its kubeconfig.
+    ASSERT_TRUE(
+        server::UseCredentials(*http_, kuotad_->target().ca_pem, kuotad_->target().token).ok());
     // One flavor; a ClusterQueue with a little quota (memory is the tight one,
     // so a big request waits on quota, not on this machine's size).
     Create(std::string(kKueue) + "/resourceflavors", {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
@@ -103,6 +107,8 @@ class KuotaE2eTest : public ::testing::Test {
   ProcessResult Kuota(std::vector<std::string> args, EnvChanges env = {}) {
     args.insert(args.begin(), KUOTA_BIN);
     if (env.count("KUOTA_SERVER") == 0) env["KUOTA_SERVER"] = kuotad_->url();
+    // The admin's credentials, as a user would have them (kuotad's kubeconfig).
+    if (env.count("KUBECONFIG") == 0) env["KUBECONFIG"] = kuotad_->kubeconfig();
     return testing::Run(args, env);
   }
 
@@ -245,7 +251,7 @@ TEST_F(KuotaE2eTest, GetPrintsWhatKubectlPrints) {
                                         {"get", "lq", "-A"},
                                         {"get", "wl"},
                                         {"get", "rf"}}) {
-    std::vector<std::string> argv = {kubectl, "--server=" + kuotad_->url(),
+    std::vector<std::string> argv = {kubectl, "--kubeconfig=" + kuotad_->kubeconfig(),
                                      "--cache-dir=" + dir_.path() + "/cache"};
     argv.insert(argv.end(), args.begin(), args.end());
     ProcessResult theirs =
@@ -306,7 +312,7 @@ TEST_F(KuotaE2eTest, WhyExplainsAPendingJob) {
 }
 
 // Needs kuotad to serve Kueue's visibility API (a PendingWorkloadsSource in
-// its controller); skipped while it answers 503.
+// its controller).
 TEST_F(KuotaE2eTest, WhyShowsThePositionInTheQueues) {
   for (const char* name : {"big-1", "big-2"}) {
     ASSERT_EQ(Kuota({"submit", "-q", "lq", "--name", name, "--cpu", "100m", "--memory", "2Gi", "--",
@@ -317,9 +323,7 @@ TEST_F(KuotaE2eTest, WhyShowsThePositionInTheQueues) {
   auto probe =
       http_->Get("/apis/visibility.kueue.x-k8s.io/v1beta1/clusterqueues/cq/pendingworkloads");
   ASSERT_TRUE(probe);
-  if (probe->status == 503) {
-    GTEST_SKIP() << "kuotad does not serve the visibility API yet (no PendingWorkloadsSource)";
-  }
+  ASSERT_EQ(probe->status, 200) << "kuotad must serve the visibility API: " << probe->body;
   ASSERT_TRUE(WaitUntil([&] {
     return ConditionIs(WorkloadOf("big-1"), "QuotaReserved", "False") &&
            ConditionIs(WorkloadOf("big-2"), "QuotaReserved", "False") &&
@@ -436,17 +440,21 @@ TEST_F(KuotaE2eTest, BadInputGetsClearErrors) {
 
 TEST_F(KuotaE2eTest, FindsTheServer) {
   // kuotad's default kubeconfig, found through XDG_STATE_HOME.
-  ProcessResult xdg = Kuota(
-      {"get", "cq"}, {{"KUOTA_SERVER", std::nullopt}, {"XDG_STATE_HOME", dir_.path() + "/state"}});
+  ProcessResult xdg = Kuota({"get", "cq"}, {{"KUOTA_SERVER", std::nullopt},
+                                            {"KUBECONFIG", std::nullopt},
+                                            {"XDG_STATE_HOME", dir_.path() + "/state"}});
   EXPECT_EQ(xdg.exit_code, 0) << xdg.err;
   EXPECT_TRUE(Contains(xdg.out, "cq")) << xdg.out;
   ProcessResult flag = Kuota({"get", "cq", "--kubeconfig", kuotad_->data_dir() + "/kubeconfig"},
-                             {{"KUOTA_SERVER", std::nullopt}, {"XDG_STATE_HOME", "/nonexistent"}});
+                             {{"KUOTA_SERVER", std::nullopt},
+                              {"KUBECONFIG", std::nullopt},
+                              {"XDG_STATE_HOME", "/nonexistent"}});
   EXPECT_EQ(flag.exit_code, 0) << flag.err;
   ProcessResult server =
       Kuota({"get", "cq", "--server", kuotad_->url()}, {{"KUOTA_SERVER", "http://127.0.0.1:1"}});
   EXPECT_EQ(server.exit_code, 0) << server.err;
   ProcessResult none = Kuota({"get", "cq"}, {{"KUOTA_SERVER", std::nullopt},
+                                             {"KUBECONFIG", std::nullopt},
                                              {"XDG_STATE_HOME", dir_.path() + "/nothing"}});
   EXPECT_EQ(none.exit_code, 1);
   EXPECT_TRUE(Contains(none.err, "Start the server with `kuotad`")) << none.err;
@@ -470,13 +478,11 @@ TEST_F(KuotaE2eTest, HelpOnEveryCommand) {
   }
 }
 
-// Needs kuotad to run admitted pods (the local runtime publishes a Node);
-// skipped until it does.
+// kuotad runs admitted pods (the local runtime publishes a Node).
 TEST_F(KuotaE2eTest, LogsOfASubmittedJob) {
   Json nodes = Get("/api/v1/nodes");
-  if (!nodes.is_object() || nodes["items"].empty()) {
-    GTEST_SKIP() << "kuotad runs no pods yet (no Node object: the local runtime is not wired)";
-  }
+  ASSERT_TRUE(nodes.is_object() && !nodes["items"].empty())
+      << "kuotad must publish its Node (the local runtime): " << nodes.dump();
   ProcessResult r = Kuota({"submit", "-q", "lq", "--name", "hello", "--cpu", "100m", "--", "sh",
                            "-c", "echo hello; sleep 1; echo world"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

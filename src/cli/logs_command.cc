@@ -163,7 +163,7 @@ int JobLogs(const ApiClient& client, const LogsFlags& f, const Json& job) {
   };
   auto shared = std::make_shared<Shared>();
   std::vector<std::thread> threads;
-  const std::string url = client.url();
+  const ServerTarget target = client.target();
   bool told_waiting = false;
   std::set<std::string> last_try;  // pods tried once more after the Job finished
   int code = 0;
@@ -197,8 +197,8 @@ int JobLogs(const ApiClient& client, const LogsFlags& f, const Json& job) {
           if (!last_try.insert(pod).second) continue;
         }
         shared->running.insert(pod);
-        threads.emplace_back([shared, url, f, pod, prefix = prefix_for(pod), &out] {
-          ApiClient own(url);
+        threads.emplace_back([shared, target, f, pod, prefix = prefix_for(pod), &out] {
+          ApiClient own(target);
           Status st = StreamPod(own, f, pod, prefix, out);
           std::lock_guard<std::mutex> lock(shared->mu);
           shared->running.erase(pod);

@@ -1,5 +1,7 @@
 #include "cli/perf_command.h"
 
+#include "cli/api_client.h"
+
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -51,6 +53,15 @@ void Run(const PerfFlags& flags, int* exit_code) {
   o.config_name = flags.config;
   o.virtual_time = flags.virtual_time;
   o.server_url = flags.server;
+  if (!flags.server.empty()) {
+    // A running kuotad: the CA and token from the default kubeconfig, as
+    // the other commands find them (or $KUOTA_TOKEN).
+    Result<ServerTarget> target = ResolveServer(ServerFlags{flags.server, ""});
+    if (target.ok()) {
+      o.server_ca_pem = target->ca_pem;
+      o.server_token = target->token;
+    }
+  }
   o.kuotad_path = flags.kuotad;
   o.kuotad_sync = !flags.no_sync;
   o.plot = !flags.no_plot;

@@ -29,12 +29,12 @@ int RunGuarded(const std::string& command, const std::function<int()>& body) {
 }
 
 std::optional<ApiClient> Connect(const std::string& command, const ServerFlags& flags) {
-  Result<std::string> url = ResolveServerUrl(flags);
-  if (!url.ok()) {
-    PrintError(command, url.status().message());
+  Result<ServerTarget> target = ResolveServer(flags);
+  if (!target.ok()) {
+    PrintError(command, target.status().message());
     return std::nullopt;
   }
-  return ApiClient(*url);
+  return ApiClient(*target);
 }
 
 }  // namespace kuota::cli

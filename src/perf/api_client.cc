@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/client_credentials.h"
+
 namespace kuota::perf {
 namespace {
 
@@ -25,15 +27,17 @@ ApiReply ToReply(const httplib::Result& res) {
 Result<ServerAddress> ParseServerUrl(const std::string& url) {
   auto bad = [&](const std::string& why) {
     return Status::Invalid("--server \"" + url + "\": " + why +
-                           " (want http://HOST:PORT, e.g. http://127.0.0.1:8080)");
+                           " (want http(s)://HOST:PORT, e.g. https://127.0.0.1:8080)");
   };
-  const std::string scheme = "http://";
-  if (url.rfind("https://", 0) == 0) return bad("https is not supported");
-  if (url.rfind(scheme, 0) != 0) return bad("not an http:// URL");
+  const bool tls = url.rfind("https://", 0) == 0;
+  const std::string scheme = tls ? "https://" : "http://";
+  if (url.rfind(scheme, 0) != 0) return bad("not an http:// or https:// URL");
   std::string rest = url.substr(scheme.size());
   if (!rest.empty() && rest.back() == '/') rest.pop_back();
   if (rest.find('/') != std::string::npos) return bad("a path is not supported");
   ServerAddress a;
+  a.tls = tls;
+  if (tls) a.port = 443;
   size_t colon = rest.rfind(':');
   std::string host = colon == std::string::npos ? rest : rest.substr(0, colon);
   if (host.empty()) return bad("no host");
@@ -73,7 +77,9 @@ std::string DescribeReply(const ApiReply& reply) {
 }
 
 ApiClient::ApiClient(const ServerAddress& server, std::atomic<int64_t>* requests)
-    : cli_(std::make_unique<httplib::Client>(server.host, server.port)), requests_(requests) {
+    : cli_(std::make_unique<httplib::Client>(server.url)), requests_(requests) {
+  // A CA without a certificate fails the handshake ("certificate verify failed").
+  (void)server::UseCredentials(*cli_, server.tls ? server.ca_pem : std::string(), server.token);
   cli_->set_keep_alive(true);
   cli_->set_tcp_nodelay(true);
   cli_->set_connection_timeout(5, 0);

@@ -22,11 +22,14 @@ namespace kuota::perf {
 struct ServerAddress {
   std::string host;
   int port = 80;
-  std::string url;  // normalized: http://host:port
+  std::string url;  // normalized: http://host:port or https://host:port
+  bool tls = false;
+  std::string ca_pem;  // with tls: the CA the server's certificate is signed by
+  std::string token;   // bearer token sent with every request; empty: none
 };
 
-// Accepts http://HOST[:PORT][/]; anything else is an Invalid error that
-// quotes the text.
+// Accepts http://HOST[:PORT][/] and https://...; anything else is an
+// Invalid error that quotes the text.
 Result<ServerAddress> ParseServerUrl(const std::string& url);
 
 struct ApiReply {

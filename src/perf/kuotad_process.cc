@@ -1,5 +1,7 @@
 #include "perf/kuotad_process.h"
 
+#include "server/kubeconfig.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -103,9 +105,18 @@ Result<std::unique_ptr<KuotadProcess>> KuotadProcess::Start(const KuotadSpawnOpt
       return Status::Unavailable("kuotad exited before it served anything; its log ends:\n" +
                                  p->LogTail());
     }
-    std::string url = ServerFromKubeconfig(ReadFile(kubeconfig));
+    const std::string text = ReadFile(kubeconfig);
+    std::string url = ServerFromKubeconfig(text);
     if (!url.empty()) {
-      p->url_ = url;
+      // kuotad writes its kubeconfig whole (a rename), so it parses.
+      Result<server::KubeconfigTarget> target = server::ParseKubeconfig(text, p->temp_dir_);
+      if (!target.ok()) {
+        p->Stop();
+        return target.status().WithContext(kubeconfig);
+      }
+      p->url_ = target->url;
+      p->ca_pem_ = target->ca_pem;
+      p->token_ = target->token;
       return p;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -37,6 +37,9 @@ class KuotadProcess {
   KuotadProcess& operator=(const KuotadProcess&) = delete;
 
   const std::string& url() const { return url_; }
+  // The CA and the admin's token from the kubeconfig kuotad wrote.
+  const std::string& ca_pem() const { return ca_pem_; }
+  const std::string& token() const { return token_; }
   pid_t pid() const { return pid_; }
   // True while the process has not exited.
   bool Running();
@@ -47,6 +50,8 @@ class KuotadProcess {
  private:
   KuotadProcess() = default;
   std::string LogTail() const;
+  std::string ca_pem_;
+  std::string token_;
 
   pid_t pid_ = -1;
   bool exited_ = false;

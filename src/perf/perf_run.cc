@@ -52,6 +52,13 @@ Result<PerfOutcome> RunPerf(const PerfOptions& options) {
                "; its log: " + so.log_path);
     }
     KUOTA_ASSIGN_OR_RETURN(ServerAddress server, ParseServerUrl(url));
+    if (kuotad) {
+      server.ca_pem = kuotad->ca_pem();
+      server.token = kuotad->token();
+    } else {
+      server.ca_pem = options.server_ca_pem;
+      server.token = options.server_token;
+    }
     RealTimeOptions ro;
     ro.server = server;
     ro.clients = options.clients;

@@ -20,11 +20,13 @@ struct PerfOptions {
   std::string config_name;    // how to name it in messages and the report
   bool virtual_time = false;  // engine only, virtual clock
   std::string server_url;     // real time: a running kuotad; empty: start one
-  std::string kuotad_path;    // empty: kuotad next to the running executable
-  bool kuotad_sync = true;    // false: start kuotad with --no-sync
-  std::string out_dir;        // where the report files go
-  bool plot = true;           // draw plot.png with gnuplot
-  int clients = 6;            // real time: creating connections (half as many finish)
+  std::string server_ca_pem;  // with server_url: its CA (https) and bearer token
+  std::string server_token;
+  std::string kuotad_path;  // empty: kuotad next to the running executable
+  bool kuotad_sync = true;  // false: start kuotad with --no-sync
+  std::string out_dir;      // where the report files go
+  bool plot = true;         // draw plot.png with gnuplot
+  int clients = 6;          // real time: creating connections (half as many finish)
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
   // Progress lines go here (may be empty).
   std::function<void(const std::string&)> progress;

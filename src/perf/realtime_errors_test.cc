@@ -30,9 +30,20 @@ TEST(ServerUrlTest, AcceptsHttpHostPort) {
   EXPECT_EQ(b->port, 80);
 }
 
+TEST(ServerUrlTest, AcceptsHttps) {
+  auto a = ParseServerUrl("https://127.0.0.1:8443");
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_TRUE(a->tls);
+  EXPECT_EQ(a->port, 8443);
+  EXPECT_EQ(a->url, "https://127.0.0.1:8443");
+  auto b = ParseServerUrl("https://localhost");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->port, 443);
+}
+
 TEST(ServerUrlTest, RefusesOtherForms) {
-  for (const char* bad : {"127.0.0.1:8080", "https://x:1", "http://", "http://x:0",
-                          "http://x:99999", "http://x:80/api", "http://a b:1", "ftp://x"}) {
+  for (const char* bad : {"127.0.0.1:8080", "https://", "http://", "http://x:0", "http://x:99999",
+                          "http://x:80/api", "http://a b:1", "ftp://x"}) {
     auto a = ParseServerUrl(bad);
     ASSERT_FALSE(a.ok()) << bad;
     EXPECT_NE(a.status().message().find(std::string("\"") + bad + "\""), std::string::npos)

@@ -15,6 +15,9 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/process_state.h"
+#include "runtime/spawn.h"
+
 namespace kuota::runtime::testing {
 
 inline std::string ReadFileOrEmpty(const std::string& path) {
@@ -56,6 +59,29 @@ class RuntimeTest : public ::testing::Test {
   std::string Path(const std::string& name) const { return dir_ + "/" + name; }
 
   std::string dir_;
+};
+
+// A RuntimeTest that spawns commands: a spec with the log and exit record
+// in the test's directory, and a wait for the command to finish.
+class SpawnFixture : public RuntimeTest {
+ protected:
+  ProcessSpec Spec(std::vector<std::string> argv) {
+    ProcessSpec spec;
+    spec.argv = std::move(argv);
+    spec.log_path = Path("logs/pod.log");
+    spec.exit_path = Path("state/pod.exit");
+    return spec;
+  }
+
+  // Polls Inspect until the process finishes (5 s at most).
+  ProcessState WaitFinished(const ProcessHandle& h, const std::string& exit_path) {
+    ProcessState st;
+    WaitFor([&] {
+      st = Inspect(h, exit_path);
+      return st.finished();
+    });
+    return st;
+  }
 };
 
 }  // namespace kuota::runtime::testing

@@ -71,13 +71,13 @@ std::string Cwd(pid_t pid) {
   return n < 0 ? std::string() : std::string(buf, static_cast<size_t>(n));
 }
 
-class SpawnRunAsTest : public testing::RuntimeTest {
+class SpawnRunAsTest : public testing::SpawnFixture {
  protected:
   void SetUp() override {
     ASSERT_EQ(geteuid(), 0u)
         << "SpawnRunAsTest needs root: it runs commands as uid 65534 (nobody), "
            "which only root may do (CI runs the tests as root; run them with sudo)";
-    testing::RuntimeTest::SetUp();
+    testing::SpawnFixture::SetUp();
     // The temporary directory is 0700: let other users through to their
     // homes and working directories below it.
     ASSERT_EQ(chmod(dir_.c_str(), 0711), 0);
@@ -91,22 +91,11 @@ class SpawnRunAsTest : public testing::RuntimeTest {
     return d;
   }
 
+  // As nobody, with a supplementary group, in a home of its own.
   ProcessSpec Spec(std::vector<std::string> argv) {
-    ProcessSpec spec;
-    spec.argv = std::move(argv);
-    spec.log_path = Path("logs/pod.log");
-    spec.exit_path = Path("state/pod.exit");
+    ProcessSpec spec = SpawnFixture::Spec(std::move(argv));
     spec.run_as = RunAs{kNobody, kNobody, {kNobody, kExtraGroup}, UserDir("home"), "nobody"};
     return spec;
-  }
-
-  ProcessState WaitFinished(const ProcessHandle& h, const std::string& exit_path) {
-    ProcessState st;
-    WaitFor([&] {
-      st = Inspect(h, exit_path);
-      return st.finished();
-    });
-    return st;
   }
 };
 

@@ -35,26 +35,8 @@ int CountOurChildren() {
   return n;
 }
 
-class SpawnTest : public testing::RuntimeTest {
+class SpawnTest : public testing::SpawnFixture {
  protected:
-  ProcessSpec Spec(std::vector<std::string> argv) {
-    ProcessSpec spec;
-    spec.argv = std::move(argv);
-    spec.log_path = Path("logs/pod.log");
-    spec.exit_path = Path("state/pod.exit");
-    return spec;
-  }
-
-  // Polls Inspect until the process finishes (5 s at most).
-  ProcessState WaitFinished(const ProcessHandle& h, const std::string& exit_path) {
-    ProcessState st;
-    WaitFor([&] {
-      st = Inspect(h, exit_path);
-      return st.finished();
-    });
-    return st;
-  }
-
   // Kills what a test left running.
   void Cleanup(const ProcessHandle& h) {
     (void)SignalGroup(h, SIGKILL);

@@ -2,7 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "auth/base64.h"
 #include "auth/request_info.h"
+#include "server/media_types.h"
+#include "server/protobuf_body.h"
 #include "server/status_errors.h"
 
 namespace kuota::server {
@@ -64,27 +67,26 @@ std::string Str(const Json& j, const char* field) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-std::string Base64(const std::string& in) {
-  static const char* kChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    uint32_t n =
-        (uint32_t(uint8_t(in[i])) << 16) | (uint32_t(uint8_t(in[i + 1])) << 8) | uint8_t(in[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out.push_back(kChars[(n >> s) & 63]);
-  }
-  if (i < in.size()) {
-    uint32_t n = uint32_t(uint8_t(in[i])) << 16;
-    if (i + 1 < in.size()) n |= uint32_t(uint8_t(in[i + 1])) << 8;
-    out.push_back(kChars[(n >> 18) & 63]);
-    out.push_back(kChars[(n >> 12) & 63]);
-    out.push_back(i + 1 < in.size() ? kChars[(n >> 6) & 63] : '=');
-    out.push_back('=');
-  }
-  return out;
-}
-
+// The body of a review: JSON, or protobuf as kubectl's typed clients send it
+// (`auth can-i`, `auth whoami`); its apiVersion and kind come from the path
+// /apis/GROUP/VERSION/PLURAL.
 std::optional<Json> ParseBody(const HttpRequest& request, HttpReply* error) {
+  if (BaseMediaType(request.content_type) == kProtobufContentType) {
+    std::string_view p = request.path;
+    p.remove_prefix(std::string_view("/apis/").size());
+    const size_t last = p.rfind('/');
+    const std::string api_version(p.substr(0, last));
+    const std::string_view plural = p.substr(last + 1);
+    const char* kind = plural == "selfsubjectaccessreviews"  ? "SelfSubjectAccessReview"
+                       : plural == "selfsubjectrulesreviews" ? "SelfSubjectRulesReview"
+                                                             : "SelfSubjectReview";
+    Result<Json> decoded = DecodeProtobufKind(request.body, api_version, kind);
+    if (!decoded.ok()) {
+      *error = BadRequestError(decoded.status().message()).ToReply();
+      return std::nullopt;
+    }
+    return std::move(decoded).value();
+  }
   Json body = Json::parse(request.body, nullptr, false);
   if (body.is_discarded() || !body.is_object()) {
     *error = BadRequestError("the request body is not a JSON object").ToReply();
@@ -254,7 +256,7 @@ HttpReply AccessControl::Login(const HttpRequest& request) {
                 {"namespace", ns},
                 {"token", options_.authenticator->IssueToken(static_cast<uid_t>(user.uid))},
                 {"server", options_.server_url},
-                {"certificateAuthorityData", Base64(options_.ca_pem)}};
+                {"certificateAuthorityData", auth::Base64Encode(options_.ca_pem)}};
   return JsonReply(200, reply);
 }
 

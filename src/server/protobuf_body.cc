@@ -1,6 +1,7 @@
 #include "server/protobuf_body.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,7 +17,7 @@ using Json = nlohmann::json;
 struct Field {
   uint32_t number = 0;
   uint32_t wire_type = 0;
-  uint64_t varint = 0;    // wire types 0, 1, 5
+  uint64_t varint = 0;     // wire types 0, 1, 5
   std::string_view bytes;  // wire type 2
 };
 
@@ -73,7 +74,8 @@ class Reader {
   bool Fixed(size_t n, Field* f) {
     if (data_.size() - pos_ < n) return false;
     uint64_t v = 0;
-    for (size_t i = 0; i < n; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(data_[pos_ + i])) << (8 * i);
+    for (size_t i = 0; i < n; ++i)
+      v |= static_cast<uint64_t>(static_cast<uint8_t>(data_[pos_ + i])) << (8 * i);
     pos_ += n;
     f->varint = v;
     return true;
@@ -117,8 +119,8 @@ Result<Json> DecodeObjectMeta(std::string_view bytes) {
   Json meta = Json::object();
   Reader r(bytes);
   Field f;
-  static const char* kStrings[] = {nullptr, "name", "generateName", "namespace", "selfLink", "uid",
-                                   "resourceVersion"};
+  static const char* kStrings[] = {nullptr,    "name", "generateName",   "namespace",
+                                   "selfLink", "uid",  "resourceVersion"};
   while (r.Next(&f)) {
     if (f.number >= 1 && f.number <= 6 && f.wire_type == 2) {
       meta[kStrings[f.number]] = std::string(f.bytes);
@@ -198,16 +200,140 @@ Result<Json> DecodePriorityClass(std::string_view raw) {
   return pc;
 }
 
+// A message holding ObjectMeta at field 1 and, at other numbers, messages
+// decoded by `parts` (repeated when `repeated` says so).
+struct Part {
+  uint32_t number;
+  const char* name;
+  bool repeated;
+  Result<Json> (*decode)(std::string_view);
+};
+
+Result<Json> DecodeWithMeta(std::string_view raw, const std::vector<Part>& parts) {
+  Json out = Json::object();
+  Reader r(raw);
+  Field f;
+  while (r.Next(&f)) {
+    if (f.wire_type != 2) continue;
+    if (f.number == 1) {
+      KUOTA_ASSIGN_OR_RETURN(out["metadata"], DecodeObjectMeta(f.bytes));
+      continue;
+    }
+    for (const Part& part : parts) {
+      if (part.number != f.number) continue;
+      KUOTA_ASSIGN_OR_RETURN(Json value, part.decode(f.bytes));
+      if (part.repeated) {
+        out[part.name].push_back(std::move(value));
+      } else {
+        out[part.name] = std::move(value);
+      }
+    }
+  }
+  if (!r.ok()) return Malformed();
+  return out;
+}
+
+// rbac.authorization.k8s.io/v1 PolicyRule, Subject, RoleRef.
+Result<Json> DecodePolicyRule(std::string_view b) {
+  return DecodeStrings(b, {},
+                       {{1, "verbs"},
+                        {2, "apiGroups"},
+                        {3, "resources"},
+                        {4, "resourceNames"},
+                        {5, "nonResourceURLs"}});
+}
+Result<Json> DecodeSubject(std::string_view b) {
+  return DecodeStrings(b, {{1, "kind"}, {2, "apiGroup"}, {3, "name"}, {4, "namespace"}}, {});
+}
+Result<Json> DecodeRoleRef(std::string_view b) {
+  return DecodeStrings(b, {{1, "apiGroup"}, {2, "kind"}, {3, "name"}}, {});
+}
+
+// authorization.k8s.io/v1 review specs.
+Result<Json> DecodeResourceAttributes(std::string_view b) {
+  return DecodeStrings(b,
+                       {{1, "namespace"},
+                        {2, "verb"},
+                        {3, "group"},
+                        {4, "version"},
+                        {5, "resource"},
+                        {6, "subresource"},
+                        {7, "name"}},
+                       {});
+}
+Result<Json> DecodeNonResourceAttributes(std::string_view b) {
+  return DecodeStrings(b, {{1, "path"}, {2, "verb"}}, {});
+}
+Result<Json> DecodeAccessReviewSpec(std::string_view b) {
+  Json spec = Json::object();
+  Reader r(b);
+  Field f;
+  while (r.Next(&f)) {
+    if (f.wire_type != 2) continue;
+    if (f.number == 1) {
+      KUOTA_ASSIGN_OR_RETURN(spec["resourceAttributes"], DecodeResourceAttributes(f.bytes));
+    } else if (f.number == 2) {
+      KUOTA_ASSIGN_OR_RETURN(spec["nonResourceAttributes"], DecodeNonResourceAttributes(f.bytes));
+    }
+  }
+  if (!r.ok()) return Malformed();
+  return spec;
+}
+Result<Json> DecodeRulesReviewSpec(std::string_view b) {
+  return DecodeStrings(b, {{1, "namespace"}}, {});
+}
+
+// Decodes the raw message of `kind` (of `group`); nullopt for kinds not known.
+std::optional<Result<Json>> DecodeKind(std::string_view group, std::string_view kind,
+                                       std::string_view raw) {
+  if (group.empty() && kind == "Namespace") return DecodeNamespace(raw);
+  if (group == "scheduling.k8s.io" && kind == "PriorityClass") return DecodePriorityClass(raw);
+  if (group == "rbac.authorization.k8s.io") {
+    if (kind == "Role" || kind == "ClusterRole") {
+      return DecodeWithMeta(raw, {{2, "rules", true, DecodePolicyRule}});
+    }
+    if (kind == "RoleBinding" || kind == "ClusterRoleBinding") {
+      return DecodeWithMeta(
+          raw, {{2, "subjects", true, DecodeSubject}, {3, "roleRef", false, DecodeRoleRef}});
+    }
+  }
+  if (group == "authorization.k8s.io") {
+    if (kind == "SelfSubjectAccessReview") {
+      return DecodeWithMeta(raw, {{2, "spec", false, DecodeAccessReviewSpec}});
+    }
+    if (kind == "SelfSubjectRulesReview") {
+      return DecodeWithMeta(raw, {{2, "spec", false, DecodeRulesReviewSpec}});
+    }
+  }
+  if (group == "authentication.k8s.io" && kind == "SelfSubjectReview") {
+    return DecodeWithMeta(raw, {});
+  }
+  return std::nullopt;
+}
+
+std::string_view GroupOf(std::string_view api_version) {
+  size_t slash = api_version.find('/');
+  return slash == std::string_view::npos ? std::string_view() : api_version.substr(0, slash);
+}
+
 }  // namespace
 
 bool DecodesProtobuf(const ResourceInfo& resource) {
-  return (resource.group.empty() && resource.plural == "namespaces") ||
-         (resource.group == "scheduling.k8s.io" && resource.plural == "priorityclasses");
+  return DecodeKind(resource.group, resource.kind, {}).has_value();
 }
 
 Result<Json> DecodeProtobufObject(std::string_view body, const ResourceInfo& resource) {
   if (!DecodesProtobuf(resource)) {
     return Status::Unsupported("protobuf bodies are not accepted for " + resource.StoreKey());
+  }
+  return DecodeProtobufKind(body, resource.ApiVersion(), resource.kind);
+}
+
+Result<Json> DecodeProtobufKind(std::string_view body, std::string_view want_api_version,
+                                std::string_view want_kind) {
+  if (!DecodeKind(GroupOf(want_api_version), want_kind, {}).has_value()) {
+    return Status::Unsupported("protobuf bodies are not accepted for " +
+                               std::string(want_api_version) + " " + std::string(want_kind));
   }
   static constexpr std::string_view kMagic("k8s\0", 4);
   if (body.substr(0, 4) != kMagic) {
@@ -229,17 +355,16 @@ Result<Json> DecodeProtobufObject(std::string_view body, const ResourceInfo& res
     }
   }
   if (!envelope.ok()) return Malformed();
-  if ((!api_version.empty() && api_version != resource.ApiVersion()) ||
-      (!kind.empty() && kind != resource.kind)) {
+  if ((!api_version.empty() && api_version != want_api_version) ||
+      (!kind.empty() && kind != want_kind)) {
     return Status::Invalid("the protobuf body holds " + api_version + " " + kind + ", not " +
-                           resource.ApiVersion() + " " + resource.kind);
+                           std::string(want_api_version) + " " + std::string(want_kind));
   }
-  Result<Json> object = resource.plural == "namespaces" ? DecodeNamespace(raw)
-                                                        : DecodePriorityClass(raw);
+  Result<Json> object = *DecodeKind(GroupOf(want_api_version), want_kind, raw);
   if (!object.ok()) return object.status();
   Json out = std::move(object).value();
-  out["apiVersion"] = resource.ApiVersion();
-  out["kind"] = resource.kind;
+  out["apiVersion"] = std::string(want_api_version);
+  out["kind"] = std::string(want_kind);
   // Strings must be valid UTF-8 before they reach JSON output.
   try {
     (void)out.dump();

@@ -52,8 +52,8 @@ TEST(ProtobufBodyTest, DecodesNamespace) {
 
 TEST(ProtobufBodyTest, DecodesPriorityClass) {
   const ResourceInfo& pcs = *FindResource("scheduling.k8s.io", "priorityclasses");
-  std::string pc = Bytes(1, Bytes(1, "high")) + Number(2, 1000) + Number(3, 1) +
-                   Bytes(4, "top") + Bytes(5, "Never");
+  std::string pc = Bytes(1, Bytes(1, "high")) + Number(2, 1000) + Number(3, 1) + Bytes(4, "top") +
+                   Bytes(5, "Never");
   Result<Json> got =
       DecodeProtobufObject(Envelope("scheduling.k8s.io/v1", "PriorityClass", pc), pcs);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
@@ -66,6 +66,66 @@ TEST(ProtobufBodyTest, DecodesPriorityClass) {
       DecodeProtobufObject(Envelope("scheduling.k8s.io/v1", "PriorityClass", negative), pcs);
   ASSERT_TRUE(low.ok());
   EXPECT_EQ((*low)["value"], -5);
+}
+
+TEST(ProtobufBodyTest, DecodesRbacObjects) {
+  // kubectl create role team-read --verb=get,list --resource=jobs.batch -n team-a
+  std::string rule = Bytes(1, "get") + Bytes(1, "list") + Bytes(2, "batch") + Bytes(3, "jobs");
+  std::string role = Bytes(1, Bytes(1, "team-read") + Bytes(3, "team-a")) + Bytes(2, rule);
+  const ResourceInfo* roles = FindResource("rbac.authorization.k8s.io", "roles");
+  ASSERT_NE(roles, nullptr);
+  Result<Json> got =
+      DecodeProtobufObject(Envelope("rbac.authorization.k8s.io/v1", "Role", role), *roles);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ((*got)["metadata"]["namespace"], "team-a");
+  EXPECT_EQ((*got)["rules"][0]["verbs"], Json::array({"get", "list"}));
+  EXPECT_EQ((*got)["rules"][0]["apiGroups"], Json::array({"batch"}));
+  EXPECT_EQ((*got)["rules"][0]["resources"], Json::array({"jobs"}));
+
+  std::string binding =
+      Bytes(1, Bytes(1, "bob-read")) +
+      Bytes(2, Bytes(1, "User") + Bytes(2, "rbac.authorization.k8s.io") + Bytes(3, "bob")) +
+      Bytes(3, Bytes(1, "rbac.authorization.k8s.io") + Bytes(2, "Role") + Bytes(3, "team-read"));
+  const ResourceInfo* bindings = FindResource("rbac.authorization.k8s.io", "rolebindings");
+  ASSERT_NE(bindings, nullptr);
+  got = DecodeProtobufObject(Envelope("rbac.authorization.k8s.io/v1", "RoleBinding", binding),
+                             *bindings);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ((*got)["subjects"][0]["name"], "bob");
+  EXPECT_EQ((*got)["subjects"][0]["kind"], "User");
+  EXPECT_EQ((*got)["roleRef"]["kind"], "Role");
+  EXPECT_EQ((*got)["roleRef"]["name"], "team-read");
+}
+
+TEST(ProtobufBodyTest, DecodesAccessReviews) {
+  // kubectl auth can-i create jobs.batch -n team-a
+  std::string attrs =
+      Bytes(1, "team-a") + Bytes(2, "create") + Bytes(3, "batch") + Bytes(5, "jobs");
+  std::string review = Bytes(1, "") + Bytes(2, Bytes(1, attrs)) + Bytes(3, "");
+  Result<Json> got =
+      DecodeProtobufKind(Envelope("authorization.k8s.io/v1", "SelfSubjectAccessReview", review),
+                         "authorization.k8s.io/v1", "SelfSubjectAccessReview");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ((*got)["kind"], "SelfSubjectAccessReview");
+  const Json& a = (*got)["spec"]["resourceAttributes"];
+  EXPECT_EQ(a["namespace"], "team-a");
+  EXPECT_EQ(a["verb"], "create");
+  EXPECT_EQ(a["group"], "batch");
+  EXPECT_EQ(a["resource"], "jobs");
+
+  std::string non_resource = Bytes(2, Bytes(2, Bytes(1, "/metrics") + Bytes(2, "get")));
+  got = DecodeProtobufKind(
+      Envelope("authorization.k8s.io/v1", "SelfSubjectAccessReview", non_resource),
+      "authorization.k8s.io/v1", "SelfSubjectAccessReview");
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ((*got)["spec"]["nonResourceAttributes"]["path"], "/metrics");
+
+  // The envelope must name the kind the path asked for.
+  EXPECT_FALSE(DecodeProtobufKind(Envelope("authorization.k8s.io/v1", "SelfSubjectRulesReview", ""),
+                                  "authorization.k8s.io/v1", "SelfSubjectAccessReview")
+                   .ok());
+  EXPECT_EQ(DecodeProtobufKind(Envelope("v1", "Pod", ""), "v1", "Pod").status().code(),
+            StatusCode::kUnsupported);
 }
 
 TEST(ProtobufBodyTest, RejectsMalformedAndForeignBodies) {

@@ -46,8 +46,17 @@ std::vector<ResourceInfo> BuildServedResources() {
       Make("", "v1", "Event", "events", "event", kNamespaced, kNoStatus, {"ev"}, {}),
       Make("", "v1", "Node", "nodes", "node", kCluster, kStatus, {"no"}, {}),
       // scheduling.k8s.io/v1
-      Make("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass",
-           kCluster, kNoStatus, {"pc"}, {}),
+      Make("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", kCluster,
+           kNoStatus, {"pc"}, {}),
+      // rbac.authorization.k8s.io/v1: enforced by kuotad's authorizer (src/auth).
+      Make("rbac.authorization.k8s.io", "v1", "Role", "roles", "role", kNamespaced, kNoStatus, {},
+           {}),
+      Make("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", "rolebinding",
+           kNamespaced, kNoStatus, {}, {}),
+      Make("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", "clusterrole",
+           kCluster, kNoStatus, {}, {}),
+      Make("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings",
+           "clusterrolebinding", kCluster, kNoStatus, {}, {}),
       // scheduling.volcano.sh/v1beta1 Queue: mapped onto the quota tree by kuotad.
       Make("scheduling.volcano.sh", "v1beta1", "Queue", "queues", "queue", kCluster, kStatus,
            {"q", "queue-v1beta1"}, {}),

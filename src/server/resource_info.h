@@ -9,13 +9,13 @@
 namespace kuota::server {
 
 struct ResourceInfo {
-  std::string group;    // "" for the core group
-  std::string version;  // "v1", "v1beta1"
-  std::string kind;     // "ClusterQueue"
-  std::string plural;   // "clusterqueues"
-  std::string singular; // "clusterqueue"
+  std::string group;     // "" for the core group
+  std::string version;   // "v1", "v1beta1"
+  std::string kind;      // "ClusterQueue"
+  std::string plural;    // "clusterqueues"
+  std::string singular;  // "clusterqueue"
   bool namespaced = true;
-  bool has_status = true;  // serves the /status subresource
+  bool has_status = true;                // serves the /status subresource
   std::vector<std::string> short_names;  // "cq"
   std::vector<std::string> categories;   // "kueue", "all"
 
@@ -28,6 +28,7 @@ struct ResourceInfo {
 // Every kind Kuota serves: kueue.x-k8s.io/v1beta1 ResourceFlavor, ClusterQueue,
 // Cohort, LocalQueue, Workload, WorkloadPriorityClass, AdmissionCheck;
 // v1 Namespace, Pod, Event, Node; scheduling.k8s.io/v1 PriorityClass;
+// rbac.authorization.k8s.io/v1 Role, RoleBinding, ClusterRole, ClusterRoleBinding;
 // scheduling.volcano.sh/v1beta1 Queue; and
 // every job kind in jobs::JobKinds() (batch/v1 Job, PyTorchJob, RayCluster, ...).
 const std::vector<ResourceInfo>& ServedResources();

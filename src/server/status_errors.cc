@@ -38,9 +38,9 @@ Json FieldCause(const std::string& field_error) {
     message = field_error.substr(colon + 2);
   }
   static const std::pair<const char*, const char*> kReasons[] = {
-      {"Required value", "FieldValueRequired"},    {"Unsupported value", "FieldValueNotSupported"},
-      {"Duplicate value", "FieldValueDuplicate"},  {"Forbidden", "FieldValueForbidden"},
-      {"Too long", "FieldValueTooLong"},           {"Too many", "FieldValueTooMany"},
+      {"Required value", "FieldValueRequired"},   {"Unsupported value", "FieldValueNotSupported"},
+      {"Duplicate value", "FieldValueDuplicate"}, {"Forbidden", "FieldValueForbidden"},
+      {"Too long", "FieldValueTooLong"},          {"Too many", "FieldValueTooMany"},
       {"Not found", "FieldValueNotFound"}};
   std::string reason = "FieldValueInvalid";
   for (const auto& [prefix, r] : kReasons) {
@@ -54,7 +54,7 @@ Json FieldCause(const std::string& field_error) {
 }  // namespace
 
 Json ApiError::ToStatus() const {
-  Json status = {{"kind", "Status"},     {"apiVersion", "v1"}, {"metadata", Json::object()},
+  Json status = {{"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", Json::object()},
                  {"status", "Failure"}, {"message", message}, {"reason", reason},
                  {"code", code}};
   Json details = Json::object();
@@ -94,18 +94,16 @@ ApiError AlreadyExistsError(const ResourceInfo& r, const std::string& name) {
                      name);
 }
 
-ApiError ConflictError(const ResourceInfo& r, const std::string& name,
-                       const std::string& detail) {
-  return ForResource(409, "Conflict",
-                     "Operation cannot be fulfilled on " + r.StoreKey() + " \"" + name +
-                         "\": " + detail,
-                     r, name);
+ApiError ConflictError(const ResourceInfo& r, const std::string& name, const std::string& detail) {
+  return ForResource(
+      409, "Conflict",
+      "Operation cannot be fulfilled on " + r.StoreKey() + " \"" + name + "\": " + detail, r, name);
 }
 
 ApiError InvalidError(const ResourceInfo& r, const std::string& name,
                       const std::string& field_errors) {
-  ApiError e = Make(422, "Invalid",
-                    QualifiedKind(r) + " \"" + name + "\" is invalid: " + field_errors);
+  ApiError e =
+      Make(422, "Invalid", QualifiedKind(r) + " \"" + name + "\" is invalid: " + field_errors);
   e.name = name;
   e.group = r.group;
   e.kind = r.kind;
@@ -117,8 +115,8 @@ ApiError BadRequestError(const std::string& message) { return Make(400, "BadRequ
 
 ApiError ForbiddenError(const ResourceInfo& r, const std::string& name,
                         const std::string& message) {
-  return ForResource(403, "Forbidden",
-                     r.StoreKey() + " \"" + name + "\" is forbidden: " + message, r, name);
+  return ForResource(403, "Forbidden", r.StoreKey() + " \"" + name + "\" is forbidden: " + message,
+                     r, name);
 }
 
 ApiError MethodNotAllowedError() {
@@ -162,6 +160,8 @@ ApiError FromStatus(const Status& status, const ResourceInfo& r, const std::stri
       return ExpiredError(status.message());
     case StatusCode::kUnsupported:
       return UnsupportedMediaTypeError(status.message());
+    case StatusCode::kNoSpace:
+      return Make(507, "InsufficientStorage", status.message());
     case StatusCode::kOk:
     case StatusCode::kUnavailable:
     case StatusCode::kInternal:

@@ -46,18 +46,19 @@ ApiError ConflictError(const ResourceInfo& resource, const std::string& name,
 // `<Kind>.<group> "x" is invalid: <field errors>` (422 Invalid).
 ApiError InvalidError(const ResourceInfo& resource, const std::string& name,
                       const std::string& field_errors);
-ApiError BadRequestError(const std::string& message);            // 400 BadRequest
+ApiError BadRequestError(const std::string& message);  // 400 BadRequest
 ApiError ForbiddenError(const ResourceInfo& resource, const std::string& name,
-                        const std::string& message);              // 403 Forbidden
-ApiError MethodNotAllowedError();                                 // 405 MethodNotAllowed
-ApiError UnsupportedMediaTypeError(const std::string& message);   // 415 UnsupportedMediaType
-ApiError ExpiredError(const std::string& message);                // 410 Expired
-ApiError TooLargeError(size_t limit_bytes);                       // 413 RequestEntityTooLarge
-ApiError InternalError(const std::string& message);               // 500 InternalError
+                        const std::string& message);             // 403 Forbidden
+ApiError MethodNotAllowedError();                                // 405 MethodNotAllowed
+ApiError UnsupportedMediaTypeError(const std::string& message);  // 415 UnsupportedMediaType
+ApiError ExpiredError(const std::string& message);               // 410 Expired
+ApiError TooLargeError(size_t limit_bytes);                      // 413 RequestEntityTooLarge
+ApiError InternalError(const std::string& message);              // 500 InternalError
 
 // Maps a Status from the store or the admission hook about object `name` of
 // `resource` to the error kube-apiserver would give (NotFound, Conflict,
-// Invalid, ...; I/O failures are 500 InternalError).
+// Invalid, ...; a full disk is 507 InsufficientStorage; other I/O failures are
+// 500 InternalError).
 ApiError FromStatus(const Status& status, const ResourceInfo& resource, const std::string& name);
 
 }  // namespace kuota::server

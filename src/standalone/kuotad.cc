@@ -1,6 +1,8 @@
 #include "standalone/kuotad.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -8,10 +10,18 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "api/codec/decode.h"
 #include "api/quantity.h"
+#include "auth/authenticator.h"
+#include "auth/bootstrap_policy.h"
+#include "auth/rbac_authorizer.h"
+#include "auth/tls_material.h"
+#include "auth/token_signer.h"
+#include "base/private_file.h"
+#include "jobs/registry.h"
 #include "jobs/volcano_job.h"
 #include "runtime/machine_capacity.h"
 #include "server/api_server.h"
@@ -80,6 +90,13 @@ Status DeclareCapacity(const KuotadOptions& options, runtime::MachineCapacity& m
   return Status::Ok();
 }
 
+// (group, plural) of every job kind, for the bootstrap roles.
+std::vector<std::pair<std::string, std::string>> JobResources() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& k : jobs::JobKinds()) out.emplace_back(k->Info().group, k->Info().plural);
+  return out;
+}
+
 }  // namespace
 
 std::string DefaultDataDir() {
@@ -90,7 +107,13 @@ std::string DefaultDataDir() {
 
 Status RunKuotad(const KuotadOptions& options) {
   const std::string data_dir = options.data_dir.empty() ? DefaultDataDir() : options.data_dir;
+  // Files kuotad makes (database, logs, keys) are its own; users reach what
+  // they may through the API.
+  ::umask(077);
   KUOTA_RETURN_IF_ERROR(MakeDirs(data_dir));
+  const bool secure = !options.insecure_http;
+  // Others may reach the socket inside it, nothing else.
+  if (secure) ::chmod(data_dir.c_str(), 0711);
   KUOTA_ASSIGN_OR_RETURN(api::Configuration config, LoadConfig(options.config_file));
   Result<JobManagement> management = JobManagement::FromConfig(config);
   if (!management.ok()) {
@@ -114,6 +137,24 @@ Status RunKuotad(const KuotadOptions& options) {
   if (options.run_pods) copts.machine = MachineAmounts(machine);
   Controller controller(*store, clock, copts);
 
+  // Who is asking and what they may do (off with --insecure-http).
+  std::optional<auth::TlsFiles> tls;
+  std::optional<auth::Authenticator> authenticator;
+  auth::RbacAuthorizer authorizer(*store);
+  const uid_t self = ::geteuid();
+  if (secure) {
+    KUOTA_ASSIGN_OR_RETURN(auth::TlsFiles files,
+                           auth::EnsureTlsMaterial(data_dir + "/pki", {options.address}));
+    tls = files;
+    KUOTA_ASSIGN_OR_RETURN(auth::TokenSigner signer,
+                           auth::TokenSigner::Load(data_dir + "/token-secret"));
+    std::vector<uid_t> admins = {0};
+    if (self != 0) admins.push_back(self);
+    authenticator.emplace(std::move(signer), admins);
+    KUOTA_RETURN_IF_ERROR(auth::EnsureObjects(*store, auth::BootstrapPolicy(JobResources())));
+    KUOTA_RETURN_IF_ERROR(authorizer.Start());
+  }
+
   KuotaAdmissionHook hook(*management);
   server::ServerOptions sopts;
   sopts.address = options.address;
@@ -121,6 +162,30 @@ Status RunKuotad(const KuotadOptions& options) {
   sopts.health_port = options.health_port;
   sopts.pod_log_dir = data_dir + "/pods";
   sopts.pending_workloads = &controller;
+  // The socket `kuota login` finds: a root kuotad on its default data dir
+  // (under /root, which others cannot enter) uses /run/kuota; else the data dir.
+  std::string socket_path = options.socket_path;
+  if (socket_path.empty()) {
+    socket_path = data_dir + "/kuotad.sock";
+    if (self == 0 && options.data_dir.empty()) {
+      if (::mkdir("/run/kuota", 0755) == 0 || errno == EEXIST) {
+        ::chmod("/run/kuota", 0755);
+        socket_path = "/run/kuota/kuotad.sock";
+      }
+    }
+  }
+  if (secure) {
+    sopts.tls_cert_file = tls->server_cert;
+    sopts.tls_key_file = tls->server_key;
+    sopts.unix_socket = socket_path;
+    sopts.access.authenticator = &*authenticator;
+    sopts.access.authorizer = &authorizer;
+    sopts.access.ca_pem = tls->ca_pem;
+    store::ObjectStore* st_ptr = store.get();
+    sopts.access.provision_user = [st_ptr](const auth::UserInfo& user) {
+      return auth::EnsureUserNamespace(*st_ptr, user);
+    };
+  }
   server::ApiServer api(*store, &hook, sopts);
   KUOTA_RETURN_IF_ERROR(api.Start());
 
@@ -145,6 +210,8 @@ Status RunKuotad(const KuotadOptions& options) {
     ropts.machine = machine;
     ropts.use_cgroups = options.cgroups;
     ropts.max_log_bytes = options.max_log_bytes;
+    // Authenticated: every pod runs as the user who submitted it.
+    ropts.require_submitter = secure;
     auto faults = FaultInjector::FromEnvironment();  // crash tests only
     if (faults.ok()) {
       ropts.faults = *faults;
@@ -177,19 +244,40 @@ Status RunKuotad(const KuotadOptions& options) {
   } else {
     std::fprintf(stderr, "kuotad: not running pods (--no-run-pods)\n");
   }
-  const std::string url = "http://" + options.address + ":" + std::to_string(api.port());
+  const std::string url = std::string(secure ? "https://" : "http://") + options.address + ":" +
+                          std::to_string(api.port());
   const std::string kubeconfig =
       options.kubeconfig_path.empty() ? data_dir + "/kubeconfig" : options.kubeconfig_path;
-  {
-    std::ofstream out(kubeconfig);
-    out << server::KubeconfigYaml(url);
-    if (!out) std::fprintf(stderr, "kuotad: warning: cannot write %s\n", kubeconfig.c_str());
+  server::KubeconfigCredentials creds;
+  if (secure) {
+    creds.ca_pem = tls->ca_pem;
+    creds.token = authenticator->IssueToken(self);
+    creds.user = "kuota-admin";
   }
-  std::fprintf(
-      stderr,
-      "kuotad: serving %s (data: %s)\n"
-      "kuotad: kubectl --kubeconfig %s get clusterqueues   (or: kubectl --server %s ...)\n",
-      url.c_str(), data_dir.c_str(), kubeconfig.c_str(), url.c_str());
+  if (Status w = WritePrivateFile(kubeconfig, server::KubeconfigYaml(url, creds)); !w.ok()) {
+    std::fprintf(stderr, "kuotad: warning: %s\n", w.message().c_str());
+  }
+  std::fprintf(stderr,
+               "kuotad: serving %s (data: %s)\n"
+               "kuotad: kubectl --kubeconfig %s get clusterqueues\n",
+               url.c_str(), data_dir.c_str(), kubeconfig.c_str());
+  if (secure) {
+    std::fprintf(stderr,
+                 "kuotad: TLS and authentication on; %s is the admin's (uid %u). Other users: "
+                 "`kuota login` (over %s) gives each a kubeconfig and a namespace of their own\n",
+                 kubeconfig.c_str(), static_cast<unsigned>(self), socket_path.c_str());
+    if (self != 0 && options.run_pods) {
+      std::fprintf(stderr,
+                   "kuotad: not running as root: only jobs submitted by uid %u can run; other "
+                   "users' pods fail (start kuotad as root to run them as their submitters)\n",
+                   static_cast<unsigned>(self));
+    }
+  } else {
+    std::fprintf(stderr,
+                 "kuotad: WARNING: --insecure-http: plain HTTP, NO authentication: anyone who "
+                 "can reach %s can do anything, and pods run as kuotad's user (uid %u)\n",
+                 url.c_str(), static_cast<unsigned>(self));
+  }
   if (api.health_port() > 0) {
     std::fprintf(stderr, "kuotad: health checks at http://%s:%d/healthz\n", options.address.c_str(),
                  api.health_port());
@@ -204,6 +292,7 @@ Status RunKuotad(const KuotadOptions& options) {
   jobs.Stop();
   api.Stop();
   controller.Stop();
+  authorizer.Stop();
   return Status::Ok();
 }
 

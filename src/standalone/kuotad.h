@@ -1,6 +1,7 @@
 // kuotad: the standalone driver. Opens the SQLite store in a data directory,
-// serves the Kubernetes-style API on loopback, runs the engine controller, and
-// writes a kubeconfig for kubectl. Options is a plain struct with defaults.
+// serves the Kubernetes-style API on loopback (TLS, authenticated, RBAC; a
+// Unix socket for `kuota login`), runs the engine controller, and writes the
+// admin's kubeconfig for kubectl. Options is a plain struct with defaults.
 // Run() blocks until SIGINT/SIGTERM (or Shutdown()); thread-safe to Shutdown.
 #pragma once
 
@@ -40,6 +41,14 @@ struct KuotadOptions {
   bool cgroups = true;
   // A pod container's log is cut back to half of this when it grows past it.
   int64_t max_log_bytes = int64_t{64} << 20;
+  // Serve plain HTTP without authentication: every request is the admin's
+  // and pods run as kuotad's user. Off (the default): TLS with a CA
+  // generated in <data_dir>/pki, bearer tokens, RBAC, pods run as their
+  // submitter.
+  bool insecure_http = false;
+  // The Unix socket `kuota login` talks to; empty: /run/kuota/kuotad.sock
+  // for root on the default data dir, else <data_dir>/kuotad.sock.
+  std::string socket_path;
 };
 
 // The default data directory for this user.

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <cerrno>
 #include <climits>
 #include <utility>
 
@@ -15,7 +16,8 @@ Statement::~Statement() {
 }
 
 Statement::Statement(Statement&& other) noexcept
-    : conn_(other.conn_), stmt_(std::exchange(other.stmt_, nullptr)),
+    : conn_(other.conn_),
+      stmt_(std::exchange(other.stmt_, nullptr)),
       bind_error_(other.bind_error_) {}
 
 Statement& Statement::Bind(int index, int64_t value) {
@@ -29,8 +31,8 @@ Statement& Statement::Bind(int index, std::string_view text) {
     if (bind_error_ == 0) bind_error_ = SQLITE_TOOBIG;
     return *this;
   }
-  int rc = sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()),
-                             SQLITE_TRANSIENT);
+  int rc =
+      sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   if (rc != SQLITE_OK && bind_error_ == 0) bind_error_ = rc;
   return *this;
 }
@@ -65,12 +67,11 @@ bool Statement::ColumnIsNull(int index) const {
 }
 
 Result<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(const std::string& path,
-                                                                  int busy_timeout_ms) {
+                                                                 int busy_timeout_ms) {
   if (path.empty()) return Status::Invalid("store path: must not be empty");
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                           nullptr);
+  int rc = sqlite3_open_v2(
+      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close(db);
@@ -130,6 +131,8 @@ Status SqliteConnection::Error(int rc, std::string_view what) const {
   } else {
     msg += sqlite3_errstr(rc);
   }
+  // A write that met ENOSPC can surface as an I/O error (WAL, shm) too.
+  if ((rc & 0xff) == SQLITE_IOERR && sqlite3_system_errno(db_) == ENOSPC) rc = SQLITE_FULL;
   switch (rc & 0xff) {
     case SQLITE_NOTADB:
     case SQLITE_CORRUPT:
@@ -137,8 +140,12 @@ Status SqliteConnection::Error(int rc, std::string_view what) const {
       return Status::Invalid(std::move(msg));
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-    case SQLITE_IOERR:
     case SQLITE_FULL:
+      return Status::NoSpace(
+          "no space left on the database's disk (writes resume when "
+          "space is freed): " +
+          msg);
+    case SQLITE_IOERR:
     case SQLITE_CANTOPEN:
     case SQLITE_PERM:
     case SQLITE_READONLY:

@@ -52,7 +52,12 @@ start_kuotad() {
   for _ in $(seq 1 400); do
     if [[ -s "$dir/kubeconfig" ]]; then
       URL=$(sed -n 's/.*server: *"\{0,1\}\([^" ]*\)"\{0,1\}.*/\1/p' "$dir/kubeconfig")
-      curl -sf "$URL/healthz" >/dev/null 2>&1 && return 0
+      # The admin's credentials from the kubeconfig: kuotad's CA and token.
+      TOKEN=$(sed -n 's/^ *token: *"\{0,1\}\([^" ]*\)"\{0,1\}.*/\1/p' "$dir/kubeconfig")
+      sed -n 's/^ *certificate-authority-data: *"\{0,1\}\([^" ]*\)"\{0,1\}.*/\1/p' \
+        "$dir/kubeconfig" | base64 -d >"$dir/ca.crt" 2>/dev/null
+      CURL=(curl -sf --cacert "$dir/ca.crt" -H "Authorization: Bearer $TOKEN")
+      "${CURL[@]}" "$URL/healthz" >/dev/null 2>&1 && return 0
     fi
     kill -0 "$PID" 2>/dev/null || break
     sleep 0.02
@@ -60,7 +65,7 @@ start_kuotad() {
   echo "FAIL kuotad did not start:"; tail -20 "$dir/kuotad.log"; exit 1
 }
 post() {  # post PATH JSON
-  curl -sf -X POST -H 'Content-Type: application/json' "$URL$1" -d "$2" >/dev/null
+  "${CURL[@]}" -X POST -H 'Content-Type: application/json' "$URL$1" -d "$2" >/dev/null
 }
 job_json() {  # job_json NAME FILE
   cat <<JSON

@@ -46,7 +46,14 @@ start_kuotad() {
 }
 stop_kuotad() { kill -TERM "$PID"; wait "$PID" 2>/dev/null; PID=; }
 k() { kubectl --kubeconfig "$TMP/kubeconfig" "$@"; }
-url() { grep -o 'http://[^ "]*' "$TMP/kubeconfig" | head -1; }
+url() { grep -o 'https\{0,1\}://[^ "]*' "$TMP/kubeconfig" | head -1; }
+# The admin's token and kuotad's CA, from its kubeconfig, for hostile_requests.py.
+creds() {
+  KUOTA_TOKEN=$(sed -n 's/^ *token: *"\{0,1\}\([^" ]*\)"\{0,1\}.*/\1/p' "$TMP/kubeconfig")
+  sed -n 's/^ *certificate-authority-data: *"\{0,1\}\([^" ]*\)"\{0,1\}.*/\1/p' \
+    "$TMP/kubeconfig" | base64 -d >"$TMP/ca.crt" 2>/dev/null
+  export KUOTA_TOKEN KUOTA_CA_FILE=$TMP/ca.crt
+}
 wait_for() {  # wait_for SECONDS NEEDLE COMMAND...
   local secs=$1 needle=$2; shift 2
   for _ in $(seq 1 $((secs * 10))); do
@@ -60,6 +67,7 @@ wait_for() {  # wait_for SECONDS NEEDLE COMMAND...
 # --- 1. hostile requests
 DATA=data1
 start_kuotad
+creds
 "$PY" "$HERE/hostile_requests.py" "$(url)" "$PID" "$MUTATIONS" >"$TMP/requests.out" 2>&1
 rc=$?
 cat "$TMP/requests.out"

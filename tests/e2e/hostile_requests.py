@@ -9,12 +9,17 @@ import copy
 import json
 import os
 import random
+import ssl
 import sys
 import time
 import urllib.error
 import urllib.request
 
 BASE, PID = sys.argv[1], int(sys.argv[2])
+# The admin's credentials (hostile_input_test.sh reads them from kuotad's kubeconfig).
+TOKEN = os.environ.get("KUOTA_TOKEN", "")
+CA_FILE = os.environ.get("KUOTA_CA_FILE", "")
+TLS = ssl.create_default_context(cafile=CA_FILE) if CA_FILE else None
 MUTATIONS = int(sys.argv[3]) if len(sys.argv) > 3 else 600
 failures = 0
 
@@ -28,13 +33,17 @@ def report(ok, name, detail=""):
         print("FAIL " + name + ("\n     | " + detail.replace("\n", "\n     | ") if detail else ""))
 
 
-def request(method, path, body=None, ctype="application/json", timeout=30):
+def request(method, path, body=None, ctype="application/json", timeout=30, accept=None):
     data = body if isinstance(body, (bytes, type(None))) else body.encode()
     req = urllib.request.Request(BASE + path, data=data, method=method)
     if data is not None:
         req.add_header("Content-Type", ctype)
+    if accept:
+        req.add_header("Accept", accept)
+    if TOKEN:
+        req.add_header("Authorization", "Bearer " + TOKEN)
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
+        with urllib.request.urlopen(req, timeout=timeout, context=TLS) as r:
             return r.status, r.read().decode(errors="replace")
     except urllib.error.HTTPError as e:
         return e.code, e.read().decode(errors="replace")
@@ -224,13 +233,7 @@ for i in range(MUTATIONS):
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
 for url, _ in VALID:
     for accept in (TABLE, "application/json"):
-        req = urllib.request.Request(BASE + url)
-        req.add_header("Accept", accept)
-        try:
-            with urllib.request.urlopen(req, timeout=30) as r:
-                status = r.status
-        except urllib.error.HTTPError as e:
-            status = e.code
+        status, _ = request("GET", url, accept=accept)
         if status >= 500:
             server_errors.append(f"GET {url} (Accept {accept}) -> {status}")
 report(not server_errors, f"{MUTATIONS} mutated bodies: no 5xx answer",

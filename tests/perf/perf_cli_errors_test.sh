@@ -42,7 +42,7 @@ expect missing-file 1 "--config: $TMP/nope.yaml: No such file or directory" -- -
 expect directory 1 "is a directory" -- --config "$TMP" --virtual
 expect bad-yaml 1 "bad-yaml.yaml: invalid YAML at line 2" -- --config "$TMP/bad-yaml.yaml" --virtual --out "$TMP/o1"
 expect unknown-field 1 "line 4: cohorts[0].colour: unknown field" -- --config "$TMP/unknown.yaml" --virtual --out "$TMP/o2"
-expect bad-url 1 "--server \"localhost:1\": not an http:// URL" -- --config "$TMP/ok.yaml" --server localhost:1 --out "$TMP/o3"
+expect bad-url 1 "--server \"localhost:1\": not an http:// or https:// URL" -- --config "$TMP/ok.yaml" --server localhost:1 --out "$TMP/o3"
 expect unreachable 1 "cannot reach kuotad at http://127.0.0.1:$PORT" -- --config "$TMP/ok.yaml" --server "http://127.0.0.1:$PORT" --out "$TMP/o4"
 expect no-kuotad 1 "cannot run kuotad at $TMP/no-kuotad" -- --config "$TMP/ok.yaml" --kuotad "$TMP/no-kuotad" --out "$TMP/o5"
 expect bad-out 1 "cannot create output directory" -- --config "$TMP/ok.yaml" --virtual --out /proc/kuota-perf-out

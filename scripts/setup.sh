@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Kuota needs to build, test and benchmark.
+# Installs the Debian packages Kuota needs to build, test and benchmark
+# (clang 14 and libFuzzer for the fuzz targets).
 # Idempotent: runs apt-get only when something is missing.
 set -euo pipefail
 
@@ -8,7 +9,8 @@ PACKAGES=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev libcpp-httplib-dev sqlite3 libssl-dev
-  python3 python3-yaml
+  python3 python3-yaml curl
+  clang-14 llvm-14 libfuzzer-14-dev
   gnuplot-nox
 )
 

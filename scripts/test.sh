@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what is needed, builds, runs the end-to-end and
 # load tests on an optimized build, every test under AddressSanitizer +
-# UndefinedBehaviorSanitizer, and the Kueue conformance scenarios through
+# UndefinedBehaviorSanitizer, the libFuzzer targets for 15 s each (a clang
+# build of the fuzzers alone), and the Kueue conformance scenarios through
 # `kuota simulate`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +38,14 @@ ninja -C build-asan -j "$JOBS"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$JOBS"
 grep -h -E '^(fault|disk full|security): ' build-asan/Testing/Temporary/LastTest.log || true
+
+echo "== libFuzzer: every target for ${KUOTA_FUZZ_SECONDS:-15} s (clang, ASan + UBSan; docs/fuzzing.md)"
+# A clang build of the libraries and the 13 fuzz targets only (no tests),
+# unoptimized as the sanitizer build: it compiles twice as fast as -O1.
+CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  -DKUOTA_FUZZ=ON -DKUOTA_SANITIZE=ON -DKUOTA_BUILD_TESTS=OFF -DKUOTA_BUILD_BENCH=OFF >/dev/null
+ninja -C build-fuzz -j "$JOBS" kuota_fuzzers
+bash scripts/fuzz.sh "${KUOTA_FUZZ_SECONDS:-15}" build-fuzz
 
 echo "== Kueue conformance scenarios"
 if [[ ! -d "$SHARED/conformance/cases" ]]; then

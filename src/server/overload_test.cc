@@ -36,7 +36,7 @@ using testing::ServerTest;
 using testing::WatchReader;
 using testing::Workload;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
+#if defined(KUOTA_SANITIZED)  // -DKUOTA_SANITIZE=ON, GCC or clang
 constexpr double kCreateP99LimitMs = 250;
 #else
 constexpr double kCreateP99LimitMs = 50;

@@ -39,7 +39,7 @@ using SteadyClock = std::chrono::steady_clock;
 using testing::kKueue;
 using testing::ServerTest;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
+#if defined(KUOTA_SANITIZED)  // -DKUOTA_SANITIZE=ON, GCC or clang
 constexpr bool kSanitized = true;
 constexpr int kObjects = 2'000;
 #else

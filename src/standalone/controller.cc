@@ -728,7 +728,11 @@ void Controller::WriteQueueStatus(bool force) {
     }
   };
   const std::string ts = FormatRfc3339(clock_.Now());
-  for (const auto& [name, cq] : s.tree.cluster_queues()) {
+  for (const auto& entry : s.tree.cluster_queues()) {
+    // Not a structured binding: the lambda below captures cq (clang 14
+    // cannot capture bindings).
+    const std::string& name = entry.first;
+    const auto& cq = entry.second;
     int64_t admitted = 0;
     for (const auto* wl : cq->admitted()) admitted += wl->state == engine::WorkloadState::kAdmitted;
     // Usage per flavor and resource, as flavorsReservation / flavorsUsage.

@@ -183,7 +183,6 @@ ApiClient::ApiClient(std::string url) : ApiClient(ServerTarget{std::move(url), "
 
 ApiClient::ApiClient(const ServerTarget& target)
     : target_(target),
-      url_(target.url),
       client_(MakeClient(target, false)),
       stream_client_(MakeClient(target, true)) {}
 
@@ -194,17 +193,17 @@ ApiClient& ApiClient::operator=(ApiClient&&) noexcept = default;
 Result<Json> ApiClient::Send(const std::string& method, const std::string& path,
                              const std::string& accept, const std::string& body,
                              const std::string& content_type) const {
-  if (!client_->is_valid()) return Status::Invalid("bad server URL \"" + url_ + "\"");
+  if (!client_->is_valid()) return Status::Invalid("bad server URL \"" + target_.url + "\"");
   httplib::Headers headers = {{"Accept", accept}};
   httplib::Result res = method == "GET" ? client_->Get(path, headers)
                         : method == "POST"
                             ? client_->Post(path, headers, body, content_type.c_str())
                             : client_->Patch(path, headers, body, content_type.c_str());
-  if (!res) return Unreachable(url_, res.error());
+  if (!res) return Unreachable(target_.url, res.error());
   if (res->status < 200 || res->status >= 300) return FromReply(res->status, res->body);
   Json parsed = Json::parse(res->body, nullptr, false);
   if (parsed.is_discarded()) {
-    return Status::Internal("the server at " + url_ + " answered " + path +
+    return Status::Internal("the server at " + target_.url + " answered " + path +
                             " with something that is not JSON (is it kuotad?)");
   }
   return parsed;
@@ -228,7 +227,7 @@ Result<Json> ApiClient::MergePatch(const std::string& path, const Json& patch) c
 
 Status ApiClient::Stream(const std::string& path,
                          const std::function<bool(std::string_view data)>& on_data) const {
-  if (!stream_client_->is_valid()) return Status::Invalid("bad server URL \"" + url_ + "\"");
+  if (!stream_client_->is_valid()) return Status::Invalid("bad server URL \"" + target_.url + "\"");
   int status = 0;
   std::string error_body;
   bool stopped = false;
@@ -252,9 +251,9 @@ Status ApiClient::Stream(const std::string& path,
   if (stopped) return Status::Ok();
   if (!res) {
     if (status >= 200 && status < 300) {
-      return Status::Unavailable("the connection to kuotad at " + url_ + " was lost");
+      return Status::Unavailable("the connection to kuotad at " + target_.url + " was lost");
     }
-    return Unreachable(url_, res.error());
+    return Unreachable(target_.url, res.error());
   }
   if (res->status < 200 || res->status >= 300) {
     return FromReply(res->status, error_body.empty() ? res->body : error_body);

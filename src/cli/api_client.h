@@ -95,7 +95,6 @@ class ApiClient {
                     const std::string& body, const std::string& content_type) const;
 
   ServerTarget target_;
-  std::string url_;  // target_.url, for messages
   std::unique_ptr<httplib::Client> client_;
   std::unique_ptr<httplib::Client> stream_client_;  // no read timeout
 };

@@ -16,16 +16,7 @@ namespace {
 using testing::ReadFileOrEmpty;
 using testing::WaitFor;
 
-class GroupTerminatorTest : public testing::RuntimeTest {
- protected:
-  ProcessSpec Spec(std::vector<std::string> argv) {
-    ProcessSpec spec;
-    spec.argv = std::move(argv);
-    spec.log_path = Path("pod.log");
-    spec.exit_path = Path("pod.exit");
-    return spec;
-  }
-};
+class GroupTerminatorTest : public testing::SpawnFixture {};
 
 TEST_F(GroupTerminatorTest, SigtermStopsSleepQuicklyAndIsRecorded) {
   ProcessSpec spec = Spec({"sleep", "30"});

@@ -61,6 +61,16 @@ class RuntimeTest : public ::testing::Test {
   std::string dir_;
 };
 
+// Reads `fd` to its end (a child's report through a pipe), then closes it.
+inline std::string ReadAllAndClose(int fd) {
+  std::string out;
+  char buf[512];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  close(fd);
+  return out;
+}
+
 // A RuntimeTest that spawns commands: a spec with the log and exit record
 // in the test's directory, and a wait for the command to finish.
 class SpawnFixture : public RuntimeTest {

@@ -78,11 +78,7 @@ class SpawnHandshakeTest : public testing::RuntimeTest {
       _exit(1);
     }
     close(fds[1]);
-    std::string out;
-    char buf[256];
-    ssize_t n;
-    while ((n = read(fds[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-    close(fds[0]);
+    std::string out = testing::ReadAllAndClose(fds[0]);
     int status = 0;
     EXPECT_EQ(waitpid(daemon, &status, 0), daemon);
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);

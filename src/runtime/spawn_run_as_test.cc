@@ -212,11 +212,7 @@ TEST_F(SpawnRunAsTest, ADaemonThatIsNotRootCannotChangeUserAndNothingRuns) {
     _exit(0);
   }
   close(fds[1]);
-  std::string got;
-  char buf[512];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
+  std::string got = testing::ReadAllAndClose(fds[0]);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   EXPECT_EQ(got, "cannot run as uid 1234 (alice): setgroups: Operation not permitted");

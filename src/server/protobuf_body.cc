@@ -1,7 +1,7 @@
 #include "server/protobuf_body.h"
 
 #include <cstdint>
-#include <optional>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -161,24 +161,51 @@ Result<Json> DecodeStrings(std::string_view bytes,
   return out;
 }
 
-Result<Json> DecodeNamespace(std::string_view raw) {
-  Json ns = Json::object();
+// A message whose fields at `parts`' numbers are messages, each decoded by
+// its part (a list when `repeated`); other fields are skipped.
+struct Part {
+  uint32_t number;
+  const char* name;
+  bool repeated;
+  Result<Json> (*decode)(std::string_view);
+};
+
+Result<Json> DecodeMessage(std::string_view raw, std::initializer_list<Part> parts) {
+  Json out = Json::object();
   Reader r(raw);
   Field f;
   while (r.Next(&f)) {
     if (f.wire_type != 2) continue;
-    if (f.number == 1) {
-      KUOTA_ASSIGN_OR_RETURN(ns["metadata"], DecodeObjectMeta(f.bytes));
-    } else if (f.number == 2) {
-      KUOTA_ASSIGN_OR_RETURN(ns["spec"], DecodeStrings(f.bytes, {}, {{1, "finalizers"}}));
-    } else if (f.number == 3) {
-      KUOTA_ASSIGN_OR_RETURN(ns["status"], DecodeStrings(f.bytes, {{1, "phase"}}, {}));
+    for (const Part& part : parts) {
+      if (part.number != f.number) continue;
+      KUOTA_ASSIGN_OR_RETURN(Json value, part.decode(f.bytes));
+      if (part.repeated) {
+        out[part.name].push_back(std::move(value));
+      } else {
+        out[part.name] = std::move(value);
+      }
     }
   }
   if (!r.ok()) return Malformed();
-  return ns;
+  return out;
 }
 
+constexpr Part kMetadata{1, "metadata", false, DecodeObjectMeta};
+
+// v1 Namespace.
+Result<Json> DecodeNamespaceSpec(std::string_view b) {
+  return DecodeStrings(b, {}, {{1, "finalizers"}});
+}
+Result<Json> DecodeNamespaceStatus(std::string_view b) {
+  return DecodeStrings(b, {{1, "phase"}}, {});
+}
+Result<Json> DecodeNamespace(std::string_view raw) {
+  return DecodeMessage(raw, {kMetadata,
+                             {2, "spec", false, DecodeNamespaceSpec},
+                             {3, "status", false, DecodeNamespaceStatus}});
+}
+
+// scheduling.k8s.io/v1 PriorityClass: scalars beside the metadata.
 Result<Json> DecodePriorityClass(std::string_view raw) {
   Json pc = Json::object();
   Reader r(raw);
@@ -200,40 +227,7 @@ Result<Json> DecodePriorityClass(std::string_view raw) {
   return pc;
 }
 
-// A message holding ObjectMeta at field 1 and, at other numbers, messages
-// decoded by `parts` (repeated when `repeated` says so).
-struct Part {
-  uint32_t number;
-  const char* name;
-  bool repeated;
-  Result<Json> (*decode)(std::string_view);
-};
-
-Result<Json> DecodeWithMeta(std::string_view raw, const std::vector<Part>& parts) {
-  Json out = Json::object();
-  Reader r(raw);
-  Field f;
-  while (r.Next(&f)) {
-    if (f.wire_type != 2) continue;
-    if (f.number == 1) {
-      KUOTA_ASSIGN_OR_RETURN(out["metadata"], DecodeObjectMeta(f.bytes));
-      continue;
-    }
-    for (const Part& part : parts) {
-      if (part.number != f.number) continue;
-      KUOTA_ASSIGN_OR_RETURN(Json value, part.decode(f.bytes));
-      if (part.repeated) {
-        out[part.name].push_back(std::move(value));
-      } else {
-        out[part.name] = std::move(value);
-      }
-    }
-  }
-  if (!r.ok()) return Malformed();
-  return out;
-}
-
-// rbac.authorization.k8s.io/v1 PolicyRule, Subject, RoleRef.
+// rbac.authorization.k8s.io/v1 PolicyRule, Subject, RoleRef, and the kinds.
 Result<Json> DecodePolicyRule(std::string_view b) {
   return DecodeStrings(b, {},
                        {{1, "verbs"},
@@ -248,8 +242,15 @@ Result<Json> DecodeSubject(std::string_view b) {
 Result<Json> DecodeRoleRef(std::string_view b) {
   return DecodeStrings(b, {{1, "apiGroup"}, {2, "kind"}, {3, "name"}}, {});
 }
+Result<Json> DecodeRole(std::string_view raw) {
+  return DecodeMessage(raw, {kMetadata, {2, "rules", true, DecodePolicyRule}});
+}
+Result<Json> DecodeRoleBinding(std::string_view raw) {
+  return DecodeMessage(
+      raw, {kMetadata, {2, "subjects", true, DecodeSubject}, {3, "roleRef", false, DecodeRoleRef}});
+}
 
-// authorization.k8s.io/v1 review specs.
+// authorization.k8s.io/v1 and authentication.k8s.io/v1 self reviews.
 Result<Json> DecodeResourceAttributes(std::string_view b) {
   return DecodeStrings(b,
                        {{1, "namespace"},
@@ -265,50 +266,43 @@ Result<Json> DecodeNonResourceAttributes(std::string_view b) {
   return DecodeStrings(b, {{1, "path"}, {2, "verb"}}, {});
 }
 Result<Json> DecodeAccessReviewSpec(std::string_view b) {
-  Json spec = Json::object();
-  Reader r(b);
-  Field f;
-  while (r.Next(&f)) {
-    if (f.wire_type != 2) continue;
-    if (f.number == 1) {
-      KUOTA_ASSIGN_OR_RETURN(spec["resourceAttributes"], DecodeResourceAttributes(f.bytes));
-    } else if (f.number == 2) {
-      KUOTA_ASSIGN_OR_RETURN(spec["nonResourceAttributes"], DecodeNonResourceAttributes(f.bytes));
-    }
-  }
-  if (!r.ok()) return Malformed();
-  return spec;
+  return DecodeMessage(b, {{1, "resourceAttributes", false, DecodeResourceAttributes},
+                           {2, "nonResourceAttributes", false, DecodeNonResourceAttributes}});
+}
+Result<Json> DecodeAccessReview(std::string_view raw) {
+  return DecodeMessage(raw, {kMetadata, {2, "spec", false, DecodeAccessReviewSpec}});
 }
 Result<Json> DecodeRulesReviewSpec(std::string_view b) {
   return DecodeStrings(b, {{1, "namespace"}}, {});
 }
+Result<Json> DecodeRulesReview(std::string_view raw) {
+  return DecodeMessage(raw, {kMetadata, {2, "spec", false, DecodeRulesReviewSpec}});
+}
+Result<Json> DecodeSelfReview(std::string_view raw) { return DecodeMessage(raw, {kMetadata}); }
 
-// Decodes the raw message of `kind` (of `group`); nullopt for kinds not known.
-std::optional<Result<Json>> DecodeKind(std::string_view group, std::string_view kind,
-                                       std::string_view raw) {
-  if (group.empty() && kind == "Namespace") return DecodeNamespace(raw);
-  if (group == "scheduling.k8s.io" && kind == "PriorityClass") return DecodePriorityClass(raw);
-  if (group == "rbac.authorization.k8s.io") {
-    if (kind == "Role" || kind == "ClusterRole") {
-      return DecodeWithMeta(raw, {{2, "rules", true, DecodePolicyRule}});
-    }
-    if (kind == "RoleBinding" || kind == "ClusterRoleBinding") {
-      return DecodeWithMeta(
-          raw, {{2, "subjects", true, DecodeSubject}, {3, "roleRef", false, DecodeRoleRef}});
-    }
+// Every kind a protobuf body may hold, by API group and kind.
+struct KindDecoder {
+  std::string_view group;
+  std::string_view kind;
+  Result<Json> (*decode)(std::string_view);
+};
+constexpr KindDecoder kKinds[] = {
+    {"", "Namespace", DecodeNamespace},
+    {"scheduling.k8s.io", "PriorityClass", DecodePriorityClass},
+    {"rbac.authorization.k8s.io", "Role", DecodeRole},
+    {"rbac.authorization.k8s.io", "ClusterRole", DecodeRole},
+    {"rbac.authorization.k8s.io", "RoleBinding", DecodeRoleBinding},
+    {"rbac.authorization.k8s.io", "ClusterRoleBinding", DecodeRoleBinding},
+    {"authorization.k8s.io", "SelfSubjectAccessReview", DecodeAccessReview},
+    {"authorization.k8s.io", "SelfSubjectRulesReview", DecodeRulesReview},
+    {"authentication.k8s.io", "SelfSubjectReview", DecodeSelfReview},
+};
+
+const KindDecoder* FindKind(std::string_view group, std::string_view kind) {
+  for (const KindDecoder& k : kKinds) {
+    if (k.group == group && k.kind == kind) return &k;
   }
-  if (group == "authorization.k8s.io") {
-    if (kind == "SelfSubjectAccessReview") {
-      return DecodeWithMeta(raw, {{2, "spec", false, DecodeAccessReviewSpec}});
-    }
-    if (kind == "SelfSubjectRulesReview") {
-      return DecodeWithMeta(raw, {{2, "spec", false, DecodeRulesReviewSpec}});
-    }
-  }
-  if (group == "authentication.k8s.io" && kind == "SelfSubjectReview") {
-    return DecodeWithMeta(raw, {});
-  }
-  return std::nullopt;
+  return nullptr;
 }
 
 std::string_view GroupOf(std::string_view api_version) {
@@ -319,7 +313,7 @@ std::string_view GroupOf(std::string_view api_version) {
 }  // namespace
 
 bool DecodesProtobuf(const ResourceInfo& resource) {
-  return DecodeKind(resource.group, resource.kind, {}).has_value();
+  return FindKind(resource.group, resource.kind) != nullptr;
 }
 
 Result<Json> DecodeProtobufObject(std::string_view body, const ResourceInfo& resource) {
@@ -331,7 +325,8 @@ Result<Json> DecodeProtobufObject(std::string_view body, const ResourceInfo& res
 
 Result<Json> DecodeProtobufKind(std::string_view body, std::string_view want_api_version,
                                 std::string_view want_kind) {
-  if (!DecodeKind(GroupOf(want_api_version), want_kind, {}).has_value()) {
+  const KindDecoder* decoder = FindKind(GroupOf(want_api_version), want_kind);
+  if (decoder == nullptr) {
     return Status::Unsupported("protobuf bodies are not accepted for " +
                                std::string(want_api_version) + " " + std::string(want_kind));
   }
@@ -360,7 +355,7 @@ Result<Json> DecodeProtobufKind(std::string_view body, std::string_view want_api
     return Status::Invalid("the protobuf body holds " + api_version + " " + kind + ", not " +
                            std::string(want_api_version) + " " + std::string(want_kind));
   }
-  Result<Json> object = *DecodeKind(GroupOf(want_api_version), want_kind, raw);
+  Result<Json> object = decoder->decode(raw);
   if (!object.ok()) return object.status();
   Json out = std::move(object).value();
   out["apiVersion"] = std::string(want_api_version);

@@ -1,8 +1,11 @@
-// kuotad: the standalone Kuota server (store + API + engine on one machine).
+// kuotad: the standalone Kuota server (store + API + engine on one machine),
+// or with --kubeconfig / --in-cluster the same engine as a controller on a
+// Kubernetes cluster.
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
 
+#include "kube/driver.h"
 #include "standalone/kuotad.h"
 
 int main(int argc, char** argv) {
@@ -59,10 +62,51 @@ int main(int argc, char** argv) {
                  "Unix socket for `kuota login` and local clients, where the kernel says who is "
                  "calling (default: /run/kuota/kuotad.sock for root on the default data dir, "
                  "else <data-dir>/kuotad.sock)");
+  app.add_flag("--serve-only", o.serve_only,
+               "Only store and serve objects, like a kube-apiserver with Kueue's CRDs: no "
+               "scheduling, no job controllers, no pods, no Kueue webhooks (a stand-in cluster "
+               "for the Kubernetes mode's tests)");
+  // The Kubernetes mode.
+  kuota::kube::DriverOptions k;
+  int kube_health_port = 8081;
+  auto* kubeconfig = app.add_option(
+      "--kubeconfig", k.kubeconfig,
+      "Kubernetes mode: manage the cluster this kubeconfig's current context names, as Kueue's "
+      "controller does (Kueue's CRDs from deploy/ installed; pods are left to kube-scheduler). "
+      "Takes --config, --address, --health-port and the --leader-elect* flags");
+  auto* in_cluster = app.add_flag("--in-cluster", k.in_cluster,
+                                  "Kubernetes mode with the pod's service account (in a cluster)");
+  kubeconfig->excludes(in_cluster);
+  app.add_flag("--leader-elect,!--no-leader-elect", k.leader_elect,
+               "Kubernetes mode: run the engine only while holding a coordination.k8s.io Lease, "
+               "so that one of several replicas admits (default: on)");
+  app.add_option("--leader-election-namespace", k.leader_election_namespace,
+                 "Kubernetes mode: the Lease's namespace (default: the pod's, else kuota-system)");
+  app.add_option("--leader-election-id", k.leader_election_id,
+                 "Kubernetes mode: the Lease's name (default: kuota-controller-leader)");
+  app.add_option("--lease-duration", k.lease_duration_seconds,
+                 "Kubernetes mode: seconds a leader's Lease lasts without renewal (default: the "
+                 "config's leaderElection.leaseDuration, else 15)")
+      ->check(CLI::Range(1, 3600));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  }
+  if (!k.kubeconfig.empty() || k.in_cluster) {
+    if (o.serve_only) {
+      std::fprintf(stderr, "kuotad: --serve-only and the Kubernetes mode exclude each other\n");
+      return 2;
+    }
+    k.config_file = o.config_file;
+    k.address = o.address;
+    k.health_port = app.count("--health-port") > 0 ? o.health_port : kube_health_port;
+    kuota::Status st = kuota::kube::RunDriver(k);
+    if (!st.ok()) {
+      std::fprintf(stderr, "kuotad: %s\n", st.message().c_str());
+      return 1;
+    }
+    return 0;
   }
   kuota::Status st = kuota::standalone::RunKuotad(o);
   if (!st.ok()) {

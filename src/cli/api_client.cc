@@ -12,6 +12,7 @@
 
 #include "server/client_credentials.h"
 #include "server/kubeconfig.h"
+#include "server/reply_status.h"
 
 namespace kuota::cli {
 namespace {
@@ -43,29 +44,6 @@ std::string TransportError(httplib::Error e) {
 Status Unreachable(const std::string& url, httplib::Error e) {
   return Status::Unavailable("cannot reach kuotad at " + url + ": " + TransportError(e) +
                              " — start it with `kuotad`");
-}
-
-// The Status an error reply stands for: the kube Status body's reason and
-// message when there is one.
-Status FromReply(int http_status, const std::string& body) {
-  Json status = Json::parse(body, nullptr, false);
-  std::string message, reason;
-  if (status.is_object()) {
-    if (status.contains("message") && status["message"].is_string()) message = status["message"];
-    if (status.contains("reason") && status["reason"].is_string()) reason = status["reason"];
-  }
-  if (message.empty()) {
-    message =
-        "HTTP " + std::to_string(http_status) + (body.empty() ? "" : ": " + body.substr(0, 200));
-  }
-  if (http_status == 404 || reason == "NotFound") return Status::NotFound(message);
-  if (reason == "AlreadyExists") return Status::AlreadyExists(message);
-  if (http_status == 409) return Status::Conflict(message);
-  if (http_status == 400 || http_status == 422) return Status::Invalid(message);
-  if (http_status == 413) return Status::TooLarge(message);
-  if (http_status == 415 || http_status == 405) return Status::Unsupported(message);
-  if (http_status == 503) return Status::Unavailable(message);
-  return Status::Internal(message);
 }
 
 std::unique_ptr<httplib::Client> MakeClient(const ServerTarget& target, bool streaming) {
@@ -200,7 +178,8 @@ Result<Json> ApiClient::Send(const std::string& method, const std::string& path,
                             ? client_->Post(path, headers, body, content_type.c_str())
                             : client_->Patch(path, headers, body, content_type.c_str());
   if (!res) return Unreachable(target_.url, res.error());
-  if (res->status < 200 || res->status >= 300) return FromReply(res->status, res->body);
+  if (res->status < 200 || res->status >= 300)
+    return server::StatusFromReply(res->status, res->body);
   Json parsed = Json::parse(res->body, nullptr, false);
   if (parsed.is_discarded()) {
     return Status::Internal("the server at " + target_.url + " answered " + path +
@@ -256,7 +235,7 @@ Status ApiClient::Stream(const std::string& path,
     return Unreachable(target_.url, res.error());
   }
   if (res->status < 200 || res->status >= 300) {
-    return FromReply(res->status, error_body.empty() ? res->body : error_body);
+    return server::StatusFromReply(res->status, error_body.empty() ? res->body : error_body);
   }
   return Status::Ok();
 }

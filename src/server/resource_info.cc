@@ -57,6 +57,12 @@ std::vector<ResourceInfo> BuildServedResources() {
            kCluster, kNoStatus, {}, {}),
       Make("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings",
            "clusterrolebinding", kCluster, kNoStatus, {}, {}),
+      // coordination.k8s.io/v1 Lease: leader election of Kuota's Kubernetes driver.
+      Make("coordination.k8s.io", "v1", "Lease", "leases", "lease", kNamespaced, kNoStatus, {}, {}),
+      // apiextensions.k8s.io/v1: stored and served (kuotad --serve-only stands in for a
+      // kube-apiserver that deploy/crds are applied to); Kueue's kinds are served built in.
+      Make("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
+           "customresourcedefinition", kCluster, kStatus, {"crd", "crds"}, {"api-extensions"}),
       // scheduling.volcano.sh/v1beta1 Queue: mapped onto the quota tree by kuotad.
       Make("scheduling.volcano.sh", "v1beta1", "Queue", "queues", "queue", kCluster, kStatus,
            {"q", "queue-v1beta1"}, {}),

@@ -29,6 +29,7 @@ struct ResourceInfo {
 // Cohort, LocalQueue, Workload, WorkloadPriorityClass, AdmissionCheck;
 // v1 Namespace, Pod, Event, Node; scheduling.k8s.io/v1 PriorityClass;
 // rbac.authorization.k8s.io/v1 Role, RoleBinding, ClusterRole, ClusterRoleBinding;
+// coordination.k8s.io/v1 Lease; apiextensions.k8s.io/v1 CustomResourceDefinition;
 // scheduling.volcano.sh/v1beta1 Queue; and
 // every job kind in jobs::JobKinds() (batch/v1 Job, PyTorchJob, RayCluster, ...).
 const std::vector<ResourceInfo>& ServedResources();

@@ -1,9 +1,9 @@
 #include "standalone/controller.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <future>
 #include <optional>
-#include <cstdio>
 #include <vector>
 
 #include "api/codec/decode.h"
@@ -212,7 +212,8 @@ void Controller::HandleEvent(const store::WatchEvent& ev) {
   if (ev.type == store::EventType::kDeleted) {
     errors_.Forget(ev.resource, ev.object);
     std::string err = CatchAll([&] { DeleteObject(ev.resource, ev.object); });
-    if (!err.empty()) std::fprintf(stderr, "kuotad: deleting %s: %s\n", ev.resource.c_str(), err.c_str());
+    if (!err.empty())
+      std::fprintf(stderr, "kuotad: deleting %s: %s\n", ev.resource.c_str(), err.c_str());
   } else {
     ApplyObjectSafely(ev.resource, ev.object);
   }
@@ -243,6 +244,7 @@ void Controller::ApplyObject(const std::string& resource, const Json& object) {
     return;
   }
   if (resource == kWorkloads) {
+    if (FinalizeWorkload(object)) return;
     if (!FitsMachine(object)) return;
     auto decoded = Decode(object);
     if (!decoded.ok()) {
@@ -266,6 +268,34 @@ void Controller::ApplyObject(const std::string& resource, const Json& object) {
     return;
   }
   if (jobs::FindJobKind(resource)) HandleJob(resource, object);
+}
+
+bool Controller::FinalizeWorkload(const Json& object) {
+  if (options_.workload_finalizer.empty()) return false;
+  const Json meta = object.value("metadata", Json::object());
+  if (!meta.contains("deletionTimestamp") || meta["deletionTimestamp"].is_null()) return false;
+  Json finalizers = meta.value("finalizers", Json::array());
+  Json rest = Json::array();
+  bool ours = false;
+  for (const Json& f : finalizers) {
+    if (f == options_.workload_finalizer) {
+      ours = true;
+    } else {
+      rest.push_back(f);
+    }
+  }
+  // Being deleted: its quota is free from now on, whoever's finalizer is left.
+  DeleteObject(kWorkloads, object);
+  if (!ours) return true;
+  Json updated = object;
+  updated["metadata"]["finalizers"] = rest;
+  Result<Json> written = store_.Update(kWorkloads, updated);
+  if (!written.ok() && written.status().code() != StatusCode::kNotFound) {
+    // A newer version arrives as an event and is finalized then.
+    std::fprintf(stderr, "kuotad: removing the finalizer of workload %s: %s\n",
+                 ObjectKey(object).c_str(), written.status().message().c_str());
+  }
+  return true;
 }
 
 void Controller::DeleteObject(const std::string& resource, const Json& object) {
@@ -311,19 +341,21 @@ void Controller::HandleJob(const std::string& resource, const Json& job) {
                    wl.status().message().c_str());
       return;
     }
+    if (!options_.workload_finalizer.empty()) {
+      (*wl)["metadata"]["finalizers"].push_back(options_.workload_finalizer);
+    }
     auto stored = store_.Create(kWorkloads, *wl);
     if (!stored.ok()) {
       if (stored.status().code() != StatusCode::kAlreadyExists) {
-        std::fprintf(stderr, "kuotad: creating workload for job %s: %s\n",
-                     ObjectKey(job).c_str(), stored.status().message().c_str());
+        std::fprintf(stderr, "kuotad: creating workload for job %s: %s\n", ObjectKey(job).c_str(),
+                     stored.status().message().c_str());
         return;
       }
       stored = store_.Get(kWorkloads, MetaString(*wl, "namespace"), MetaString(*wl, "name"));
       if (!stored.ok()) return;
     } else {
       NoteOwnWrite(kWorkloads, *stored);
-      RecordEvent(job, "Normal", "CreatedWorkload",
-                  "Created Workload: " + ObjectKey(*stored));
+      RecordEvent(job, "Normal", "CreatedWorkload", "Created Workload: " + ObjectKey(*stored));
     }
     ApplyObject(kWorkloads, *stored);
     it = job_workload_.find(uid);
@@ -676,9 +708,9 @@ void Controller::StopJobUnsafe(const std::string& workload_key) {
     auto updated = store_.Update(owner.kind->Resource(), owner.kind->Stop(owned->job));
     if (updated.ok()) {
       NoteOwnWrite(owner.kind->Resource(), *updated);
-      RecordEvent(*updated, "Normal", "Stopped",
-                  wl->pending_message.empty() ? "Not admitted by cluster queue"
-                                              : wl->pending_message);
+      RecordEvent(
+          *updated, "Normal", "Stopped",
+          wl->pending_message.empty() ? "Not admitted by cluster queue" : wl->pending_message);
       return;
     }
     if (updated.status().code() != StatusCode::kConflict) return;
@@ -744,32 +776,35 @@ void Controller::WriteQueueStatus(bool force) {
         if (wl->state == engine::WorkloadState::kAdmitted) used[n.flavor][n.resource].first += v;
       }
     }
-    auto flavors_json = [&](std::map<std::string, std::map<std::string, std::pair<int64_t, int64_t>>>& m) {
-      Json arr = Json::array();
-      for (const auto& g : cq->resource_groups()) {
-        for (const auto& f : g.flavors) {
-          Json resources = Json::array();
-          for (size_t i = 0; i < g.covered.size(); ++i) {
-            int64_t total = m[f.name][g.covered[i]].first;
-            int64_t borrowed = std::max<int64_t>(0, total - cq->quota(f.frs[i]).nominal);
-            bool bin = api::IsBinaryResource(g.covered[i]);
-            resources.push_back({{"name", g.covered[i]},
-                                 {"total", api::Quantity::FromMilli(total).ToString(bin)},
-                                 {"borrowed", api::Quantity::FromMilli(borrowed).ToString(bin)}});
+    auto flavors_json =
+        [&](std::map<std::string, std::map<std::string, std::pair<int64_t, int64_t>>>& m) {
+          Json arr = Json::array();
+          for (const auto& g : cq->resource_groups()) {
+            for (const auto& f : g.flavors) {
+              Json resources = Json::array();
+              for (size_t i = 0; i < g.covered.size(); ++i) {
+                int64_t total = m[f.name][g.covered[i]].first;
+                int64_t borrowed = std::max<int64_t>(0, total - cq->quota(f.frs[i]).nominal);
+                bool bin = api::IsBinaryResource(g.covered[i]);
+                resources.push_back(
+                    {{"name", g.covered[i]},
+                     {"total", api::Quantity::FromMilli(total).ToString(bin)},
+                     {"borrowed", api::Quantity::FromMilli(borrowed).ToString(bin)}});
+              }
+              arr.push_back({{"name", f.name}, {"resources", resources}});
+            }
           }
-          arr.push_back({{"name", f.name}, {"resources", resources}});
-        }
-      }
-      return arr;
-    };
-    Json active = cq->active()
-                      ? Json{{"type", "Active"}, {"status", "True"}, {"reason", "Ready"},
-                             {"message", "Can admit new workloads"}}
-                      : Json{{"type", "Active"}, {"status", "False"},
-                             {"reason", cq->inactive_reason()},
-                             {"message", cq->inactive_message()}};
-    active["lastTransitionTime"] =
-        ActiveSince("clusterqueues.kueue.x-k8s.io//" + name, active, ts);
+          return arr;
+        };
+    Json active = cq->active() ? Json{{"type", "Active"},
+                                      {"status", "True"},
+                                      {"reason", "Ready"},
+                                      {"message", "Can admit new workloads"}}
+                               : Json{{"type", "Active"},
+                                      {"status", "False"},
+                                      {"reason", cq->inactive_reason()},
+                                      {"message", cq->inactive_message()}};
+    active["lastTransitionTime"] = ActiveSince("clusterqueues.kueue.x-k8s.io//" + name, active, ts);
     Json status = {{"pendingWorkloads", cq->pending().size()},
                    {"reservingWorkloads", cq->admitted().size()},
                    {"admittedWorkloads", admitted},
@@ -791,16 +826,24 @@ void Controller::WriteQueueStatus(bool force) {
     const engine::ClusterQueueNode* cq = s.tree.FindClusterQueue(lq.cluster_queue);
     Json active;
     if (lq.stop_policy != api::StopPolicy::kNone) {
-      active = {{"type", "Active"}, {"status", "False"}, {"reason", "Stopped"},
+      active = {{"type", "Active"},
+                {"status", "False"},
+                {"reason", "Stopped"},
                 {"message", "LocalQueue is stopped"}};
     } else if (cq == nullptr) {
-      active = {{"type", "Active"}, {"status", "False"}, {"reason", "ClusterQueueDoesNotExist"},
+      active = {{"type", "Active"},
+                {"status", "False"},
+                {"reason", "ClusterQueueDoesNotExist"},
                 {"message", "Can't submit new workloads to clusterQueue"}};
     } else if (!cq->active()) {
-      active = {{"type", "Active"}, {"status", "False"}, {"reason", "ClusterQueueIsInactive"},
+      active = {{"type", "Active"},
+                {"status", "False"},
+                {"reason", "ClusterQueueIsInactive"},
                 {"message", "Can't submit new workloads to clusterQueue"}};
     } else {
-      active = {{"type", "Active"}, {"status", "True"}, {"reason", "Ready"},
+      active = {{"type", "Active"},
+                {"status", "True"},
+                {"reason", "Ready"},
                 {"message", "Can submit new workloads to localQueue"}};
     }
     active["lastTransitionTime"] = ActiveSince("localqueues.kueue.x-k8s.io/" + key, active, ts);
@@ -913,7 +956,8 @@ bool Controller::FitsMachine(const nlohmann::json& workload) {
   }
   const std::string message =
       "couldn't assign flavors to pod set: the workload cannot run on this machine even when it "
-      "is empty: it needs " + shortfall;
+      "is empty: it needs " +
+      shortfall;
   (void)engine_.Delete("Workload", MetaString(workload, "namespace"), MetaString(workload, "name"));
   if (unfit_[key] == message) return false;
   unfit_[key] = message;
@@ -928,11 +972,12 @@ bool Controller::FitsMachine(const nlohmann::json& workload) {
                         {"message", message},
                         {"lastTransitionTime", FormatRfc3339(clock_.Now())}});
   status["conditions"] = conditions;
-  Json patch = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
-                {"kind", "Workload"},
-                {"metadata", {{"name", MetaString(workload, "name")},
-                              {"namespace", MetaString(workload, "namespace")}}},
-                {"status", status}};
+  Json patch = {
+      {"apiVersion", "kueue.x-k8s.io/v1beta1"},
+      {"kind", "Workload"},
+      {"metadata",
+       {{"name", MetaString(workload, "name")}, {"namespace", MetaString(workload, "namespace")}}},
+      {"status", status}};
   store::UpdateOptions uo;
   uo.status_only = true;
   auto stored = store_.Update(kWorkloads, patch, uo);

@@ -16,10 +16,10 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <vector>
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -47,6 +47,10 @@ struct ControllerOptions {
   std::optional<ResourceAmounts> machine;
   // Which jobs Kueue's rules apply to (integrations.frameworks, ...).
   JobManagement jobs;
+  // Non-empty: put on every Workload created for a job (Kueue's
+  // kueue.x-k8s.io/resource-in-use on a cluster) and taken off once a deleted
+  // Workload's quota is released, so a deletion is never missed.
+  std::string workload_finalizer;
 };
 
 class Controller : public server::PendingWorkloadsSource {
@@ -89,6 +93,10 @@ class Controller : public server::PendingWorkloadsSource {
   // ApplyObject, reporting an exception as the object's error.
   void ApplyObjectSafely(const std::string& resource, const Json& object);
   void DeleteObject(const std::string& resource, const Json& object);
+  // A Workload being deleted (deletionTimestamp) that carries
+  // options_.workload_finalizer: releases it as deleted and takes the
+  // finalizer off. False when `object` is not such a Workload.
+  bool FinalizeWorkload(const Json& object);
   void HandleJob(const std::string& resource, const Json& job);
   // Kueue's plain-Pod integration: a managed pod changed or is gone.
   void HandlePod(const Json& pod, bool deleted);
@@ -125,13 +133,13 @@ class Controller : public server::PendingWorkloadsSource {
   std::atomic<bool> busy_{true};
 
   // Controller-thread state.
-  ObjectErrors errors_;  // stored objects the controller could not use
-  PodGroupController pod_groups_;                    // managed plain pods, by workload
-  std::map<std::string, int64_t> own_writes_;        // "resource/ns/name" -> rv we wrote
-  std::map<std::string, Json> last_status_;          // workload key -> status as stored
+  ObjectErrors errors_;                        // stored objects the controller could not use
+  PodGroupController pod_groups_;              // managed plain pods, by workload
+  std::map<std::string, int64_t> own_writes_;  // "resource/ns/name" -> rv we wrote
+  std::map<std::string, Json> last_status_;    // workload key -> status as stored
   std::map<std::string, int64_t> applied_generation_;  // "resource/ns/name" -> generation
-  std::map<std::string, std::string> job_workload_;  // job uid -> workload key
-  std::map<std::string, Json> queue_status_;         // "resource/name" -> status written
+  std::map<std::string, std::string> job_workload_;    // job uid -> workload key
+  std::map<std::string, Json> queue_status_;           // "resource/name" -> status written
   std::chrono::steady_clock::time_point last_status_write_{};
   std::map<std::string, std::string> unfit_;  // workload key -> why it cannot fit
   bool started_ = false;  // the initial list is applied: write back what changes

@@ -31,6 +31,12 @@ Result<JobManagement> JobManagement::FromConfig(const api::Configuration& config
   return m;
 }
 
+JobManagement JobManagement::None() {
+  JobManagement m;
+  m.frameworks_.clear();
+  return m;
+}
+
 bool JobManagement::Enabled(const jobs::JobKind& kind) const {
   return frameworks_.count(kind.Framework()) > 0;
 }

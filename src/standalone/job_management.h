@@ -24,6 +24,9 @@ class JobManagement {
   // Invalid, naming integrations.frameworks[i], for a framework Kuota does
   // not know.
   static Result<JobManagement> FromConfig(const api::Configuration& config);
+  // No framework at all: nothing is managed (kuotad --serve-only, an API
+  // server without Kueue's webhooks).
+  static JobManagement None();
 
   bool Enabled(const jobs::JobKind& kind) const;
   // Whether Kueue's rules apply to `job` (of `kind`).

@@ -13,7 +13,6 @@
 #include <optional>
 #include <thread>
 
-#include "api/codec/decode.h"
 #include "api/quantity.h"
 #include "auth/authenticator.h"
 #include "auth/bootstrap_policy.h"
@@ -27,6 +26,7 @@
 #include "server/api_server.h"
 #include "server/kubeconfig.h"
 #include "standalone/admission_hook.h"
+#include "standalone/config_file.h"
 #include "standalone/controller.h"
 #include "standalone/job_reconciler.h"
 #include "standalone/pod_runner.h"
@@ -50,21 +50,6 @@ Status MakeDirs(const std::string& path) {
     if (i < path.size()) cur += path[i];
   }
   return Status::Ok();
-}
-
-Result<api::Configuration> LoadConfig(const std::string& path) {
-  if (path.empty()) return api::Configuration{};
-  std::ifstream in(path);
-  if (!in) return Status::NotFound("config file " + path + ": cannot open");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto obj = codec::DecodeObject(text);
-  if (!obj.ok()) return obj.status().WithContext(path);
-  auto* cfg = std::get_if<api::Configuration>(&obj->value);
-  if (cfg == nullptr) {
-    return Status::Invalid(
-        path + ": want kind Configuration (config.kueue.x-k8s.io/v1beta1), got " + obj->kind);
-  }
-  return *cfg;
 }
 
 // --cpus / --memory: declared amounts replace the discovered ones.
@@ -114,7 +99,7 @@ Status RunKuotad(const KuotadOptions& options) {
   const bool secure = !options.insecure_http;
   // Others may reach the socket inside it, nothing else.
   if (secure) ::chmod(data_dir.c_str(), 0711);
-  KUOTA_ASSIGN_OR_RETURN(api::Configuration config, LoadConfig(options.config_file));
+  KUOTA_ASSIGN_OR_RETURN(api::Configuration config, LoadConfigFile(options.config_file));
   Result<JobManagement> management = JobManagement::FromConfig(config);
   if (!management.ok()) {
     return management.status().WithContext("config file " + options.config_file);
@@ -155,13 +140,13 @@ Status RunKuotad(const KuotadOptions& options) {
     KUOTA_RETURN_IF_ERROR(authorizer.Start());
   }
 
-  KuotaAdmissionHook hook(*management);
+  KuotaAdmissionHook hook(options.serve_only ? JobManagement::None() : *management);
   server::ServerOptions sopts;
   sopts.address = options.address;
   sopts.port = options.port;
   sopts.health_port = options.health_port;
   sopts.pod_log_dir = data_dir + "/pods";
-  sopts.pending_workloads = &controller;
+  sopts.pending_workloads = options.serve_only ? nullptr : &controller;
   // The socket `kuota login` finds: a root kuotad on its default data dir
   // (under /root, which others cannot enter) uses /run/kuota; else the data dir.
   std::string socket_path = options.socket_path;
@@ -189,7 +174,8 @@ Status RunKuotad(const KuotadOptions& options) {
   server::ApiServer api(*store, &hook, sopts);
   KUOTA_RETURN_IF_ERROR(api.Start());
 
-  Status st = controller.Start();
+  const bool engine = !options.serve_only;
+  Status st = engine ? controller.Start() : Status::Ok();
   if (!st.ok()) {
     api.Stop();
     return st;
@@ -197,14 +183,16 @@ Status RunKuotad(const KuotadOptions& options) {
   JobReconcilerOptions jopts;
   if (options.run_pods) jopts.pod_finalizer = kPodFinalizer;
   JobReconciler jobs(*store, clock, jopts);
-  st = jobs.Start();
+  if (engine) st = jobs.Start();
   // Volcano Queues become ClusterQueues when Volcano Jobs are managed.
   VolcanoQueueReconcilerOptions vopts;
   vopts.machine = MachineAmounts(machine);
   VolcanoQueueReconciler volcano_queues(*store, vopts);
-  if (st.ok() && management->Enabled(jobs::VolcanoJobKind())) st = volcano_queues.Start();
+  if (st.ok() && engine && management->Enabled(jobs::VolcanoJobKind())) {
+    st = volcano_queues.Start();
+  }
   std::unique_ptr<PodRunner> runner;
-  if (st.ok() && options.run_pods) {
+  if (st.ok() && engine && options.run_pods) {
     PodRunnerOptions ropts;
     ropts.pods_dir = data_dir + "/pods";
     ropts.machine = machine;
@@ -241,6 +229,10 @@ Status RunKuotad(const KuotadOptions& options) {
                  static_cast<long long>(machine.memory_bytes >> 20), gpus.c_str());
     for (const auto& n : machine.notes) std::fprintf(stderr, "kuotad:   %s\n", n.c_str());
     std::fprintf(stderr, "kuotad:   %s\n", runner->LimitsNote().c_str());
+  } else if (options.serve_only) {
+    std::fprintf(stderr,
+                 "kuotad: --serve-only: storing and serving objects only (no scheduling, no job "
+                 "controllers, no pods, no Kueue webhooks)\n");
   } else {
     std::fprintf(stderr, "kuotad: not running pods (--no-run-pods)\n");
   }

@@ -49,6 +49,11 @@ struct KuotadOptions {
   // The Unix socket `kuota login` talks to; empty: /run/kuota/kuotad.sock
   // for root on the default data dir, else <data_dir>/kuotad.sock.
   std::string socket_path;
+  // Only store and serve objects, as a kube-apiserver with Kueue's CRDs
+  // would: no engine, no job controllers, no pods run, no Kueue webhooks
+  // (jobs are not suspended on create). For driving `kuotad --kubeconfig`
+  // (the Kubernetes mode) against kuotad where no cluster can run.
+  bool serve_only = false;
 };
 
 // The default data directory for this user.

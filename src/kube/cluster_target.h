@@ -1,0 +1,28 @@
+// ClusterTarget: which kube-apiserver the Kubernetes driver talks to and
+// with what credentials — from a kubeconfig file's current context, or from
+// inside a pod (KUBERNETES_SERVICE_HOST/PORT and the service account's token
+// and CA under /var/run/secrets/kubernetes.io/serviceaccount). Pure reads;
+// thread-safe.
+#pragma once
+
+#include <string>
+
+#include "base/result.h"
+#include "server/kubeconfig.h"
+
+namespace kuota::kube {
+
+using ClusterTarget = server::KubeconfigTarget;
+
+// The current context of the kubeconfig at `path`; errors name the file.
+Result<ClusterTarget> TargetFromKubeconfigFile(const std::string& path);
+
+// In-cluster credentials. `root` replaces "/" for the service account files
+// (tests). Errors say which variable or file is missing.
+Result<ClusterTarget> InClusterTarget(const std::string& root = "");
+
+// The namespace this pod runs in (the service account's namespace file), or
+// `fallback` outside a pod.
+std::string InClusterNamespace(const std::string& fallback, const std::string& root = "");
+
+}  // namespace kuota::kube

@@ -1,0 +1,327 @@
+#include "kube/driver.h"
+
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <random>
+#include <set>
+#include <thread>
+
+#include <httplib.h>
+
+#include "base/clock.h"
+#include "jobs/registry.h"
+#include "kube/cluster_target.h"
+#include "kube/kube_client.h"
+#include "kube/kube_object_store.h"
+#include "kube/leader_elector.h"
+#include "kube/resource_path.h"
+#include "standalone/config_file.h"
+#include "standalone/controller.h"
+#include "standalone/job_management.h"
+
+namespace kuota::kube {
+namespace {
+
+volatile std::sig_atomic_t g_signal = 0;  // set only by the signal handler
+void OnSignal(int) { g_signal = 1; }
+
+constexpr const char* kKueueResources[] = {
+    "resourceflavors.kueue.x-k8s.io", "clusterqueues.kueue.x-k8s.io",
+    "cohorts.kueue.x-k8s.io",         "localqueues.kueue.x-k8s.io",
+    "workloads.kueue.x-k8s.io",       "workloadpriorityclasses.kueue.x-k8s.io",
+    "admissionchecks.kueue.x-k8s.io",
+};
+
+// What the Configuration file says beyond api::Configuration: Kueue's
+// clientConnection and leaderElection blocks.
+struct ClusterSettings {
+  double qps = 50;
+  int burst = 100;
+  bool leader_elect = true;
+  std::string resource_name, resource_namespace;
+  int lease_duration_s = 15, renew_deadline_s = 10, retry_period_s = 2;
+};
+
+// "15s", "1m30s", "2m" (a Go duration, whole seconds) or a bare number of seconds.
+Result<int> ParseSeconds(const std::string& text, const std::string& field) {
+  int total = 0, cur = 0;
+  bool digits = false;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      cur = cur * 10 + (c - '0');
+      digits = true;
+      if (cur > 86400) break;
+    } else if ((c == 'h' || c == 'm' || c == 's') && digits) {
+      total += cur * (c == 'h' ? 3600 : c == 'm' ? 60 : 1);
+      cur = 0;
+      digits = false;
+    } else {
+      return Status::Invalid(field + ": want a duration such as 15s, got \"" + text + "\"");
+    }
+  }
+  total += cur;
+  if (total <= 0 || total > 86400) {
+    return Status::Invalid(field + ": want a duration between 1s and 24h, got \"" + text + "\"");
+  }
+  return total;
+}
+
+Result<ClusterSettings> ReadClusterSettings(const std::string& path) {
+  ClusterSettings s;
+  if (path.empty()) return s;
+  try {
+    YAML::Node root = YAML::LoadFile(path);
+    if (YAML::Node cc = root["clientConnection"]; cc && cc.IsMap()) {
+      if (cc["qps"]) s.qps = cc["qps"].as<double>();
+      if (cc["burst"]) s.burst = cc["burst"].as<int>();
+      if (s.qps < 0 || s.burst < 0) {
+        return Status::Invalid(path + ": clientConnection: qps and burst must not be negative");
+      }
+    }
+    if (YAML::Node le = root["leaderElection"]; le && le.IsMap()) {
+      if (le["leaderElect"]) s.leader_elect = le["leaderElect"].as<bool>();
+      if (le["resourceName"]) s.resource_name = le["resourceName"].as<std::string>();
+      if (le["resourceNamespace"]) s.resource_namespace = le["resourceNamespace"].as<std::string>();
+      struct D {
+        const char* key;
+        int* out;
+      };
+      for (D d : {D{"leaseDuration", &s.lease_duration_s}, D{"renewDeadline", &s.renew_deadline_s},
+                  D{"retryPeriod", &s.retry_period_s}}) {
+        if (!le[d.key]) continue;
+        KUOTA_ASSIGN_OR_RETURN(
+            *d.out, ParseSeconds(le[d.key].as<std::string>(), path + ": leaderElection." + d.key));
+      }
+    }
+  } catch (const std::exception& e) {
+    return Status::Invalid(path + ": " + e.what());
+  }
+  return s;
+}
+
+// Which of `wanted` (store keys) the cluster serves, from its discovery
+// documents (one request per group version).
+Result<std::set<std::string>> ServedByCluster(KubeClient& client,
+                                              const std::vector<std::string>& wanted) {
+  std::map<std::string, std::set<std::string>> by_group_version;  // path -> plurals
+  std::set<std::string> served;
+  for (const std::string& key : wanted) {
+    KUOTA_ASSIGN_OR_RETURN(const server::ResourceInfo* r, ResourceForKey(key));
+    const std::string path =
+        r->group.empty() ? "/api/" + r->version : "/apis/" + r->group + "/" + r->version;
+    auto it = by_group_version.find(path);
+    if (it == by_group_version.end()) {
+      std::set<std::string> plurals;
+      Result<Json> doc = client.Request("GET", path, nullptr);
+      if (doc.ok()) {
+        for (const Json& res : doc->value("resources", Json::array())) {
+          plurals.insert(res.value("name", ""));
+        }
+      } else if (doc.status().code() != StatusCode::kNotFound) {
+        return doc.status();
+      }
+      it = by_group_version.emplace(path, std::move(plurals)).first;
+    }
+    if (it->second.count(r->plural)) served.insert(key);
+  }
+  return served;
+}
+
+std::string RandomSuffix() {
+  std::random_device rd;
+  static const char* kChars = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::string out;
+  for (int i = 0; i < 8; ++i) out += kChars[rd() % 36];
+  return out;
+}
+
+}  // namespace
+
+Status RunDriver(const DriverOptions& options) {
+  KUOTA_ASSIGN_OR_RETURN(api::Configuration config,
+                         standalone::LoadConfigFile(options.config_file));
+  Result<standalone::JobManagement> management = standalone::JobManagement::FromConfig(config);
+  if (!management.ok()) {
+    return management.status().WithContext("config file " + options.config_file);
+  }
+  KUOTA_ASSIGN_OR_RETURN(ClusterSettings settings, ReadClusterSettings(options.config_file));
+  Result<ClusterTarget> target =
+      options.in_cluster ? InClusterTarget() : TargetFromKubeconfigFile(options.kubeconfig);
+  KUOTA_RETURN_IF_ERROR(target.status());
+  ClientOptions copts;
+  copts.qps = settings.qps;
+  copts.burst = settings.burst;
+  KubeClient client(*target, copts);
+
+  // What to list and watch: Kueue's kinds (their CRDs must be installed),
+  // Namespaces, PriorityClasses, and each enabled integration the cluster
+  // serves (Kueue skips one whose CRD is missing, and says so).
+  std::vector<std::string> wanted(std::begin(kKueueResources), std::end(kKueueResources));
+  wanted.push_back("namespaces");
+  wanted.push_back("priorityclasses.scheduling.k8s.io");
+  std::vector<std::string> job_resources;
+  for (const auto& k : jobs::JobKinds()) {
+    if (management->Enabled(*k)) job_resources.push_back(k->Resource());
+  }
+  if (management->PodsEnabled()) job_resources.push_back("pods");
+  std::vector<std::string> all = wanted;
+  all.insert(all.end(), job_resources.begin(), job_resources.end());
+  KUOTA_ASSIGN_OR_RETURN(std::set<std::string> served, ServedByCluster(client, all));
+  std::vector<std::string> missing;
+  for (const std::string& r : wanted) {
+    if (!served.count(r)) missing.push_back(r);
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+    return Status::NotFound("the cluster at " + client.url() + " does not serve " + list +
+                            " (install Kuota's CRDs: kubectl apply --server-side -f "
+                            "deploy/manifests.yaml)");
+  }
+  for (const std::string& r : job_resources) {
+    if (!served.count(r)) {
+      std::fprintf(stderr,
+                   "kuotad: integration for %s skipped: the cluster does not serve it (its CRD "
+                   "is not installed)\n",
+                   r.c_str());
+    }
+  }
+  std::vector<std::string> resources(served.begin(), served.end());
+  std::fprintf(stderr, "kuotad: Kubernetes mode: managing the cluster at %s (%zu kinds watched)\n",
+               client.url().c_str(), resources.size());
+
+  std::atomic<bool> stop{false}, lost{false}, leading{false}, synced{false};
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  std::thread signal_watch([&] {
+    while (!stop) {
+      if (g_signal) stop = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+
+  KubeObjectStore store(client, resources);
+  std::unique_ptr<httplib::Server> health;
+  std::thread health_thread;
+  if (options.health_port >= 0) {
+    health = std::make_unique<httplib::Server>();
+    health->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content("ok", "text/plain");
+    });
+    health->Get("/livez", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content("ok", "text/plain");
+    });
+    // Ready when following (a standby is ready) or leading with the engine synced.
+    health->Get("/readyz", [&](const httplib::Request&, httplib::Response& res) {
+      const bool ready = !leading || synced;
+      res.status = ready ? 200 : 503;
+      res.set_content(ready ? "ok" : "engine not synced yet", "text/plain");
+    });
+    health->Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+      std::string m =
+          "# HELP kuota_leader Whether this replica leads (runs the engine).\n"
+          "# TYPE kuota_leader gauge\n"
+          "kuota_leader " +
+          std::string(leading ? "1" : "0") + "\n" +
+          "# HELP kuota_engine_synced Whether the engine has listed the cluster.\n"
+          "# TYPE kuota_engine_synced gauge\n"
+          "kuota_engine_synced " +
+          std::string(synced ? "1" : "0") + "\n" +
+          "# HELP kuota_watched_kinds Kinds listed and watched on the cluster.\n"
+          "# TYPE kuota_watched_kinds gauge\n"
+          "kuota_watched_kinds " +
+          std::to_string(resources.size()) + "\n";
+      res.set_content(m, "text/plain; version=0.0.4");
+    });
+    int port =
+        options.health_port == 0
+            ? health->bind_to_any_port(options.address)
+            : (health->bind_to_port(options.address, options.health_port) ? options.health_port
+                                                                          : -1);
+    if (port < 0) {
+      stop = true;
+      signal_watch.join();
+      return Status::Unavailable("cannot listen on " + options.address + ":" +
+                                 std::to_string(options.health_port) + " (--health-port)");
+    }
+    std::fprintf(stderr, "kuotad: health and metrics at http://%s:%d/healthz, /readyz, /metrics\n",
+                 options.address.c_str(), port);
+    health_thread = std::thread([&] { health->listen_after_bind(); });
+  }
+  auto finish = [&](Status st) {
+    stop = true;
+    signal_watch.join();
+    if (health) {
+      health->stop();
+      health_thread.join();
+    }
+    return st;
+  };
+
+  // Leader election: the engine runs only while this replica holds the Lease.
+  std::unique_ptr<KubeObjectStore> lease_store;
+  std::unique_ptr<LeaderElector> elector;
+  const bool elect = options.leader_elect && settings.leader_elect;
+  if (elect) {
+    lease_store = std::make_unique<KubeObjectStore>(
+        client, std::vector<std::string>{"leases.coordination.k8s.io"});
+    LeaderElectionOptions lo;
+    lo.ns = !options.leader_election_namespace.empty() ? options.leader_election_namespace
+            : !settings.resource_namespace.empty()     ? settings.resource_namespace
+                                                       : InClusterNamespace("kuota-system");
+    lo.name = !options.leader_election_id.empty() ? options.leader_election_id
+              : !settings.resource_name.empty()   ? settings.resource_name
+                                                  : "kuota-controller-leader";
+    char host[256] = {0};
+    ::gethostname(host, sizeof host - 1);
+    lo.identity = std::string(host) + "_" + RandomSuffix();
+    int lease_s = options.lease_duration_seconds > 0 ? options.lease_duration_seconds
+                                                     : settings.lease_duration_s;
+    int renew_s = options.lease_duration_seconds > 0 ? std::max(1, lease_s * 2 / 3)
+                                                     : settings.renew_deadline_s;
+    int retry_s =
+        options.lease_duration_seconds > 0 ? std::max(1, lease_s / 7) : settings.retry_period_s;
+    lo.lease_duration = std::chrono::seconds(lease_s);
+    lo.renew_deadline = std::chrono::seconds(renew_s);
+    lo.retry_period = std::chrono::seconds(retry_s);
+    elector = std::make_unique<LeaderElector>(*lease_store, lo);
+    if (!elector->Acquire(stop)) return finish(Status::Ok());
+    elector->KeepRenewing([&] {
+      lost = true;
+      stop = true;
+    });
+  } else {
+    std::fprintf(stderr, "kuotad: leader election off: run only one replica\n");
+  }
+  leading = true;
+
+  RealClock clock;
+  standalone::ControllerOptions ctl;
+  ctl.config = config;
+  ctl.jobs = *management;
+  ctl.workload_finalizer = "kueue.x-k8s.io/resource-in-use";
+  standalone::Controller controller(store, clock, ctl);
+  Status started = controller.Start();
+  if (!started.ok()) {
+    if (elector) elector->Release();
+    return finish(started.WithContext("starting the engine on the cluster"));
+  }
+  synced = true;
+  std::fprintf(stderr, "kuotad: engine running on the cluster\n");
+  while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  controller.Stop();
+  leading = false;
+  if (lost) {
+    return finish(Status::Unavailable(
+        "lost the leader election lease; exiting so that a fresh start campaigns again"));
+  }
+  std::fprintf(stderr, "kuotad: shutting down\n");
+  if (elector) elector->Release();
+  return finish(Status::Ok());
+}
+
+}  // namespace kuota::kube

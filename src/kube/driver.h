@@ -1,0 +1,35 @@
+// Driver: kuotad's Kubernetes mode. Runs the same engine controller as the
+// standalone server (standalone/controller.h) over a kube-apiserver instead
+// of the embedded store (KubeObjectStore): Kueue's objects, Namespaces,
+// PriorityClasses and the enabled job kinds are listed and watched there,
+// Workloads created there (owned by their job), jobs unsuspended with the
+// flavors' node labels and tolerations and suspended on eviction; pods are
+// left to kube-scheduler and the kubelets. With leader election (a
+// coordination.k8s.io/v1 Lease) only one replica runs the engine. Serves
+// /healthz, /readyz and /metrics on its own port.
+#pragma once
+
+#include <string>
+
+#include "base/status.h"
+
+namespace kuota::kube {
+
+struct DriverOptions {
+  std::string kubeconfig;   // the cluster's kubeconfig; empty with in_cluster
+  bool in_cluster = false;  // the pod's service account instead
+  std::string config_file;  // Kueue Configuration (integrations, clientConnection, leaderElection)
+  bool leader_elect = true;
+  std::string leader_election_namespace;  // empty: the pod's namespace, else kuota-system
+  std::string leader_election_id;         // empty: kuota-controller-leader
+  int lease_duration_seconds = 0;         // 0: the config's, else 15 (renew 10, retry 2)
+  std::string address = "127.0.0.1";      // of the health and metrics port
+  int health_port = 8081;                 // /healthz, /readyz, /metrics; -1: none
+};
+
+// Runs until SIGINT/SIGTERM (Ok) or until leadership is lost (an error, so
+// that the pod restarts and campaigns again). Errors when the cluster cannot
+// be reached or does not serve Kueue's CRDs.
+Status RunDriver(const DriverOptions& options);
+
+}  // namespace kuota::kube

@@ -1,0 +1,146 @@
+#include "kube/kube_client.h"
+
+#include <httplib.h>
+
+#include "server/client_credentials.h"
+#include "server/reply_status.h"
+
+namespace kuota::kube {
+namespace {
+
+std::string TransportError(httplib::Error e) {
+  switch (e) {
+    case httplib::Error::Connection:
+      return "connection refused";
+    case httplib::Error::ConnectionTimeout:
+      return "connection timed out";
+    case httplib::Error::Read:
+      return "the connection closed before an answer";
+    case httplib::Error::Write:
+      return "cannot send the request";
+    default:
+      return httplib::to_string(e);
+  }
+}
+
+}  // namespace
+
+void WatchCanceller::Cancel() {
+  cancelled_ = true;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (client_ != nullptr) client_->stop();
+}
+
+KubeClient::KubeClient(ClusterTarget target, ClientOptions options)
+    : target_(std::move(target)),
+      options_(std::move(options)),
+      limiter_(options_.qps, options_.burst),
+      client_(Connect(options_.request_timeout_seconds)) {}
+
+KubeClient::~KubeClient() = default;
+
+std::unique_ptr<httplib::Client> KubeClient::Connect(int read_timeout_seconds) const {
+  auto client = std::make_unique<httplib::Client>(target_.url);
+  (void)server::UseCredentials(*client, target_.ca_pem, target_.token);
+  client->set_connection_timeout(5, 0);
+  client->set_read_timeout(read_timeout_seconds, 0);
+  client->set_write_timeout(30, 0);
+  client->set_keep_alive(true);
+  return client;
+}
+
+Result<Json> KubeClient::Request(const std::string& method, const std::string& path,
+                                 const Json* body, const std::string& content_type) {
+  limiter_.Acquire();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!client_->is_valid()) return Status::Invalid("bad API server URL \"" + target_.url + "\"");
+  httplib::Headers headers = {{"Accept", "application/json"}, {"User-Agent", options_.user_agent}};
+  const std::string text = body != nullptr ? body->dump() : std::string();
+  auto send = [&]() -> httplib::Result {
+    if (method == "GET") return client_->Get(path, headers);
+    if (method == "POST") return client_->Post(path, headers, text, content_type.c_str());
+    if (method == "PUT") return client_->Put(path, headers, text, content_type.c_str());
+    if (method == "PATCH") return client_->Patch(path, headers, text, content_type.c_str());
+    return client_->Delete(path, headers, text, content_type.c_str());
+  };
+  if (method != "GET" && method != "POST" && method != "PUT" && method != "PATCH" &&
+      method != "DELETE") {
+    return Status::Internal("KubeClient: unknown method " + method);
+  }
+  httplib::Result res = send();
+  if (!res) {
+    return Status::Unavailable("cannot reach the API server at " + target_.url + " (" + method +
+                               " " + path + "): " + TransportError(res.error()));
+  }
+  if (res->status < 200 || res->status >= 300) {
+    return server::StatusFromReply(res->status, res->body);
+  }
+  Json parsed = Json::parse(res->body, nullptr, false);
+  if (parsed.is_discarded()) {
+    return Status::Internal("the API server at " + target_.url + " answered " + method + " " +
+                            path + " with something that is not JSON");
+  }
+  return parsed;
+}
+
+Status KubeClient::Watch(const std::string& path,
+                         const std::function<bool(std::string_view line)>& on_line,
+                         WatchCanceller& canceller) {
+  limiter_.Acquire();
+  // The server ends a watch after its timeoutSeconds; a connection silent
+  // for much longer than that is dead.
+  std::unique_ptr<httplib::Client> client = Connect(15 * 60);
+  {
+    std::lock_guard<std::mutex> lock(canceller.mu_);
+    if (canceller.cancelled()) return Status::Ok();
+    canceller.client_ = client.get();
+  }
+  int status = 0;
+  std::string pending, error_body;
+  bool stopped = false;
+  auto res = client->Get(
+      path.c_str(),
+      httplib::Headers{{"Accept", "application/json"}, {"User-Agent", options_.user_agent}},
+      [&](const httplib::Response& response) {
+        status = response.status;
+        return true;
+      },
+      [&](const char* data, size_t len) {
+        if (status < 200 || status >= 300) {
+          error_body.append(data, len);
+          return true;
+        }
+        pending.append(data, len);
+        size_t start = 0;
+        for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
+          std::string_view line(pending.data() + start, nl - start);
+          if (line.empty()) continue;
+          if (!on_line(line)) {
+            stopped = true;
+            return false;
+          }
+        }
+        pending.erase(0, start);
+        return !canceller.cancelled();
+      });
+  {
+    std::lock_guard<std::mutex> lock(canceller.mu_);
+    canceller.client_ = nullptr;
+  }
+  if (stopped || canceller.cancelled()) return Status::Ok();
+  if (!pending.empty() && status >= 200 && status < 300) {
+    // A last event without its newline (a server that closes right after).
+    if (!on_line(pending)) return Status::Ok();
+  }
+  if (!res) {
+    if (status >= 200 && status < 300) return Status::Ok();  // the stream ended
+    return Status::Unavailable("cannot reach the API server at " + target_.url +
+                               " (watch): " + TransportError(res.error()));
+  }
+  if (res->status < 200 || res->status >= 300) {
+    return server::StatusFromReply(res->status, error_body.empty() ? res->body : error_body);
+  }
+  return Status::Ok();
+}
+
+}  // namespace kuota::kube

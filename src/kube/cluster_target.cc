@@ -29,9 +29,9 @@ Result<ClusterTarget> TargetFromKubeconfigFile(const std::string& path) {
   if (!text.ok()) return Status::NotFound("kubeconfig " + path + ": cannot open");
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
-  Result<ClusterTarget> target = server::ParseKubeconfig(*text, dir);
+  Result<server::KubeconfigTarget> target = server::ParseKubeconfig(*text, dir);
   if (!target.ok()) return target.status().WithContext("kubeconfig " + path);
-  return target;
+  return ClusterTarget{target->url, target->ca_pem, target->token, ""};
 }
 
 Result<ClusterTarget> InClusterTarget(const std::string& root) {
@@ -50,6 +50,7 @@ Result<ClusterTarget> InClusterTarget(const std::string& root) {
   KUOTA_ASSIGN_OR_RETURN(std::string token, ReadWhole(dir + "/token"));
   KUOTA_ASSIGN_OR_RETURN(t.ca_pem, ReadWhole(dir + "/ca.crt"));
   t.token = Trim(token);
+  t.token_file = dir + "/token";
   return t;
 }
 

@@ -12,7 +12,14 @@
 
 namespace kuota::kube {
 
-using ClusterTarget = server::KubeconfigTarget;
+struct ClusterTarget {
+  std::string url;
+  std::string ca_pem;  // empty: the system's CAs
+  std::string token;   // bearer token; empty: none
+  // Non-empty: the token is read again from here every minute (a pod's
+  // projected service account token is rotated by the kubelet).
+  std::string token_file;
+};
 
 // The current context of the kubeconfig at `path`; errors name the file.
 Result<ClusterTarget> TargetFromKubeconfigFile(const std::string& path);

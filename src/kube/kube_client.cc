@@ -2,6 +2,8 @@
 
 #include <httplib.h>
 
+#include <fstream>
+
 #include "server/client_credentials.h"
 #include "server/reply_status.h"
 
@@ -35,13 +37,29 @@ KubeClient::KubeClient(ClusterTarget target, ClientOptions options)
     : target_(std::move(target)),
       options_(std::move(options)),
       limiter_(options_.qps, options_.burst),
-      client_(Connect(options_.request_timeout_seconds)) {}
+      token_(target_.token),
+      token_read_(std::chrono::steady_clock::now()) {
+  client_ = Connect(options_.request_timeout_seconds);
+}
+
+std::string KubeClient::Token() {
+  std::lock_guard<std::mutex> lock(token_mu_);
+  const auto now = std::chrono::steady_clock::now();
+  if (!target_.token_file.empty() && now - token_read_ >= std::chrono::minutes(1)) {
+    token_read_ = now;
+    std::ifstream in(target_.token_file);
+    std::string fresh;
+    if (in && std::getline(in, fresh) && !fresh.empty()) token_ = fresh;
+  }
+  return token_;
+}
 
 KubeClient::~KubeClient() = default;
 
-std::unique_ptr<httplib::Client> KubeClient::Connect(int read_timeout_seconds) const {
+std::unique_ptr<httplib::Client> KubeClient::Connect(int read_timeout_seconds) {
   auto client = std::make_unique<httplib::Client>(target_.url);
-  (void)server::UseCredentials(*client, target_.ca_pem, target_.token);
+  // The token goes in each request's headers (it may be rotated).
+  (void)server::UseCredentials(*client, target_.ca_pem, "");
   client->set_connection_timeout(5, 0);
   client->set_read_timeout(read_timeout_seconds, 0);
   client->set_write_timeout(30, 0);
@@ -55,6 +73,9 @@ Result<Json> KubeClient::Request(const std::string& method, const std::string& p
   std::lock_guard<std::mutex> lock(mu_);
   if (!client_->is_valid()) return Status::Invalid("bad API server URL \"" + target_.url + "\"");
   httplib::Headers headers = {{"Accept", "application/json"}, {"User-Agent", options_.user_agent}};
+  if (const std::string token = Token(); !token.empty()) {
+    headers.emplace("Authorization", "Bearer " + token);
+  }
   const std::string text = body != nullptr ? body->dump() : std::string();
   auto send = [&]() -> httplib::Result {
     if (method == "GET") return client_->Get(path, headers);
@@ -98,9 +119,12 @@ Status KubeClient::Watch(const std::string& path,
   int status = 0;
   std::string pending, error_body;
   bool stopped = false;
+  httplib::Headers headers = {{"Accept", "application/json"}, {"User-Agent", options_.user_agent}};
+  if (const std::string token = Token(); !token.empty()) {
+    headers.emplace("Authorization", "Bearer " + token);
+  }
   auto res = client->Get(
-      path.c_str(),
-      httplib::Headers{{"Accept", "application/json"}, {"User-Agent", options_.user_agent}},
+      path.c_str(), headers,
       [&](const httplib::Response& response) {
         status = response.status;
         return true;

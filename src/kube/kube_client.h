@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -73,13 +74,18 @@ class KubeClient {
                WatchCanceller& canceller);
 
  private:
-  std::unique_ptr<httplib::Client> Connect(int read_timeout_seconds) const;
+  std::unique_ptr<httplib::Client> Connect(int read_timeout_seconds);
+  // The bearer token to send now (re-read from target_.token_file each minute).
+  std::string Token();
 
   const ClusterTarget target_;
   const ClientOptions options_;
   RateLimiter limiter_;
   std::mutex mu_;  // serializes Request over client_
   std::unique_ptr<httplib::Client> client_;
+  std::mutex token_mu_;
+  std::string token_;
+  std::chrono::steady_clock::time_point token_read_{};
 };
 
 }  // namespace kuota::kube

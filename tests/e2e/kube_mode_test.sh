@@ -196,6 +196,13 @@ expect_eq "004: the borrowing job-1 is suspended again" "true" \
 contains "004: job-1's Workload was preempted to reclaim quota" "InCohortReclamation" \
   "$(k get workloads -n team-b -o jsonpath='{.items[0].status.conditions}')"
 
+# No webhook here: a queued Job created running is suspended by the driver
+# (reclaim-queue's quota is job-2's now).
+sed -e 's/name: job-2/name: job-3/' -e '/suspend: true/d' "$M/kube/004-jobs.yaml" |
+  awk '/^---$/{p=1; next} p' | k apply -f - >/dev/null
+eventually "a queued Job created unsuspended is suspended by the driver" 20 "true" \
+  k get job -n team-a job-3 -o jsonpath='{.spec.suspend}'
+
 for p in "${DRIVERS[@]}"; do kill "$p" 2>/dev/null; done
 echo "kube mode: $PASS passed, $FAIL failed"
 [[ $FAIL -eq 0 ]]

@@ -113,11 +113,31 @@ Result<Json> KubeObjectStore::Update(const std::string& resource, Json object,
   KUOTA_ASSIGN_OR_RETURN(const server::ResourceInfo* r, ResourceForKey(resource));
   if (!object.contains("apiVersion")) object["apiVersion"] = r->ApiVersion();
   if (!object.contains("kind")) object["kind"] = r->kind;
-  std::string path = ObjectPath(*r, Meta(object, "namespace"), Meta(object, "name"));
+  const std::string ns = Meta(object, "namespace"), name = Meta(object, "name");
+  std::string path = ObjectPath(*r, ns, name);
   if (options.status_only && r->has_status) path += "/status";
-  KUOTA_ASSIGN_OR_RETURN(Json updated, client_.Request("PUT", path, &object));
-  ObserveObject(updated);
-  return updated;
+  if (!Meta(object, "resourceVersion").empty()) {
+    KUOTA_ASSIGN_OR_RETURN(Json updated, client_.Request("PUT", path, &object));
+    ObserveObject(updated);
+    return updated;
+  }
+  // An unconditional update: kube-apiserver refuses one for custom resources
+  // ("metadata.resourceVersion ... must be specified for an update"), so
+  // read the current version and write over it, again if someone else wrote
+  // in between.
+  Status last;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    KUOTA_ASSIGN_OR_RETURN(Json current, client_.Request("GET", ObjectPath(*r, ns, name), nullptr));
+    object["metadata"]["resourceVersion"] = Meta(current, "resourceVersion");
+    Result<Json> updated = client_.Request("PUT", path, &object);
+    if (updated.ok()) {
+      ObserveObject(*updated);
+      return updated;
+    }
+    last = updated.status();
+    if (last.code() != StatusCode::kConflict) return last;
+  }
+  return last;
 }
 
 Result<Json> KubeObjectStore::Delete(const std::string& resource, const std::string& ns,

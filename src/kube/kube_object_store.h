@@ -1,13 +1,13 @@
 // KubeObjectStore: store::ObjectStore over a kube-apiserver, so that the
 // engine's controller (standalone/controller.h) runs unchanged on a cluster:
 // Create/Get/Update/Delete are POST/GET/PUT/DELETE (status through the
-// /status subresource, optimistic concurrency by metadata.resourceVersion,
-// delete preconditions), List pages with limit/continue and selectors, and
-// Watch merges one kube watch per resource (KubeWatcher), each resuming from
-// its own last list. Only `resources` are listed and watched: a kind the
-// cluster does not serve (an integration whose CRD is not installed) lists
-// empty. resourceVersions are the cluster's (etcd revisions, one sequence for
-// every kind). Thread-safe.
+// /status subresource, optimistic concurrency by metadata.resourceVersion —
+// an update without one is a GET and a PUT at the version read, retried on
+// conflict, as custom resources require one —, delete preconditions), List pages with
+// limit/continue and selectors, and Watch merges one kube watch per resource (KubeWatcher), each
+// resuming from its own last list. Only `resources` are listed and watched: a kind the cluster does
+// not serve (an integration whose CRD is not installed) lists empty. resourceVersions are the
+// cluster's (etcd revisions, one sequence for every kind). Thread-safe.
 #pragma once
 
 #include <atomic>

@@ -19,7 +19,9 @@ int main(int argc, char** argv) {
       "their jobs run as them. RBAC: rbac.authorization.k8s.io/v1, kubectl auth can-i.)\n"
       "Admitted Jobs run here as local processes: a container's command + args (or the\n"
       "program its image names, e.g. .../sleep:latest -> sleep), logs under\n"
-      "<data-dir>/pods, GPUs by index via CUDA_VISIBLE_DEVICES."};
+      "<data-dir>/pods, GPUs by index via CUDA_VISIBLE_DEVICES.\n"
+      "Kubernetes mode (--kubeconfig FILE or --in-cluster): the same engine as a controller\n"
+      "on a cluster in place of Kueue's (install: deploy/README.md); pods are the cluster's."};
   app.add_option(
       "--data-dir", o.data_dir,
       "Database and kubeconfig directory (default: " + kuota::standalone::DefaultDataDir() + ")");

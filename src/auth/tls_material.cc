@@ -18,6 +18,8 @@
 #include <memory>
 #include <sstream>
 
+#include "base/private_file.h"
+
 namespace kuota::auth {
 namespace {
 
@@ -39,22 +41,6 @@ Result<std::string> ReadFile(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-Status WriteFile(const std::string& path, const std::string& text, mode_t mode) {
-  std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return Status::Unavailable("cannot write " + tmp + ": " + std::strerror(errno));
-  bool ok = ::fchmod(fd, mode) == 0 &&
-            ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-            ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return Status::Unavailable("cannot write " + path + ": " + std::strerror(err));
-  }
-  return Status::Ok();
 }
 
 Key NewKey() { return Key(EVP_EC_gen("P-256")); }
@@ -181,8 +167,8 @@ Result<TlsFiles> EnsureTlsMaterial(const std::string& dir, const std::vector<std
     ca_key = NewKey();
     if (!ca_key) return Status::Internal("cannot generate the CA key");
     KUOTA_ASSIGN_OR_RETURN(ca, MakeCert(ca_key.get(), "kuota-ca", nullptr, ca_key.get(), 3650, ""));
-    KUOTA_RETURN_IF_ERROR(WriteFile(ca_key_path, KeyPem(ca_key.get()), 0600));
-    KUOTA_RETURN_IF_ERROR(WriteFile(files.ca_cert, CertPem(ca.get()), 0644));
+    KUOTA_RETURN_IF_ERROR(WriteFileAtomically(ca_key_path, KeyPem(ca_key.get()), 0600));
+    KUOTA_RETURN_IF_ERROR(WriteFileAtomically(files.ca_cert, CertPem(ca.get()), 0644));
   }
   files.ca_pem = CertPem(ca.get());
 
@@ -212,8 +198,8 @@ Result<TlsFiles> EnsureTlsMaterial(const std::string& dir, const std::vector<std
     if (!key) return Status::Internal("cannot generate the server key");
     KUOTA_ASSIGN_OR_RETURN(Cert cert,
                            MakeCert(key.get(), "kuotad", ca.get(), ca_key.get(), 365, san));
-    KUOTA_RETURN_IF_ERROR(WriteFile(files.server_key, KeyPem(key.get()), 0600));
-    KUOTA_RETURN_IF_ERROR(WriteFile(files.server_cert, CertPem(cert.get()), 0644));
+    KUOTA_RETURN_IF_ERROR(WriteFileAtomically(files.server_key, KeyPem(key.get()), 0600));
+    KUOTA_RETURN_IF_ERROR(WriteFileAtomically(files.server_cert, CertPem(cert.get()), 0644));
   }
   return files;
 }

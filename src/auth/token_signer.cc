@@ -16,6 +16,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/private_file.h"
+
 namespace kuota::auth {
 namespace {
 
@@ -64,17 +66,8 @@ Result<TokenSigner> TokenSigner::Load(const std::string& path) {
     return Status::Internal("no random bytes for the token secret");
   }
   std::string secret = Hex(bytes.data(), bytes.size());
-  std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return Status::Unavailable("cannot write " + tmp + ": " + std::strerror(errno));
-  std::string line = secret + "\n";
-  bool ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
-            ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return Status::Unavailable("cannot write token secret " + path + ": " + std::strerror(err));
+  if (Status st = WritePrivateFile(path, secret + "\n"); !st.ok()) {
+    return Status::Unavailable("cannot write token secret: " + st.message());
   }
   return TokenSigner(secret);
 }

@@ -18,9 +18,13 @@ Status Failed(const std::string& what, const std::string& path) {
 }  // namespace
 
 Status WritePrivateFile(const std::string& path, const std::string& text) {
+  return WriteFileAtomically(path, text, 0600);
+}
+
+Status WriteFileAtomically(const std::string& path, const std::string& text, mode_t mode) {
   const std::string tmp = path + ".tmp";
   ::unlink(tmp.c_str());  // a leftover may have another mode; O_EXCL below
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   if (fd < 0) return Failed("create", tmp);
   size_t done = 0;
   while (done < text.size()) {
@@ -34,8 +38,8 @@ Status WritePrivateFile(const std::string& path, const std::string& text) {
     }
     done += static_cast<size_t>(n);
   }
-  // umask cannot widen 0600, but a umask of 0777 could narrow it: be exact.
-  if (::fchmod(fd, 0600) != 0 || ::fsync(fd) != 0) {
+  // The umask may have narrowed the mode: be exact.
+  if (::fchmod(fd, mode) != 0 || ::fsync(fd) != 0) {
     Status s = Failed("write", tmp);
     ::close(fd);
     ::unlink(tmp.c_str());

@@ -127,7 +127,8 @@ Status KubeClient::Watch(const std::string& path,
       path.c_str(), headers,
       [&](const httplib::Response& response) {
         status = response.status;
-        return true;
+        // A Cancel() before the connection existed had nothing to cut.
+        return !canceller.cancelled();
       },
       [&](const char* data, size_t len) {
         if (status < 200 || status >= 300) {

@@ -157,13 +157,15 @@ void KubeWatcher::RunStream(Stream& stream) {
                        "?watch=1&allowWatchBookmarks=true&timeoutSeconds=" +
                        std::to_string(options_.server_timeout_seconds);
     if (stream.rv > 0) path += "&resourceVersion=" + std::to_string(stream.rv);
-    bool gone = false, events = false;
+    bool gone = false, events = false, broken = false;
     const auto started = std::chrono::steady_clock::now();
     Status st = client_.Watch(
         path,
         [&](std::string_view line) {
           events = true;
-          return HandleLine(stream, line, &gone);
+          const bool more = HandleLine(stream, line, &gone);
+          broken |= !more;  // an ERROR event or an unreadable line
+          return more;
         },
         stream.canceller);
     if (stream.canceller.cancelled()) return;
@@ -175,8 +177,11 @@ void KubeWatcher::RunStream(Stream& stream) {
       Die();
       return;
     }
+    // A stream that ended by itself after a while (the server's timeout)
+    // resumes at once; one that failed or was cut by an error event waits.
     const bool healthy =
-        st.ok() && (events || std::chrono::steady_clock::now() - started > std::chrono::seconds(5));
+        st.ok() && !broken &&
+        (events || std::chrono::steady_clock::now() - started > std::chrono::seconds(5));
     if (!st.ok()) {
       std::fprintf(stderr, "kuotad: watch %s: %s; again in %lld ms\n", stream.spec.resource.c_str(),
                    st.message().c_str(), static_cast<long long>(backoff.count()));

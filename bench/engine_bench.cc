@@ -30,41 +30,24 @@
 #include "base/clock.h"
 #include "base/time.h"
 #include "engine/engine.h"
+#include "synthetic_cluster.h"
 
 namespace kuota::bench {
 namespace {
 
 struct Options {
-  int cqs = 1000;              // ClusterQueues, spread evenly over the cohorts
-  int cohorts = 10;            // cohorts (implicit: named by ClusterQueues only)
-  int workloads = 100000;      // pending Workloads, round-robin over ClusterQueues
-  uint64_t seed = 42;          // PRNG seed for sizes and priorities
-  bool finish = false;         // after quiescence, finish admitted workloads in batches
-  int finish_batch = 1000;     // workloads finished per round in --finish mode
-  bool preemption = true;      // withinClusterQueue LowerPriority, reclaimWithinCohort Any
-  int idle_cycles = 1;         // a phase ends after this many cycles in a row with
-                               // no admission and no preemption (or when no heads)
-  int64_t max_cycles = 5000;   // safety cap per phase (preemption ping-pong)
-  bool trace = false;          // print every cycle's decisions to stderr
-  bool progress = false;       // print a progress line to stderr every 10s
-};
-
-// SplitMix64: tiny, fast and identical on every platform (the standard
-// distributions are not), so a seed always yields the same workload mix.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, n).
-  int Below(int n) { return static_cast<int>(Next() % static_cast<uint64_t>(n)); }
-
- private:
-  uint64_t state_;
+  int cqs = 1000;             // ClusterQueues, spread evenly over the cohorts
+  int cohorts = 10;           // cohorts (implicit: named by ClusterQueues only)
+  int workloads = 100000;     // pending Workloads, round-robin over ClusterQueues
+  uint64_t seed = 42;         // PRNG seed for sizes and priorities
+  bool finish = false;        // after quiescence, finish admitted workloads in batches
+  int finish_batch = 1000;    // workloads finished per round in --finish mode
+  bool preemption = true;     // withinClusterQueue LowerPriority, reclaimWithinCohort Any
+  int idle_cycles = 1;        // a phase ends after this many cycles in a row with
+                              // no admission and no preemption (or when no heads)
+  int64_t max_cycles = 5000;  // safety cap per phase (preemption ping-pong)
+  bool trace = false;         // print every cycle's decisions to stderr
+  bool progress = false;      // print a progress line to stderr every 10s
 };
 
 using Clk = std::chrono::steady_clock;
@@ -83,103 +66,6 @@ double PeakRssMiB() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   return static_cast<double>(ru.ru_maxrss) / 1024.0;  // Linux: KiB
-}
-
-constexpr int64_t kGi = int64_t{1} << 30;
-constexpr const char* kGpu = "nvidia.com/gpu";
-
-api::Quantity Units(int64_t u) { return api::Quantity::FromUnits(u); }
-api::Quantity Milli(int64_t m) { return api::Quantity::FromMilli(m); }
-
-// Applies one object; on failure prints why and returns false.
-bool Apply(engine::Engine& eng, const char* api_version, const char* kind, api::ObjectValue v) {
-  Status s = eng.Apply(api::Object{api_version, kind, std::move(v)});
-  if (!s.ok()) std::fprintf(stderr, "apply %s: %s\n", kind, s.ToString().c_str());
-  return s.ok();
-}
-
-std::string Padded(const char* prefix, int i, int width) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%s%0*d", prefix, width, i);
-  return buf;
-}
-
-std::string CqName(int i) { return Padded("cq-", i, 4); }
-std::string NsName(int i) { return Padded("team-", i, 4); }
-
-api::ResourceQuota Quota(const char* name, api::Quantity nominal,
-                         std::optional<api::Quantity> borrowing_limit) {
-  api::ResourceQuota q;
-  q.name = name;
-  q.nominal_quota = nominal;
-  q.borrowing_limit = borrowing_limit;
-  return q;
-}
-
-// One ClusterQueue: a single resource group over cpu, memory and GPUs with
-// "on-demand" (borrowing capped) then "spot" (borrowing uncapped), preemption
-// withinClusterQueue LowerPriority and reclaimWithinCohort Any.
-api::ClusterQueue MakeClusterQueue(int i, int cohort, bool preemption) {
-  api::ClusterQueue cq;
-  cq.metadata.name = CqName(i);
-  cq.metadata.uid = "uid-" + cq.metadata.name;
-  cq.spec.cohort = Padded("cohort-", cohort, 2);
-  cq.spec.namespace_selector = api::LabelSelector{};  // empty: every namespace
-  if (preemption) {
-    cq.spec.preemption.within_cluster_queue = api::WithinClusterQueuePolicy::kLowerPriority;
-    cq.spec.preemption.reclaim_within_cohort = api::ReclaimWithinCohortPolicy::kAny;
-  }
-  api::ResourceGroup rg;
-  rg.covered_resources = {"cpu", "memory", kGpu};
-  api::FlavorQuotas od;
-  od.name = "on-demand";
-  od.resources = {Quota("cpu", Units(32), Units(16)), Quota("memory", Units(128 * kGi), Units(64 * kGi)),
-                  Quota(kGpu, Units(4), Units(2))};
-  api::FlavorQuotas spot;
-  spot.name = "spot";
-  spot.resources = {Quota("cpu", Units(16), std::nullopt),
-                    Quota("memory", Units(64 * kGi), std::nullopt),
-                    Quota(kGpu, Units(2), std::nullopt)};
-  rg.flavors = {std::move(od), std::move(spot)};
-  cq.spec.resource_groups.push_back(std::move(rg));
-  return cq;
-}
-
-struct PriorityLevel {
-  const char* name;
-  int32_t value;
-};
-constexpr PriorityLevel kPriorities[] = {{"low", 0}, {"medium", 100}, {"high", 1000}};
-
-// A pending Workload of 1-4 pods, 0.5-4 CPUs, 1-16 GiB and (30%) 1-2 GPUs per
-// pod, priority low/medium/high at 60/30/10%.
-api::Workload MakeWorkload(int i, int cq, Time created, Rng& rng) {
-  static constexpr int64_t kCpuMilli[] = {500, 1000, 2000, 4000};
-  static constexpr int64_t kMemGi[] = {1, 2, 4, 8, 16};
-  api::Workload wl;
-  wl.metadata.name = Padded("wl-", i, 6);
-  wl.metadata.namespace_ = NsName(cq);
-  wl.metadata.uid = "uid-" + wl.metadata.name;
-  wl.metadata.creation_timestamp = created;
-  wl.spec.queue_name = "lq";
-  const int p = rng.Below(10);
-  const PriorityLevel& prio = kPriorities[p < 6 ? 0 : p < 9 ? 1 : 2];
-  wl.spec.priority_class_name = prio.name;
-  wl.spec.priority_class_source = api::kWorkloadPriorityClassSource;
-  wl.spec.priority = prio.value;
-  api::PodSet ps;
-  ps.name = "main";
-  ps.count = 1 + rng.Below(4);
-  api::Container c;
-  c.name = "worker";
-  c.image = "busybox";
-  c.resources.requests["cpu"] = Milli(kCpuMilli[rng.Below(4)]);
-  c.resources.requests["memory"] = Units(kMemGi[rng.Below(5)] * kGi);
-  if (rng.Below(10) < 3) c.resources.requests[kGpu] = Units(1 + rng.Below(2));
-  ps.template_.spec.containers.push_back(std::move(c));
-  ps.template_.spec.restart_policy = "Never";
-  wl.spec.pod_sets.push_back(std::move(ps));
-  return wl;
 }
 
 enum class Stop { kNoHeads, kIdle, kMaxCycles };
@@ -240,8 +126,7 @@ void TraceCycle(int64_t n, const engine::CycleResult& r) {
 // Runs cycles, advancing the clock 100ms per cycle, until no ClusterQueue
 // offers a head (every remaining workload is parked inadmissible), or
 // `idle_cycles` cycles in a row admit and preempt nothing, or `max_cycles`.
-PhaseStats RunToQuiescence(engine::Engine& eng, ManualClock& clock, const Options& o,
-                           Tracker& t) {
+PhaseStats RunToQuiescence(engine::Engine& eng, ManualClock& clock, const Options& o, Tracker& t) {
   PhaseStats st;
   st.phases = 1;
   int idle = 0;
@@ -274,7 +159,8 @@ PhaseStats RunToQuiescence(engine::Engine& eng, ManualClock& clock, const Option
     clock.Advance(Duration{100});
     if (o.progress && Clk::now() - last_progress > std::chrono::seconds(10)) {
       last_progress = Clk::now();
-      std::fprintf(stderr, "[%.0fs] cycle %" PRId64 ": %" PRId64 " admitted, %" PRId64
+      std::fprintf(stderr,
+                   "[%.0fs] cycle %" PRId64 ": %" PRId64 " admitted, %" PRId64
                    " preempted, %" PRId64 " heads\n",
                    Seconds(last_progress - start), st.cycles, st.admitted, st.preempted, st.heads);
     }
@@ -313,7 +199,9 @@ void RowR(const char* name, double v) {
   std::snprintf(buf, sizeof(buf), "%.0f /s", v);
   Row(name, buf);
 }
-void Rule() { std::printf("|%s|%s|\n", std::string(44, '-').c_str(), std::string(24, '-').c_str()); }
+void Rule() {
+  std::printf("|%s|%s|\n", std::string(44, '-').c_str(), std::string(24, '-').c_str());
+}
 
 void PrintPhase(const char* title, const PhaseStats& st) {
   Rule();
@@ -343,42 +231,11 @@ void PrintPhase(const char* title, const PhaseStats& st) {
 int Run(const Options& o) {
   ManualClock clock(Time::FromSeconds(1'767'225'600));  // 2026-01-01T00:00:00Z
   engine::Engine eng(clock);
-  Rng rng(o.seed);
 
   // Load.
   const auto load0 = Clk::now();
-  for (const char* name : {"on-demand", "spot"}) {
-    api::ResourceFlavor f;
-    f.metadata.name = name;
-    f.node_labels["node-pool"] = name;
-    if (!Apply(eng, api::kKueueV1beta1, "ResourceFlavor", std::move(f))) return 1;
-  }
-  for (const PriorityLevel& p : kPriorities) {
-    api::WorkloadPriorityClass pc;
-    pc.metadata.name = p.name;
-    pc.value = p.value;
-    if (!Apply(eng, api::kKueueV1beta1, "WorkloadPriorityClass", std::move(pc))) return 1;
-  }
-  const int per_cohort = (o.cqs + o.cohorts - 1) / o.cohorts;
-  for (int i = 0; i < o.cqs; ++i) {
-    api::Namespace ns;
-    ns.metadata.name = NsName(i);
-    ns.metadata.labels["kubernetes.io/metadata.name"] = ns.metadata.name;
-    if (!Apply(eng, "v1", "Namespace", std::move(ns)) ||
-        !Apply(eng, api::kKueueV1beta1, "ClusterQueue",
-               MakeClusterQueue(i, i / per_cohort, o.preemption))) {
-      return 1;
-    }
-    api::LocalQueue lq;
-    lq.metadata.name = "lq";
-    lq.metadata.namespace_ = NsName(i);
-    lq.cluster_queue = CqName(i);
-    if (!Apply(eng, api::kKueueV1beta1, "LocalQueue", std::move(lq))) return 1;
-  }
-  for (int i = 0; i < o.workloads; ++i) {
-    const int cq = i % o.cqs;
-    const Time created = clock.Now() + Duration{i};  // distinct FIFO timestamps
-    if (!Apply(eng, api::kKueueV1beta1, "Workload", MakeWorkload(i, cq, created, rng))) return 1;
+  if (!LoadSyntheticCluster(eng, clock, {o.cqs, o.cohorts, o.workloads, o.seed, o.preemption})) {
+    return 1;
   }
   static_cast<void>(eng.HasPendingHeads());  // forces the tree rebuild and routing, if still due
   const double load_s = Seconds(Clk::now() - load0);

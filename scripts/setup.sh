@@ -9,9 +9,9 @@ PACKAGES=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev libcpp-httplib-dev sqlite3 libssl-dev
-  python3 python3-yaml curl
+  python3 python3-yaml curl chromium
   clang-14 llvm-14 libfuzzer-14-dev
-  gnuplot-nox
+  gnuplot-nox prometheus
 )
 
 missing=()

@@ -29,7 +29,7 @@ ctest --test-dir build-test --output-on-failure -j "$JOBS" \
   -R '^(kuotad_|perf_|readme_|fuzz_)|^(WatchMemory|Overload|SlowClient|HealthListener|StreamCap)'
 # The fault, disk-full and security tests' summary lines (ctest shows the
 # output of failed tests only).
-grep -h -E '^(fault|disk full|security|kube mode|deploy): ' build-test/Testing/Temporary/LastTest.log || true
+grep -h -E '^(fault|disk full|security|kube mode|deploy|metrics|ui|monitoring): ' build-test/Testing/Temporary/LastTest.log || true
 
 echo "== tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKUOTA_SANITIZE=ON \
@@ -37,7 +37,7 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKUOTA_SANITIZE=ON \
 ninja -C build-asan -j "$JOBS"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$JOBS"
-grep -h -E '^(fault|disk full|security|kube mode|deploy): ' build-asan/Testing/Temporary/LastTest.log || true
+grep -h -E '^(fault|disk full|security|kube mode|deploy|metrics|ui|monitoring): ' build-asan/Testing/Temporary/LastTest.log || true
 
 echo "== libFuzzer: every target for ${KUOTA_FUZZ_SECONDS:-15} s (clang, ASan + UBSan; docs/fuzzing.md)"
 # A clang build of the libraries and the 13 fuzz targets only (no tests),

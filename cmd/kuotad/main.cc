@@ -45,6 +45,11 @@ int main(int argc, char** argv) {
                "Only queue and admit: do not run pods as local processes (pods stay Pending)");
   app.add_option("--gpus", o.gpus, "Declare this many GPUs (indices 0..N-1) instead of asking NVML")
       ->check(CLI::Range(0, 1024));
+  app.add_option("--fake-gpus", o.fake_gpus,
+                 "Declare this many fake GPUs whose readings (utilization, memory, temperature, "
+                 "power) change on /metrics under DCGM-exporter's names: the GPU telemetry path "
+                 "without a GPU, for tests and demos")
+      ->check(CLI::Range(0, 1024));
   app.add_option("--cpus", o.cpus,
                  "Declare this much CPU for placing pods (a quantity: 16, 7500m) instead of the "
                  "CPUs this process may use; limits are still enforced per container");

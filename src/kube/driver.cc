@@ -19,6 +19,7 @@
 #include "kube/kube_object_store.h"
 #include "kube/leader_elector.h"
 #include "kube/resource_path.h"
+#include "metrics/registry.h"
 #include "standalone/config_file.h"
 #include "standalone/controller.h"
 #include "standalone/job_management.h"
@@ -211,6 +212,7 @@ Status RunDriver(const DriverOptions& options) {
   });
 
   KubeObjectStore store(client, resources);
+  metrics::Registry registry;
   std::unique_ptr<httplib::Server> health;
   std::thread health_thread;
   if (options.health_port >= 0) {
@@ -227,21 +229,28 @@ Status RunDriver(const DriverOptions& options) {
       res.status = ready ? 200 : 503;
       res.set_content(ready ? "ok" : "engine not synced yet", "text/plain");
     });
-    health->Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
-      std::string m =
-          "# HELP kuota_leader Whether this replica leads (runs the engine).\n"
-          "# TYPE kuota_leader gauge\n"
-          "kuota_leader " +
-          std::string(leading ? "1" : "0") + "\n" +
-          "# HELP kuota_engine_synced Whether the engine has listed the cluster.\n"
-          "# TYPE kuota_engine_synced gauge\n"
-          "kuota_engine_synced " +
-          std::string(synced ? "1" : "0") + "\n" +
-          "# HELP kuota_watched_kinds Kinds listed and watched on the cluster.\n"
-          "# TYPE kuota_watched_kinds gauge\n"
-          "kuota_watched_kinds " +
-          std::to_string(resources.size()) + "\n";
-      res.set_content(m, "text/plain; version=0.0.4");
+    health->Get("/metrics", [&](const httplib::Request& req, httplib::Response& res) {
+      auto gauge = [](const char* name, const char* help, double v) {
+        metrics::MetricFamily f;
+        f.name = name;
+        f.help = help;
+        metrics::Sample sample;
+        sample.value = v;
+        f.samples.push_back(sample);
+        return f;
+      };
+      const metrics::Format format = metrics::FormatForAccept(req.get_header_value("Accept"));
+      std::string text;
+      metrics::Render(
+          {gauge("kuota_leader", "Whether this replica leads (runs the engine).", leading ? 1 : 0),
+           gauge("kuota_engine_synced", "Whether the engine has listed the cluster.",
+                 synced ? 1 : 0),
+           gauge("kuota_watched_kinds", "Kinds listed and watched on the cluster.",
+                 static_cast<double>(resources.size()))},
+          format, &text);
+      // Kueue's metrics, from the engine while this replica leads (ends the document).
+      text += registry.Render(format);
+      res.set_content(text, metrics::ContentType(format));
     });
     int port =
         options.health_port == 0
@@ -310,6 +319,7 @@ Status RunDriver(const DriverOptions& options) {
   ctl.config = config;
   ctl.jobs = *management;
   ctl.workload_finalizer = "kueue.x-k8s.io/resource-in-use";
+  ctl.metrics = &registry;
   standalone::Controller controller(store, clock, ctl);
   Status started = controller.Start();
   if (!started.ok()) {

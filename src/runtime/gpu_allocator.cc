@@ -103,6 +103,11 @@ std::vector<int> GpuAllocator::HeldBy(const std::string& owner) const {
   return it == held_.end() ? std::vector<int>{} : it->second;
 }
 
+std::map<int, std::string> GpuAllocator::Holders() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return holder_;
+}
+
 std::vector<EnvVar> GpuVisibilityEnv(const std::vector<int>& indices) {
   std::string list = JoinIndices(indices);
   return {EnvVar{"CUDA_VISIBLE_DEVICES", list}, EnvVar{"NVIDIA_VISIBLE_DEVICES", list}};

@@ -41,6 +41,8 @@ class GpuAllocator {
   int Total() const;
   // What `owner` holds, ascending; empty if nothing.
   std::vector<int> HeldBy(const std::string& owner) const;
+  // Every held index and its owner.
+  std::map<int, std::string> Holders() const;
 
  private:
   mutable std::mutex mu_;

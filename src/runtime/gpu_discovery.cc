@@ -1,95 +1,44 @@
 #include "runtime/gpu_discovery.h"
 
-#include <dlfcn.h>
-
-#include <memory>
+#include "runtime/nvml_api.h"
 
 namespace kuota::runtime {
-namespace {
-
-// The few NVML declarations used (from nvml.h's stable ABI).
-using nvmlReturn_t = int;
-constexpr nvmlReturn_t kNvmlSuccess = 0;
-struct nvmlDevice_st;
-using nvmlDevice_t = nvmlDevice_st*;
-struct nvmlMemory_t {
-  unsigned long long total;
-  unsigned long long free;
-  unsigned long long used;
-};
-using InitFn = nvmlReturn_t (*)();
-using ShutdownFn = nvmlReturn_t (*)();
-using GetCountFn = nvmlReturn_t (*)(unsigned int*);
-using GetHandleFn = nvmlReturn_t (*)(unsigned int, nvmlDevice_t*);
-using GetStringFn = nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int);
-using GetMemoryFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*);
-
-struct DlCloser {
-  void operator()(void* handle) const { dlclose(handle); }
-};
-
-template <typename Fn>
-bool Load(void* lib, const char* name, Fn* out, std::string* missing) {
-  *out = reinterpret_cast<Fn>(dlsym(lib, name));
-  if (*out == nullptr && missing->empty()) *missing = name;
-  return *out != nullptr;
-}
-
-}  // namespace
 
 GpuDiscovery DiscoverNvmlGpus(const std::string& library) {
   GpuDiscovery out;
-  std::unique_ptr<void, DlCloser> lib(dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL));
-  if (!lib) {
-    out.note = "NVML not found (" + library + "): no GPUs";
+  Result<NvmlApi> nvml = LoadNvml(library);
+  if (!nvml.ok()) {
+    out.note = nvml.status().message() + ": no GPUs";
     return out;
   }
-  InitFn init;
-  ShutdownFn shutdown;
-  GetCountFn get_count;
-  GetHandleFn get_handle;
-  GetStringFn get_name, get_uuid;
-  GetMemoryFn get_memory;
-  std::string missing;
-  Load(lib.get(), "nvmlInit_v2", &init, &missing);
-  Load(lib.get(), "nvmlShutdown", &shutdown, &missing);
-  Load(lib.get(), "nvmlDeviceGetCount_v2", &get_count, &missing);
-  Load(lib.get(), "nvmlDeviceGetHandleByIndex_v2", &get_handle, &missing);
-  Load(lib.get(), "nvmlDeviceGetName", &get_name, &missing);
-  Load(lib.get(), "nvmlDeviceGetUUID", &get_uuid, &missing);
-  Load(lib.get(), "nvmlDeviceGetMemoryInfo", &get_memory, &missing);
-  if (!missing.empty()) {
-    out.note = "NVML library " + library + " lacks " + missing + ": no GPUs";
-    return out;
-  }
-  if (nvmlReturn_t rc = init(); rc != kNvmlSuccess) {
+  if (NvmlApi::Return rc = nvml->init(); rc != 0) {
     out.note = "nvmlInit failed: code " + std::to_string(rc);
     return out;
   }
   unsigned int count = 0;
-  if (nvmlReturn_t rc = get_count(&count); rc != kNvmlSuccess) {
+  if (NvmlApi::Return rc = nvml->get_count(&count); rc != 0) {
     out.note = "nvmlDeviceGetCount failed: code " + std::to_string(rc);
-    shutdown();
+    nvml->shutdown();
     return out;
   }
   std::string problems;
   for (unsigned int i = 0; i < count; ++i) {
-    nvmlDevice_t dev = nullptr;
-    if (nvmlReturn_t rc = get_handle(i, &dev); rc != kNvmlSuccess) {
+    NvmlApi::Device* dev = nullptr;
+    if (NvmlApi::Return rc = nvml->get_handle(i, &dev); rc != 0) {
       problems += "; GPU " + std::to_string(i) + ": handle failed: code " + std::to_string(rc);
       continue;
     }
     GpuInfo g;
     g.index = static_cast<int>(i);
     char buf[256] = {};
-    if (get_name(dev, buf, sizeof buf - 1) == kNvmlSuccess) g.name = buf;
+    if (nvml->get_name(dev, buf, sizeof buf - 1) == 0) g.name = buf;
     char ubuf[256] = {};
-    if (get_uuid(dev, ubuf, sizeof ubuf - 1) == kNvmlSuccess) g.uuid = ubuf;
-    nvmlMemory_t mem = {};
-    if (get_memory(dev, &mem) == kNvmlSuccess) g.memory_bytes = static_cast<int64_t>(mem.total);
+    if (nvml->get_uuid(dev, ubuf, sizeof ubuf - 1) == 0) g.uuid = ubuf;
+    NvmlApi::Memory mem = {};
+    if (nvml->get_memory(dev, &mem) == 0) g.memory_bytes = static_cast<int64_t>(mem.total);
     out.gpus.push_back(std::move(g));
   }
-  shutdown();
+  nvml->shutdown();
   out.note = "NVML: " + std::to_string(out.gpus.size()) + " GPU(s)" + problems;
   return out;
 }

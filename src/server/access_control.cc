@@ -54,7 +54,9 @@ HttpReply Forbidden(const auth::UserInfo& user, const auth::RequestInfo& r) {
 }
 
 bool IsPublic(const std::string& path) {
-  for (const char* p : {"/healthz", "/livez", "/readyz", "/version"}) {
+  // "/ui": the web dashboard's static files, which carry no data (the page
+  // reads the API with its user's token).
+  for (const char* p : {"/healthz", "/livez", "/readyz", "/version", "/ui"}) {
     std::string s(p);
     if (path == s || path.rfind(s + "/", 0) == 0) return true;
   }

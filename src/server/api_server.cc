@@ -219,7 +219,7 @@ struct ApiServer::Impl {
         handlers(store, hook, clock, MakeHandlerOptions(options)),
         pod_logs(store, PodLogOptions{options.pod_log_dir}),
         visibility(options.pending_workloads),
-        router(handlers, pod_logs, visibility),
+        router(handlers, pod_logs, visibility, options.metrics),
         streams(std::max(options.max_long_requests, 1)),
         access(options.access),
         http(MakeListenerOptions(options)) {}

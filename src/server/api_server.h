@@ -14,6 +14,7 @@
 
 #include "base/clock.h"
 #include "base/status.h"
+#include "metrics/registry.h"
 #include "server/access_control.h"
 #include "server/admission_hook.h"
 #include "server/pending_workloads_source.h"
@@ -80,6 +81,9 @@ struct ServerOptions {
   // Kueue's visibility API (pending workloads in queue order) reads this;
   // null: that API answers 503. Must outlive the server; thread-safe.
   PendingWorkloadsSource* pending_workloads = nullptr;
+  // /metrics (Prometheus text, or OpenMetrics when asked) renders this; null:
+  // 404. Authenticated like the API (RBAC nonResourceURLs "/metrics").
+  const metrics::Registry* metrics = nullptr;
 };
 
 class ApiServer {

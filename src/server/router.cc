@@ -6,6 +6,7 @@
 #include "server/request_target.h"
 #include "server/resource_info.h"
 #include "server/status_errors.h"
+#include "server/ui_assets.h"
 
 namespace kuota::server {
 namespace {
@@ -42,15 +43,35 @@ HttpReply Discovery(const HttpRequest& request, bool core, const Json& legacy) {
   return JsonReply(legacy);
 }
 
+// The dashboard's static files (public: they hold no data): revalidated on
+// each load, and a policy that lets the page load only its own script and
+// style and talk only to this server.
+HttpReply UiReply(const UiAsset& asset) {
+  HttpReply reply;
+  reply.content_type = std::string(asset.content_type);
+  reply.body = std::string(asset.body);
+  reply.headers = {
+      {"Cache-Control", "no-cache"},
+      {"X-Content-Type-Options", "nosniff"},
+      {"Referrer-Policy", "no-referrer"},
+      {"Content-Security-Policy",
+       "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+       "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"},
+  };
+  return reply;
+}
+
 }  // namespace
 
-Router::Router(ResourceHandlers& handlers, PodLogs& pod_logs, const VisibilityApi& visibility)
-    : handlers_(handlers), pod_logs_(pod_logs), visibility_(visibility) {
+Router::Router(ResourceHandlers& handlers, PodLogs& pod_logs, const VisibilityApi& visibility,
+               const metrics::Registry* metrics)
+    : handlers_(handlers), pod_logs_(pod_logs), visibility_(visibility), metrics_(metrics) {
   openapi_v2_ = OpenApiV2Document().dump();
   openapi_v3_index_ = OpenApiV3Index().dump();
   for (const ResourceInfo& r : ServedResources()) {
     std::string key = r.group + "/" + r.version;
-    if (openapi_v3_.count(key) == 0) openapi_v3_[key] = OpenApiV3Document(r.group, r.version).dump();
+    if (openapi_v3_.count(key) == 0)
+      openapi_v3_[key] = OpenApiV3Document(r.group, r.version).dump();
   }
 }
 
@@ -60,6 +81,20 @@ HttpReply Router::Route(const HttpRequest& request) {
     return pod_logs_.Serve(request, ns, name);
   }
   if (VisibilityApi::Handles(request.path)) return visibility_.Serve(request);
+  if (request.path == "/metrics" && metrics_ != nullptr) {
+    if (!IsRead(request)) return MethodNotAllowedError().ToReply();
+    const metrics::Format format = metrics::FormatForAccept(request.accept);
+    HttpReply reply;
+    reply.body = metrics_->Render(format);
+    reply.content_type = metrics::ContentType(format);
+    return reply;
+  }
+  if (request.path == "/ui" || request.path.rfind("/ui/", 0) == 0) {
+    if (!IsRead(request)) return MethodNotAllowedError().ToReply();
+    std::optional<UiAsset> asset = FindUiAsset(request.path);
+    if (!asset) return UnknownPathError().ToReply();
+    return UiReply(*asset);
+  }
   RequestTarget target = ParseRequestTarget(request.path);
   if (target.type == Type::kResource) return handlers_.Handle(request, target);
   if (target.type == Type::kUnknown) return UnknownPathError().ToReply();

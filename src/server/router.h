@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "metrics/registry.h"
 #include "server/http_types.h"
 #include "server/pod_logs.h"
 #include "server/resource_handlers.h"
@@ -18,8 +19,10 @@ namespace kuota::server {
 
 class Router {
  public:
-  // `handlers`, `pod_logs` and `visibility` must outlive the router.
-  Router(ResourceHandlers& handlers, PodLogs& pod_logs, const VisibilityApi& visibility);
+  // `handlers`, `pod_logs`, `visibility` and `metrics` (nullable: no
+  // /metrics) must outlive the router.
+  Router(ResourceHandlers& handlers, PodLogs& pod_logs, const VisibilityApi& visibility,
+         const metrics::Registry* metrics = nullptr);
 
   HttpReply Route(const HttpRequest& request);
 
@@ -27,6 +30,7 @@ class Router {
   ResourceHandlers& handlers_;
   PodLogs& pod_logs_;
   const VisibilityApi& visibility_;
+  const metrics::Registry* metrics_;
   std::string openapi_v2_;                         // /openapi/v2
   std::string openapi_v3_index_;                   // /openapi/v3
   std::map<std::string, std::string> openapi_v3_;  // "group/version" -> document

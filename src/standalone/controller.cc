@@ -75,7 +75,9 @@ Controller::Controller(store::ObjectStore& store, const Clock& clock, Controller
       options_(options),
       engine_(clock, options.config),
       errors_(store, clock, "kuota-controller"),
-      pod_groups_(store) {}
+      pod_groups_(store) {
+  if (options_.metrics != nullptr) metrics_.emplace(*options_.metrics);
+}
 
 Controller::~Controller() { Stop(); }
 
@@ -488,7 +490,22 @@ std::vector<jobs::PodSetPlacement> Controller::PlacementOf(const engine::Workloa
 void Controller::Schedule() {
   std::set<std::string> touched;
   for (int i = 0; i < 10000 && !stop_; ++i) {
+    const auto cycle_start = std::chrono::steady_clock::now();
     engine::CycleResult r = engine_.RunCycle();
+    if (metrics_ && r.heads > 0) {
+      metrics_->AdmissionAttempt(
+          !r.admitted.empty(),
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - cycle_start).count());
+    }
+    if (metrics_) {
+      for (const auto& p : r.preempted) {
+        const engine::WorkloadInfo* by = engine_.FindWorkload(p.preemptor);
+        const engine::ClusterQueueNode* cq = by == nullptr     ? nullptr
+                                             : by->admitted_in ? by->admitted_in
+                                                               : by->queued_in;
+        metrics_->Preempted(cq ? cq->name() : std::string(), p.reason);
+      }
+    }
     for (const auto& a : r.admitted) touched.insert(a.workload);
     for (const auto& p : r.preempted) touched.insert(p.workload);
     for (const auto& p : r.pending) touched.insert(p.workload);
@@ -539,6 +556,26 @@ void Controller::SyncWorkloadStatus(const std::string& key) {
   if (ev_new.value("status", "") == "True" && ev_new != ev_old &&
       ev_new.value("reason", "") != "Preempted") {
     RecordEvent(involved, "Normal", "Evicted", ev_new.value("message", ""));
+  }
+  if (metrics_) {
+    const std::string& ns = wl->ns();
+    const std::string& lq = wl->object.spec.queue_name;
+    // The ClusterQueue it holds (or held) quota in.
+    auto cq_of = [&](const Json& st) {
+      return st.value("admission", Json::object()).value("clusterQueue", std::string());
+    };
+    const std::string cq = wl->admitted_in          ? wl->admitted_in->name()
+                           : !cq_of(status).empty() ? cq_of(status)
+                                                    : cq_of(last);
+    const double wait = static_cast<double>((clock_.Now() - wl->queue_order_time).ms) / 1000.0;
+    auto turned_true = [&](const char* type) {
+      return cond(status, type).value("status", "") == "True" &&
+             cond(last, type).value("status", "") != "True";
+    };
+    if (turned_true(api::kQuotaReserved)) metrics_->QuotaReserved(cq, ns, lq, wait);
+    if (turned_true(api::kAdmitted)) metrics_->Admitted(cq, ns, lq, wait);
+    if (turned_true(api::kEvicted)) metrics_->Evicted(cq, ns, lq, ev_new.value("reason", ""));
+    if (turned_true(api::kFinished)) metrics_->Finished(cq, ns, lq);
   }
   Json patch = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
                 {"kind", "Workload"},
@@ -740,6 +777,11 @@ void Controller::WriteQueueStatus(bool force) {
   auto now = std::chrono::steady_clock::now();
   if (!force && now - last_status_write_ < options_.status_interval) return;
   last_status_write_ = now;
+  // The gauges cost a pass over every workload: at most once a second.
+  if (metrics_ && (force || now - last_metrics_publish_ >= std::chrono::seconds(1))) {
+    last_metrics_publish_ = now;
+    metrics_->Publish(engine_.state());
+  }
   const engine::EngineState& s = engine_.state();
   auto write = [&](const std::string& resource, const std::string& ns, const std::string& name,
                    const std::string& kind, Json status) {

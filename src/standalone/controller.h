@@ -26,8 +26,10 @@
 #include "api/configuration.h"
 #include "base/clock.h"
 #include "engine/engine.h"
+#include "metrics/registry.h"
 #include "server/pending_workloads_source.h"
 #include "standalone/job_management.h"
+#include "standalone/kueue_metrics.h"
 #include "standalone/object_errors.h"
 #include "standalone/pod_group_controller.h"
 #include "standalone/pod_resources.h"
@@ -51,6 +53,9 @@ struct ControllerOptions {
   // kueue.x-k8s.io/resource-in-use on a cluster) and taken off once a deleted
   // Workload's quota is released, so a deletion is never missed.
   std::string workload_finalizer;
+  // Where Kueue's Prometheus metrics go (kueue_metrics.h); null: none. Must
+  // outlive the controller.
+  metrics::Registry* metrics = nullptr;
 };
 
 class Controller : public server::PendingWorkloadsSource {
@@ -126,6 +131,8 @@ class Controller : public server::PendingWorkloadsSource {
   const Clock& clock_;
   ControllerOptions options_;
   engine::Engine engine_;  // used only on the controller thread (and in Start before it)
+  std::optional<KueueMetrics> metrics_;  // with options_.metrics; controller thread
+  std::chrono::steady_clock::time_point last_metrics_publish_{};
   std::unique_ptr<store::Watcher> watcher_;
   std::thread thread_;
   std::atomic<bool> stop_{false};

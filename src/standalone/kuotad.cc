@@ -22,12 +22,15 @@
 #include "base/private_file.h"
 #include "jobs/registry.h"
 #include "jobs/volcano_job.h"
+#include "metrics/registry.h"
+#include "runtime/gpu_telemetry.h"
 #include "runtime/machine_capacity.h"
 #include "server/api_server.h"
 #include "server/kubeconfig.h"
 #include "standalone/admission_hook.h"
 #include "standalone/config_file.h"
 #include "standalone/controller.h"
+#include "standalone/gpu_metrics.h"
 #include "standalone/job_reconciler.h"
 #include "standalone/pod_runner.h"
 #include "standalone/volcano_queue_reconciler.h"
@@ -112,11 +115,13 @@ Status RunKuotad(const KuotadOptions& options) {
   KUOTA_ASSIGN_OR_RETURN(std::unique_ptr<store::ObjectStore> store, store::ObjectStore::Open(so));
 
   runtime::MachineDiscoveryOptions mdo;
-  mdo.declared_gpus = options.gpus;
+  mdo.declared_gpus = options.fake_gpus > 0 ? options.fake_gpus : options.gpus;
   runtime::MachineCapacity machine = runtime::DiscoverMachine(mdo);
   KUOTA_RETURN_IF_ERROR(DeclareCapacity(options, machine));
 
+  metrics::Registry metrics;  // /metrics
   ControllerOptions copts;
+  copts.metrics = &metrics;
   copts.config = config;
   copts.jobs = *management;
   if (options.run_pods) copts.machine = MachineAmounts(machine);
@@ -147,6 +152,7 @@ Status RunKuotad(const KuotadOptions& options) {
   sopts.health_port = options.health_port;
   sopts.pod_log_dir = data_dir + "/pods";
   sopts.pending_workloads = options.serve_only ? nullptr : &controller;
+  sopts.metrics = &metrics;
   // The socket `kuota login` finds: a root kuotad on its default data dir
   // (under /root, which others cannot enter) uses /run/kuota; else the data dir.
   std::string socket_path = options.socket_path;
@@ -222,6 +228,33 @@ Status RunKuotad(const KuotadOptions& options) {
     api.Stop();
     return st;
   }
+  // GPU readings on /metrics: NVML's GPUs, or the fake ones (--fake-gpus).
+  std::unique_ptr<runtime::GpuTelemetry> telemetry;
+  if (options.fake_gpus > 0) {
+    telemetry = std::make_unique<runtime::FakeGpuTelemetry>(options.fake_gpus);
+  } else if (options.gpus < 0 && !machine.gpus.empty()) {
+    Result<std::unique_ptr<runtime::NvmlTelemetry>> nvml =
+        runtime::NvmlTelemetry::Load(runtime::kNvmlLibrary);
+    if (nvml.ok()) {
+      telemetry = std::move(*nvml);
+    } else {
+      std::fprintf(stderr, "kuotad: no GPU readings on /metrics: %s\n",
+                   nvml.status().message().c_str());
+    }
+  }
+  GpuMetrics gpu_metrics(*store, telemetry.get(), runner ? &runner->gpus() : nullptr,
+                         static_cast<int>(machine.gpus.size()), machine.hostname);
+  metrics.AddCollector([&gpu_metrics] { return gpu_metrics.Collect(); });
+  metrics.AddCollector([] {
+    metrics::MetricFamily info;
+    info.name = "kuota_build_info";
+    info.help = "Kuota's version: 1 for the running one.";
+    metrics::Sample sample;
+    sample.labels = {{"version", "0.1.0"}};
+    sample.value = 1;
+    info.samples.push_back(sample);
+    return std::vector<metrics::MetricFamily>{info};
+  });
   if (runner) {
     std::string gpus = std::to_string(machine.gpus.size()) + " GPU(s)";
     std::fprintf(stderr, "kuotad: running pods on %s: %.3g CPUs, %lld MiB memory, %s\n",

@@ -33,6 +33,9 @@ struct KuotadOptions {
   bool run_pods = true;
   // >= 0: this many GPUs instead of asking NVML (machines without NVML, tests).
   int gpus = -1;
+  // > 0: this many fake GPUs, with changing readings on /metrics (DCGM_*
+  // series) — the GPU telemetry path without a GPU, for tests and demos.
+  int fake_gpus = 0;
   // Non-empty: this much CPU / memory (Kubernetes quantities) for placing
   // pods instead of what the machine reports (a shared or overcommitted box).
   std::string cpus;

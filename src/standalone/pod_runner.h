@@ -103,6 +103,8 @@ class PodRunner {
   const std::string& node_name() const { return options_.machine.hostname; }
   // How CPU and memory limits are (or are not) enforced, for logs.
   std::string LimitsNote() const;
+  // Which pod (uid) holds which GPU; thread-safe.
+  const runtime::GpuAllocator& gpus() const { return gpus_; }
 
  private:
   using Json = nlohmann::json;

@@ -158,7 +158,7 @@ gpus=$(grep -o 'gpu=[0-9]*' <<<"$logs" | sort -u | wc -l)
 expect_eq "each pod got its own GPU" 2 "$gpus"
 
 # --- kill -9 kuotad: running pods are adopted, not run twice ---------------
-job survivor 500m low "sleep 4; true $TAG-survivor" | k create -f - >/dev/null
+job survivor 500m low "sleep 10; true $TAG-survivor" | k create -f - >/dev/null
 wait_for 10 1 count survivor || bad "survivor did not start"
 before=$(pgrep -f -- "$TAG-survivor" | sort | tr '\n' ' ')
 kill -9 "$PID"; wait "$PID" 2>/dev/null

@@ -10,7 +10,8 @@
 //     scrapes do not hold up admissions (cycle time p50/p99 both ways).
 //
 //   ninja -C build kuota_metrics_bench && build/bench/kuota_metrics_bench
-//       [--cqs 1000] [--cohorts 10] [--workloads 100000] [--scrapes 20]
+//       [--cqs 1000] [--cohorts 10] [--workloads 100000] [--scrapes 20] [--rounds 10]
+//       [--no-preemption]
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -146,6 +147,8 @@ int main(int argc, char** argv) {
   app.add_option("--cohorts", c.cohorts, "Cohorts")->check(CLI::Range(1, 100000));
   app.add_option("--workloads", c.workloads, "Workloads")->check(CLI::Range(0, 10000000));
   app.add_option("--scrapes", scrapes, "Publish + scrape repetitions")->check(CLI::Range(1, 10000));
+  app.add_flag("!--no-preemption", c.preemption,
+               "ClusterQueues without preemption policies (quiescence in ~100 cycles)");
   app.add_option("--rounds", rounds, "Admission rounds (500 finished each) per measurement")
       ->check(CLI::Range(1, 1000));
   CLI11_PARSE(app, argc, argv);

@@ -230,6 +230,7 @@ struct LogCursor {
   UniqueFd fd;
   dev_t dev = 0;
   ino_t ino = 0;
+  static constexpr int64_t kAwaitingContent = -1;  // `offset` of an emptied file
   int64_t offset = 0;
   int64_t last_size = -1;
   std::string seen;         // the file's last <= kSeenBytes bytes before `offset`
@@ -253,6 +254,13 @@ struct LogCursor {
   // Nothing is lost; little is repeated (only with repetitive logs).
   void Reposition() {
     int64_t size = FileSize(fd.get());
+    if (size == 0 && !seen.empty()) {
+      // Emptied, most likely by a writer about to write again: wait for
+      // content before judging what is new, keeping what was seen.
+      offset = kAwaitingContent;
+      last_size = 0;
+      return;
+    }
     int64_t found = -1;
     if (!seen.empty() && size >= static_cast<int64_t>(seen.size())) {
       const size_t overlap = seen.size() - 1;
@@ -310,7 +318,7 @@ struct LogCursor {
     }
     int64_t size = FileSize(fd.get());
     if (size < 0 || size == last_size) return;
-    if (size < offset) {
+    if (offset == kAwaitingContent || size < offset) {
       Reposition();
       return;
     }
@@ -328,11 +336,22 @@ struct LogCursor {
   // (the client is gone, or limitBytes is reached).
   bool Pump(const ChunkWriter& write) {
     while (true) {
+      if (offset == kAwaitingContent) return true;
+      if (end >= 0 && offset >= end) return false;
       size_t want = kChunkBytes;
       if (limit_left >= 0) want = static_cast<size_t>(std::min<int64_t>(want, limit_left));
       if (end >= 0) want = static_cast<size_t>(std::min<int64_t>(want, end - offset));
       if (want == 0) return limit_left != 0 && end < 0;
-      std::string chunk = ReadAt(fd.get(), offset, want);
+      // Re-reads what was seen last with the new bytes, in one read: a file
+      // rewritten since Resync looked must not be read at the old offset.
+      const size_t back =
+          static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(seen.size()), offset));
+      std::string bytes = ReadAt(fd.get(), offset - static_cast<int64_t>(back), back + want);
+      if (bytes.size() < back || bytes.compare(0, back, seen, seen.size() - back, back) != 0) {
+        Reposition();
+        continue;
+      }
+      std::string chunk = bytes.substr(back);
       if (chunk.empty()) return true;
       if (!write(chunk)) return false;
       offset += static_cast<int64_t>(chunk.size());

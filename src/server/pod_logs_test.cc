@@ -297,6 +297,20 @@ TEST_F(PodLogsTest, FollowSurvivesTruncationKeepingTheTail) {
   EXPECT_EQ(follow.body(), want + "fresh 1\n");
 }
 
+TEST_F(PodLogsTest, FollowNoticesARewriteThatKeepsTheSize) {
+  // The size alone cannot tell: the follow re-reads what it saw last with
+  // each new read, so a file rewritten in place to the same length is new.
+  std::string file = CreatePod("p");
+  Overwrite(file, "old one\nold two\n");
+  StreamReader follow(port(), LogPath("p") + "?follow=true");
+  ASSERT_TRUE(follow.WaitFor("old two\n"));
+  Overwrite(file, "new one\nnew two\n");
+  ASSERT_TRUE(follow.WaitFor("new two\n")) << follow.body();
+  SetPhase("p", "Succeeded");
+  ASSERT_TRUE(follow.WaitDone(3000ms));
+  EXPECT_EQ(follow.body(), "old one\nold two\nnew one\nnew two\n");
+}
+
 TEST_F(PodLogsTest, ServerStopEndsFollows) {
   std::string file = CreatePod("p");
   Overwrite(file, "x\n");

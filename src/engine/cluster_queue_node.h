@@ -26,7 +26,6 @@ struct FlavorInGroup {
 struct ResourceGroupInfo {
   std::vector<std::string> covered;
   std::vector<FlavorInGroup> flavors;
-  std::set<std::string> label_keys;  // union of the group's flavors' nodeLabels keys
 };
 
 class ClusterQueueNode final : public QuotaNode {

@@ -72,7 +72,7 @@ bool MatchesNodeAffinity(const api::PodSpec& spec, const std::set<std::string>& 
   if (!spec.node_affinity.required_terms || spec.node_affinity.required_terms->empty()) {
     return true;
   }
-  // Filter each term to the keys flavors define; a term emptied that way
+  // Filter each term to `keys`; a term emptied that way
   // matches everything, and terms are ORed.
   bool any_match = false;
   for (const auto& term : *spec.node_affinity.required_terms) {
@@ -89,8 +89,8 @@ bool MatchesNodeAffinity(const api::PodSpec& spec, const std::set<std::string>& 
   return any_match;
 }
 
-bool FlavorAssigner::FlavorSuits(const api::ResourceFlavor& flavor, const ResourceGroupInfo& group,
-                                 const api::PodSpec& spec, std::string* reason) const {
+bool FlavorAssigner::FlavorSuits(const api::ResourceFlavor& flavor, const api::PodSpec& spec,
+                                 std::string* reason) const {
   for (const auto& taint : flavor.node_taints) {
     if (taint.effect != "NoSchedule" && taint.effect != "NoExecute") continue;
     bool tolerated = false;
@@ -101,7 +101,12 @@ bool FlavorAssigner::FlavorSuits(const api::ResourceFlavor& flavor, const Resour
       return false;
     }
   }
-  if (!MatchesNodeAffinity(spec, group.label_keys, flavor.node_labels)) {
+  // Only the flavor's own label keys count: a constraint on a key the flavor
+  // does not declare says nothing about it (so a label-less flavor matches
+  // any pod), as in Kueue since v0.17.x / v0.18.x (kueue#12449).
+  std::set<std::string> keys;
+  for (const auto& [k, v] : flavor.node_labels) keys.insert(k);
+  if (!MatchesNodeAffinity(spec, keys, flavor.node_labels)) {
     *reason = "flavor " + flavor.metadata.name + " doesn't match node affinity";
     return false;
   }
@@ -118,9 +123,10 @@ FitMode FlavorAssigner::FitsQuota(const ClusterQueueNode& cq, const WorkloadInfo
   if (value > max_capacity) {
     if (assumed > 0) {
       *reason = "insufficient quota for " + name.resource + " in flavor " + name.flavor +
-                ", previously considered podsets requests (" + FormatAmount(name.resource, assumed) +
-                ") + current podset request (" + FormatAmount(name.resource, request) +
-                ") > maximum capacity (" + FormatAmount(name.resource, max_capacity) + ")";
+                ", previously considered podsets requests (" +
+                FormatAmount(name.resource, assumed) + ") + current podset request (" +
+                FormatAmount(name.resource, request) + ") > maximum capacity (" +
+                FormatAmount(name.resource, max_capacity) + ")";
     } else {
       *reason = "insufficient quota for " + name.resource + " in flavor " + name.flavor +
                 ", request > maximum capacity (" + FormatAmount(name.resource, value) + " > " +
@@ -195,7 +201,7 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode
           continue;
         }
         std::string why;
-        if (!FlavorSuits(fit->second, group, *ps.spec, &why)) {
+        if (!FlavorSuits(fit->second, *ps.spec, &why)) {
           reasons.push_back(why);
           continue;
         }

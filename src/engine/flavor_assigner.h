@@ -8,6 +8,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,8 +43,10 @@ class FlavorAssigner {
 
  private:
   struct Choice;
-  bool FlavorSuits(const api::ResourceFlavor& flavor, const ResourceGroupInfo& group,
-                   const api::PodSpec& spec, std::string* reason) const;
+  // The flavor's taints are tolerated (by the pod or the flavor) and its own
+  // node labels satisfy the pod's nodeSelector and required node affinity.
+  bool FlavorSuits(const api::ResourceFlavor& flavor, const api::PodSpec& spec,
+                   std::string* reason) const;
   FitMode FitsQuota(const ClusterQueueNode& cq, const WorkloadInfo& wl, FrId fr, int64_t assumed,
                     int64_t request, int* borrow, std::string* reason) const;
 
@@ -54,7 +57,7 @@ class FlavorAssigner {
 };
 
 // True when the pod's nodeSelector and required node affinity, restricted to
-// `keys`, match `labels`.
+// `keys` (the flavor's own label keys during flavor assignment), match `labels`.
 bool MatchesNodeAffinity(const api::PodSpec& spec, const std::set<std::string>& keys,
                          const api::Labels& labels);
 

@@ -1,6 +1,6 @@
 // Flavor assignment as Kueue's scheduler/flavorassigner does it: taints and
-// tolerations, nodeSelector / required node affinity restricted to the keys
-// the group's flavors define, quota fit per flavor, flavorFungibility
+// tolerations, nodeSelector / required node affinity restricted to each
+// flavor's own label keys, quota fit per flavor, flavorFungibility
 // (whenCanBorrow, whenCanPreempt, preference), the "pods" resource, pod sets
 // sharing flavors, uncovered and zero requests, and the reasons users read.
 #include "engine/flavor_assigner.h"
@@ -223,9 +223,9 @@ INSTANTIATE_TEST_SUITE_P(
         AffinityCase{"AffinityDoesNotExist", {}, {{"arch", "DoesNotExist", {}}}, ""}),
     [](const ::testing::TestParamInfo<AffinityCase>& info) { return info.param.name; });
 
-TEST(FlavorAssignerTest, LabelKeysAreThoseOfTheResourceGroup) {
-  // The gpu group's flavor defines "accel"; the cpu group's do not, so a
-  // nodeSelector on "accel" constrains only the gpu group.
+TEST(FlavorAssignerTest, LabelKeysAreThoseOfEachFlavor) {
+  // The gpu group's flavors define "accel"; the cpu group's flavor does not,
+  // so a nodeSelector on "accel" constrains only the gpu group.
   EngineHarness h;
   ASSERT_TRUE(
       h.Apply(MakeResourceFlavor("default"), MakeResourceFlavor("a100").NodeLabel("accel", "a100"),
@@ -242,6 +242,86 @@ TEST(FlavorAssignerTest, LabelKeysAreThoseOfTheResourceGroup) {
   h.Cycle();
   EXPECT_EQ(h.FlavorOf(kWl, "main", "cpu"), "default");
   EXPECT_EQ(h.FlavorOf(kWl, "main", "gpu"), "t4");
+}
+
+// Flavors of one group with different label keys: arm {arch: arm64},
+// zone-a {zone: a}, plain {} in that order. Each is judged on its own keys.
+struct OwnKeysCase {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> node_selector;
+  std::vector<AffinityCase::Expr> terms;
+  std::string want_flavor;
+};
+
+class OwnKeysTest : public ::testing::TestWithParam<OwnKeysCase> {};
+
+TEST_P(OwnKeysTest, ChoosesFlavor) {
+  const OwnKeysCase& c = GetParam();
+  EngineHarness h;
+  MakeWorkload wl("wl", "ns");
+  wl.Queue("lq").PodSet("main", 1, {{"cpu", "1"}});
+  for (const auto& [k, v] : c.node_selector) wl.NodeSelector(k, v);
+  for (const auto& e : c.terms) wl.NodeAffinityTerm(e.key, e.op, e.values);
+  ASSERT_TRUE(h.Apply(MakeResourceFlavor("arm").NodeLabel("arch", "arm64"),
+                      MakeResourceFlavor("zone-a").NodeLabel("zone", "a"),
+                      MakeResourceFlavor("plain"),
+                      MakeClusterQueue("cq").ResourceGroup(
+                          {"cpu"}, {MakeFlavorQuotas("arm").Resource("cpu", "4"),
+                                    MakeFlavorQuotas("zone-a").Resource("cpu", "4"),
+                                    MakeFlavorQuotas("plain").Resource("cpu", "4")}),
+                      MakeLocalQueue("lq", "ns").ClusterQueue("cq"), wl));
+  h.Cycle();
+  EXPECT_EQ(h.FlavorOf(kWl, "main", "cpu"), c.want_flavor);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, OwnKeysTest,
+    ::testing::Values(
+        // arm does not declare zone: a zone selector does not disqualify it.
+        OwnKeysCase{"KeyOfAnotherFlavorIsIgnored", {{"zone", "b"}}, {}, "arm"},
+        OwnKeysCase{"OwnKeyMismatchSkips", {{"arch", "amd64"}, {"zone", "a"}}, {}, "zone-a"},
+        // Neither labelled flavor matches; the label-less one matches anything.
+        OwnKeysCase{"LabelLessFlavorMatches", {{"arch", "amd64"}, {"zone", "b"}}, {}, "plain"},
+        OwnKeysCase{"AffinityOnAnotherFlavorsKey", {}, {{"zone", "In", {"b"}}}, "arm"},
+        OwnKeysCase{"AffinityAndSelectorOnlyLabelLessMatches",
+                    {{"zone", "b"}},
+                    {{"arch", "In", {"amd64"}}},
+                    "plain"}),
+    [](const ::testing::TestParamInfo<OwnKeysCase>& info) { return info.param.name; });
+
+TEST(FlavorAssignerTest, LabelledFlavorFirstIsKeptOverLabelLess) {
+  // Order decides: the labelled flavor listed first matches and is chosen.
+  EngineHarness h;
+  ASSERT_TRUE(h.Apply(MakeResourceFlavor("arm").NodeLabel("arch", "arm64"),
+                      MakeResourceFlavor("plain"),
+                      MakeClusterQueue("cq").ResourceGroup(
+                          {"cpu"}, {MakeFlavorQuotas("arm").Resource("cpu", "4"),
+                                    MakeFlavorQuotas("plain").Resource("cpu", "4")}),
+                      MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
+                      MakeWorkload("wl", "ns")
+                          .Queue("lq")
+                          .PodSet("main", 1, {{"cpu", "1"}})
+                          .NodeSelector("arch", "arm64")));
+  h.Cycle();
+  EXPECT_EQ(h.FlavorOf(kWl, "main", "cpu"), "arm");
+}
+
+TEST(FlavorAssignerTest, ToleratedTaintOnLabelledFlavorIsNoObstacle) {
+  EngineHarness h;
+  ASSERT_TRUE(h.Apply(
+      MakeResourceFlavor("spot").NodeLabel("tier", "spot").Taint("spot", "true", "NoSchedule"),
+      MakeResourceFlavor("on-demand").NodeLabel("tier", "on-demand"),
+      MakeClusterQueue("cq").ResourceGroup({"cpu"},
+                                           {MakeFlavorQuotas("spot").Resource("cpu", "4"),
+                                            MakeFlavorQuotas("on-demand").Resource("cpu", "4")}),
+      MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
+      MakeWorkload("wl", "ns")
+          .Queue("lq")
+          .PodSet("main", 1, {{"cpu", "1"}})
+          .NodeSelector("zone", "b")
+          .Toleration("spot", "Equal", "true", "NoSchedule")));
+  h.Cycle();
+  EXPECT_EQ(h.FlavorOf(kWl, "main", "cpu"), "spot");
 }
 
 // ---------------------------------------------------------------------------

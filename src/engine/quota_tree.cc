@@ -65,8 +65,8 @@ void QuotaTree::SetQuotas(QuotaNode& node, const std::vector<api::ResourceGroup>
   }
 }
 
-void QuotaTree::ResolveGroups(ClusterQueueNode& node, const std::vector<api::ResourceGroup>& groups,
-                              const std::map<std::string, api::ResourceFlavor>& flavors) {
+void QuotaTree::ResolveGroups(ClusterQueueNode& node,
+                              const std::vector<api::ResourceGroup>& groups) {
   node.groups_.clear();
   node.group_of_.clear();
   for (const auto& g : groups) {
@@ -76,10 +76,6 @@ void QuotaTree::ResolveGroups(ClusterQueueNode& node, const std::vector<api::Res
       FlavorInGroup fig;
       fig.name = f.name;
       for (const auto& res : g.covered_resources) fig.frs.push_back(frs_.Intern(f.name, res));
-      auto it = flavors.find(f.name);
-      if (it != flavors.end()) {
-        for (const auto& [k, v] : it->second.node_labels) info.label_keys.insert(k);
-      }
       info.flavors.push_back(std::move(fig));
     }
     int idx = static_cast<int>(node.groups_.size());
@@ -139,7 +135,7 @@ std::vector<std::string> QuotaTree::Rebuild(
     node.spec_ = spec.spec;
     node.parent_ = nullptr;
     SetQuotas(node, spec.spec.resource_groups);
-    ResolveGroups(node, spec.spec.resource_groups, *in.flavors);
+    ResolveGroups(node, spec.spec.resource_groups);
     if (!spec.spec.cohort.empty()) EnsureCohort(spec.spec.cohort);
   }
   // Link cohort parents, detaching cycles.

@@ -62,8 +62,7 @@ class QuotaTree {
                                   const std::function<void(ClusterQueueNode*)>& fn);
 
  private:
-  void ResolveGroups(ClusterQueueNode& node, const std::vector<api::ResourceGroup>& groups,
-                     const std::map<std::string, api::ResourceFlavor>& flavors);
+  void ResolveGroups(ClusterQueueNode& node, const std::vector<api::ResourceGroup>& groups);
   void SetQuotas(QuotaNode& node, const std::vector<api::ResourceGroup>& groups);
   CohortNode* EnsureCohort(const std::string& name);
   void ComputeSubtree(CohortNode* c);

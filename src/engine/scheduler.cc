@@ -6,14 +6,20 @@
 
 #include "engine/cohort_node.h"
 #include "engine/fair_sharing.h"
+#include "engine/pod_set_reducer.h"
 #include "engine/queue_manager.h"
 
 namespace kuota::engine {
 
 struct Scheduler::Entry {
   enum class Status { kNotNominated, kSkipped, kAdmitted, kPendingPreemption };
-  enum class Requeue { kGeneric, kNamespaceMismatch, kFailedAfterNomination, kPendingPreemption,
-                       kNoCandidates };
+  enum class Requeue {
+    kGeneric,
+    kNamespaceMismatch,
+    kFailedAfterNomination,
+    kPendingPreemption,
+    kNoCandidates
+  };
   WorkloadInfo* wl = nullptr;
   ClusterQueueNode* cq = nullptr;
   bool inadmissible = false;  // failed before flavor assignment
@@ -48,6 +54,11 @@ void Scheduler::Nominate(Entry& e) {
     e.message = "Workload namespace doesn't match ClusterQueue selector";
     return;
   }
+  if (std::string invalid = ValidateResources(wl.object); !invalid.empty()) {
+    e.inadmissible = true;
+    e.message = std::move(invalid);
+    return;
+  }
   e.assignment = assigner_.Assign(wl, cq);
   if (e.assignment.mode == Mode::kFit) return;
   if (e.assignment.mode == Mode::kPreempt) {
@@ -55,19 +66,10 @@ void Scheduler::Nominate(Entry& e) {
     if (!e.targets.empty()) return;
   }
   // Partial admission: shrink pod sets with minCount as little as needed.
-  std::vector<int64_t> delta;
-  int64_t total = 0;
-  for (const auto& ps : wl.pod_sets) {
-    int64_t d = ps.min_count && *ps.min_count < ps.count ? ps.count - *ps.min_count : 0;
-    delta.push_back(d);
-    total += d;
-  }
-  if (total > 0) {
-    auto attempt = [&](int64_t k, Assignment* a, std::vector<PreemptionTarget>* t) {
-      std::vector<int32_t> counts;
-      for (size_t i = 0; i < wl.pod_sets.size(); ++i) {
-        counts.push_back(static_cast<int32_t>(wl.pod_sets[i].count - delta[i] * k / total));
-      }
+  PodSetReducer reducer(wl.pod_sets);
+  if (reducer.CanReduce()) {
+    auto attempt = [&](const std::vector<int32_t>& counts, Assignment* a,
+                       std::vector<PreemptionTarget>* t) {
       *a = assigner_.Assign(wl, cq, counts);
       t->clear();
       if (a->mode == Mode::kFit) return true;
@@ -77,20 +79,11 @@ void Scheduler::Nominate(Entry& e) {
       }
       return false;
     };
-    int64_t lo = 1, hi = total, found = -1;
     Assignment a;
     std::vector<PreemptionTarget> t;
-    while (lo <= hi) {
-      int64_t mid = lo + (hi - lo) / 2;
-      if (attempt(mid, &a, &t)) {
-        found = mid;
-        hi = mid - 1;
-      } else {
-        lo = mid + 1;
-      }
-    }
-    if (found > 0) {
-      attempt(found, &e.assignment, &e.targets);
+    auto counts = reducer.Reduce([&](const std::vector<int32_t>& c) { return attempt(c, &a, &t); });
+    if (counts) {
+      attempt(*counts, &e.assignment, &e.targets);
       return;
     }
   }
@@ -117,8 +110,9 @@ void Scheduler::Process(Entry& e, CycleResult& out) {
   if (mode == Mode::kNoFit) return;
   if (mode == Mode::kPreempt && e.targets.empty()) {
     e.requeue = Entry::Requeue::kNoCandidates;
-    e.message += "; no workload can be preempted to make room under this ClusterQueue's "
-                 "preemption policy";
+    e.message +=
+        "; no workload can be preempted to make room under this ClusterQueue's "
+        "preemption policy";
     if (cq.spec().preemption.reclaim_within_cohort != api::ReclaimWithinCohortPolicy::kAny) {
       taken_by_.emplace_back(e.wl->key, QuotaTree::Root(&cq));
       // Hold back the capacity this workload could reclaim, so that others
@@ -128,9 +122,9 @@ void Scheduler::Process(Entry& e, CycleResult& out) {
         const FrQuota& q = cq.quota(fr);
         int64_t r;
         if (e.assignment.borrowing > 0) {
-          r = q.borrowing_limit ? std::min(v, SatSub(SatAdd(q.nominal, *q.borrowing_limit),
-                                                     cq.usage(fr)))
-                                : v;
+          r = q.borrowing_limit
+                  ? std::min(v, SatSub(SatAdd(q.nominal, *q.borrowing_limit), cq.usage(fr)))
+                  : v;
         } else {
           r = std::min(v, q.nominal - cq.usage(fr));
         }

@@ -285,9 +285,9 @@ TEST(PartialAdmissionTest, NotBelowMinCount) {
             "default, request > maximum capacity (20 > 10)");
 }
 
-TEST(PartialAdmissionTest, ShrinksPodSetsProportionally) {
-  // deltas 2 and 4 over a total of 6: the smallest reduction that fits 9 cpu
-  // takes 1 and 2 pods.
+TEST(PartialAdmissionTest, ShrinksTheLastPodSetFirst) {
+  // Kueue's order-based reduction: 12 pods in 9 cpu give up 3, all from the
+  // last pod set (8 -> 5, above its minCount 4); the first stays whole.
   EngineHarness h;
   Base(h, {CpuQueue("cq", "9")});
   ASSERT_TRUE(h.Apply(MakeWorkload("wl", "ns")
@@ -298,8 +298,8 @@ TEST(PartialAdmissionTest, ShrinksPodSetsProportionally) {
                           .MinCount(4)));
   h.Cycle();
   ASSERT_TRUE(h.HoldsQuota("ns/wl"));
-  EXPECT_EQ(h.CountOf("ns/wl", "a"), 3);
-  EXPECT_EQ(h.CountOf("ns/wl", "b"), 6);
+  EXPECT_EQ(h.CountOf("ns/wl", "a"), 4);
+  EXPECT_EQ(h.CountOf("ns/wl", "b"), 5);
 }
 
 TEST(PartialAdmissionTest, FullCountWhenItFits) {

@@ -19,4 +19,42 @@ std::vector<PodSetInfo> BuildPodSets(const api::Workload& wl) {
   return out;
 }
 
+namespace {
+
+// One field error per container whose requests exceed its limits, in the
+// form apimachinery's field.Invalid prints a []corev1.ResourceName value.
+void CheckContainers(const std::vector<api::Container>& containers, const std::string& path,
+                     std::vector<std::string>& errs) {
+  for (size_t i = 0; i < containers.size(); ++i) {
+    const api::ResourceRequirements& r = containers[i].resources;
+    std::string names;
+    for (const auto& [name, request] : r.requests) {  // sorted by name
+      auto lim = r.limits.find(name);
+      if (lim == r.limits.end() || request <= lim->second) continue;
+      names += (names.empty() ? "" : ", ") + ("\"" + name + "\"");
+    }
+    if (names.empty()) continue;
+    errs.push_back(path + "[" + std::to_string(i) + "]: Invalid value: []v1.ResourceName{" + names +
+                   "}: requests must not exceed its limits");
+  }
+}
+
+}  // namespace
+
+std::string ValidateResources(const api::Workload& wl) {
+  std::vector<std::string> errs;
+  for (size_t i = 0; i < wl.spec.pod_sets.size(); ++i) {
+    const api::PodSpec& spec = wl.spec.pod_sets[i].template_.spec;
+    const std::string p = "spec.podSets[" + std::to_string(i) + "].template.spec.";
+    CheckContainers(spec.init_containers, p + "initContainers", errs);
+    CheckContainers(spec.containers, p + "containers", errs);
+  }
+  if (errs.empty()) return "";
+  // An aggregate of several errors prints as "[e1, e2]", of one as "e1".
+  std::string joined;
+  for (const auto& e : errs) joined += (joined.empty() ? "" : ", ") + e;
+  if (errs.size() > 1) joined = "[" + joined + "]";
+  return "resources validation failed: " + joined;
+}
+
 }  // namespace kuota::engine

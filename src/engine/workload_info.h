@@ -48,7 +48,7 @@ enum class WorkloadState {
 enum class QueueSlot { kNone, kHeap, kInadmissible, kBackoff, kPinned };
 
 struct WorkloadInfo {
-  std::string key;  // namespace/name
+  std::string key;   // namespace/name
   uint64_t seq = 0;  // arrival order in the engine: the last FIFO tie-break
   api::Workload object;
   int32_t priority = 0;
@@ -67,12 +67,12 @@ struct WorkloadInfo {
 
   // Queueing (state kPending).
   ClusterQueueNode* queued_in = nullptr;  // borrowed
-  std::optional<Time> requeue_at;          // backoff: not offered before this
-  QueueSlot slot = QueueSlot::kNone;       // managed by PendingQueue
+  std::optional<Time> requeue_at;         // backoff: not offered before this
+  QueueSlot slot = QueueSlot::kNone;      // managed by PendingQueue
   // Issued preemptions last cycle: offered and processed first next cycle, so
   // the capacity its victims free is not taken back by them.
   bool preempting = false;
-  int64_t slot_priority = 0;               // the ordering key it was queued with
+  int64_t slot_priority = 0;  // the ordering key it was queued with
   int64_t slot_time = 0;
   int32_t requeue_count = 0;
   // Why it is not admitted, as users read it; reason is Kueue's condition reason.
@@ -89,5 +89,12 @@ struct WorkloadInfo {
 
 // Builds pod set infos (per-pod requests) from the object's spec.
 std::vector<PodSetInfo> BuildPodSets(const api::Workload& wl);
+
+// Kueue's resource validation at admission (workload.ValidateResources): every
+// init container and container must request no more than its limit. Returns
+// "" when valid, else Kueue's message, e.g. "resources validation failed:
+// spec.podSets[0].template.spec.containers[0]: Invalid value:
+// []v1.ResourceName{"cpu"}: requests must not exceed its limits".
+std::string ValidateResources(const api::Workload& wl);
 
 }  // namespace kuota::engine

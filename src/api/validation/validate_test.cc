@@ -483,13 +483,13 @@ TEST(ValidateWorkloadTest, Table) {
       {"minCount over count", [](W& w) { w.spec.pod_sets[0].min_count = 3; },
        "spec.podSets[0].minCount: Invalid value: 3: minCount should be positive and less or "
        "equal to count"},
-      {"two pod sets with minCount",
+      {"two pod sets with minCount (Kueue allows several now)",
        [](W& w) {
          w.spec.pod_sets[0].min_count = 1;
          w.spec.pod_sets.push_back(w.spec.pod_sets[0]);
          w.spec.pod_sets[1].name = "other";
        },
-       "spec.podSets: Invalid value: 2: at most one podSet can use minCount"},
+       ""},
       {"priority class source values",
        [](W& w) { w.spec.priority_class_source = api::kPodPriorityClassSource; }, ""},
       {"bad priority class source", [](W& w) { w.spec.priority_class_source = "custom"; },

@@ -208,7 +208,6 @@ void ValidateWorkload(const api::Workload& wl, FieldErrors& errs) {
     errs.TooMany("spec.podSets", spec.pod_sets.size(), kMaxPodSets);
   }
   std::set<std::string_view> names;
-  int with_min_count = 0;
   for (size_t i = 0; i < spec.pod_sets.size(); ++i) {
     const api::PodSet& ps = spec.pod_sets[i];
     std::string p = Index("spec.podSets", i);
@@ -219,7 +218,6 @@ void ValidateWorkload(const api::Workload& wl, FieldErrors& errs) {
       errs.InvalidNumber(Child(p, "count"), ps.count, "must be greater than or equal to 0");
     }
     if (ps.min_count.has_value()) {
-      ++with_min_count;
       if (*ps.min_count < 1 || *ps.min_count > ps.count) {
         errs.InvalidNumber(Child(p, "minCount"), *ps.min_count,
                            "minCount should be positive and less or equal to count");
@@ -228,9 +226,6 @@ void ValidateWorkload(const api::Workload& wl, FieldErrors& errs) {
     std::string tp = Child(p, "template");
     ValidateLabels(ps.template_.labels, Child(tp, "metadata.labels"), errs);
     ValidatePodSpec(ps.template_.spec, Child(tp, "spec"), errs);
-  }
-  if (with_min_count > 1) {
-    errs.InvalidNumber("spec.podSets", with_min_count, "at most one podSet can use minCount");
   }
   ValidateNameReference(spec.queue_name, "spec.queueName", errs);
   ValidateNameReference(spec.priority_class_name, "spec.priorityClassName", errs);

@@ -103,21 +103,22 @@ Result<Quantity> Quantity::Parse(std::string_view s) {
     return Bad(s, "unknown suffix \"" + std::string(suffix) +
                       "\" (want m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei or an exponent)");
   }
-  // Scale to milli-units.
+  // Scale to milli-units; past kMaxMilli the value saturates.
   exp10 += 3;
   const i128 limit = static_cast<i128>(kMaxMilli);
   i128 v = mantissa;
+  bool over = false;
   if (v != 0) {
-    for (int i = 0; i < binary_shift; ++i) {
+    for (int i = 0; i < binary_shift && !over; ++i) {
       v *= 2;
-      if (v > limit * 1000000000000LL) return Bad(s, "too large (the limit is 2^62 milli-units)");
+      over = v > limit * 1000000000000LL;
     }
     if (exp10 > 0) {
-      for (int i = 0; i < exp10; ++i) {
+      for (int i = 0; i < exp10 && !over; ++i) {
         v *= 10;
-        if (v > limit) return Bad(s, "too large (the limit is 2^62 milli-units)");
+        over = v > limit;
       }
-    } else {
+    } else if (!over) {
       // Dropped digits make the true value a little larger than v * 10^exp10.
       bool remainder = dropped_nonzero;
       for (int i = 0; i < -exp10 && v != 0; ++i) {
@@ -127,8 +128,9 @@ Result<Quantity> Quantity::Parse(std::string_view s) {
       if (-exp10 > 40) v = 0, remainder = true;
       if (remainder) v += 1;  // round up, as Kubernetes does
     }
-    if (v > limit) return Bad(s, "too large (the limit is 2^62 milli-units)");
+    over = over || v > limit;
   }
+  if (over) return Quantity::FromMilli(negative ? -kSaturated : kSaturated);
   int64_t m = static_cast<int64_t>(v);
   return Quantity::FromMilli(negative ? -m : m);
 }

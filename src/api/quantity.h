@@ -14,31 +14,47 @@ namespace kuota::api {
 
 class Quantity {
  public:
-  // Largest magnitude a parsed quantity may have: 2^62 milli-units (about
-  // 4.6e15 whole units, or 4 PiB of memory). Larger values are rejected.
-  static constexpr int64_t kMaxMilli = int64_t{1} << 62;
+  // Largest magnitude a parsed quantity holds exactly: INT64_MAX - 1
+  // milli-units (about 9.2e15 whole units, or 8 PiB of memory). Kubernetes
+  // accepts larger quantities; Parse saturates them to +-INT64_MAX ("Inf"),
+  // which quota math treats as unlimited and request sums as overflowed.
+  static constexpr int64_t kMaxMilli = INT64_MAX - 1;
+  static constexpr int64_t kSaturated = INT64_MAX;
 
   constexpr Quantity() = default;
   static constexpr Quantity FromMilli(int64_t m) { return Quantity(m); }
   static constexpr Quantity FromUnits(int64_t u) { return Quantity(Mul(u, 1000)); }
 
   // Parses the Kubernetes quantity grammar. Sub-milli precision is rounded up,
-  // as Kubernetes does when it reads a quantity in milli-units.
+  // as Kubernetes does when it reads a quantity in milli-units; magnitudes over
+  // kMaxMilli saturate to +-kSaturated. Refuses malformed text only.
   static Result<Quantity> Parse(std::string_view text);
 
   constexpr int64_t milli() const { return milli_; }
   // Whole units, rounded up (Kubernetes' Value()).
   int64_t units_ceil() const;
   bool is_zero() const { return milli_ == 0; }
+  // True for a value that saturated (parsed past kMaxMilli, or summed there).
+  bool saturated() const { return milli_ == kSaturated || milli_ <= -kSaturated; }
 
   // Canonical text: "500m", "2", "10Gi" (binary suffixes when `binary` and the
   // value is a whole multiple of 1024), "1500m".
   std::string ToString(bool binary = false) const;
 
-  friend constexpr Quantity operator+(Quantity a, Quantity b) { return Quantity(Add(a.milli_, b.milli_)); }
-  friend constexpr Quantity operator-(Quantity a, Quantity b) { return Quantity(Sub(a.milli_, b.milli_)); }
-  Quantity& operator+=(Quantity o) { milli_ = Add(milli_, o.milli_); return *this; }
-  Quantity& operator-=(Quantity o) { milli_ = Sub(milli_, o.milli_); return *this; }
+  friend constexpr Quantity operator+(Quantity a, Quantity b) {
+    return Quantity(Add(a.milli_, b.milli_));
+  }
+  friend constexpr Quantity operator-(Quantity a, Quantity b) {
+    return Quantity(Sub(a.milli_, b.milli_));
+  }
+  Quantity& operator+=(Quantity o) {
+    milli_ = Add(milli_, o.milli_);
+    return *this;
+  }
+  Quantity& operator-=(Quantity o) {
+    milli_ = Sub(milli_, o.milli_);
+    return *this;
+  }
   // Multiplies by a pod count, saturating.
   friend constexpr Quantity operator*(Quantity a, int64_t n) { return Quantity(Mul(a.milli_, n)); }
   auto operator<=>(const Quantity&) const = default;

@@ -56,14 +56,20 @@ TEST(QuantityParseTest, Table) {
       {"1.5e+2", 150'000, true},
       {"1e-1000", 1, true},
       {"0e1000", 0, true},
-      // At and over the 2^62 milli-unit limit.
-      {"4611686018427387904m", int64_t{1} << 62, true},
-      {"4611686018427387905m", 0, false},
-      {"1E", 0, false},  // 10^18 units = 10^21 milli-units
-      {"1Ei", 0, false},
-      {"5e15", 0, false},
-      {"4e15", 4'000'000'000'000'000'000, true},
-      {"99999999999999999999999999999999999999999999", 0, false},
+      // Up to INT64_MAX - 1 milli-units exactly; beyond, Kubernetes still
+      // accepts the quantity and it saturates to INT64_MAX ("Inf").
+      {"4611686018427387905m", (int64_t{1} << 62) + 1, true},
+      {"9223372036854775806m", INT64_MAX - 1, true},
+      {"9223372036854775807m", INT64_MAX, true},
+      {"9223372036854775808m", INT64_MAX, true},
+      {"1E", INT64_MAX, true},  // 10^18 units = 10^21 milli-units
+      {"1Ei", INT64_MAX, true},
+      {"8Ei", INT64_MAX, true},
+      {"-8Ei", -INT64_MAX, true},
+      {"5e15", 5'000'000'000'000'000'000, true},
+      {"1e30", INT64_MAX, true},
+      {"1e1000", INT64_MAX, true},
+      {"99999999999999999999999999999999999999999999", INT64_MAX, true},
       // More digits than are kept: a dropped non-zero digit still rounds up.
       {"1." + std::string(35, '0') + "1", 1001, true},
       {"1." + std::string(35, '0'), 1000, true},
@@ -99,6 +105,14 @@ TEST(QuantityParseTest, Table) {
       EXPECT_EQ(q.status().message().rfind("invalid quantity \"", 0), 0u) << q.status().message();
     }
   }
+}
+
+TEST(QuantityParseTest, SaturatedValues) {
+  EXPECT_TRUE(Quantity::Parse("1E")->saturated());
+  EXPECT_TRUE(Quantity::Parse("-1E")->saturated());
+  EXPECT_FALSE(Quantity::Parse("9223372036854775806m")->saturated());
+  EXPECT_EQ(Quantity::Parse("8Ei")->ToString(true), "Inf");
+  EXPECT_TRUE((Quantity::FromMilli(Quantity::kMaxMilli) + Quantity::FromMilli(1)).saturated());
 }
 
 TEST(QuantityParseTest, LongInputIsRefusedAndTruncatedInMessage) {

@@ -59,6 +59,11 @@ void Scheduler::Nominate(Entry& e) {
     e.message = std::move(invalid);
     return;
   }
+  if (std::string overflow = RequestsOverflow(wl.pod_sets); !overflow.empty()) {
+    e.inadmissible = true;
+    e.message = std::move(overflow);
+    return;
+  }
   e.assignment = assigner_.Assign(wl, cq);
   if (e.assignment.mode == Mode::kFit) return;
   if (e.assignment.mode == Mode::kPreempt) {

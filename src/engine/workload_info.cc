@@ -41,6 +41,27 @@ void CheckContainers(const std::vector<api::Container>& containers, const std::s
 
 }  // namespace
 
+std::string RequestsOverflow(const std::vector<PodSetInfo>& pod_sets) {
+  constexpr int64_t kSat = api::Quantity::kSaturated;
+  const std::string tail = " overflows the largest amount Kuota counts (" +
+                           std::to_string(api::Quantity::kMaxMilli) + "m)";
+  std::map<std::string, int64_t> total;
+  for (const auto& ps : pod_sets) {
+    for (const auto& [res, v] : ps.per_pod) {
+      if (v >= kSat) return "the request for " + res + " of a pod in pod set " + ps.name + tail;
+      const int64_t all = api::Quantity::Mul(v, ps.count);
+      if (all >= kSat) {
+        return "the request for " + res + " of pod set " + ps.name + " (" +
+               std::to_string(ps.count) + " pods)" + tail;
+      }
+      int64_t& t = total[res];
+      t = api::Quantity::Add(t, all);
+      if (t >= kSat) return "the total request for " + res + " over the pod sets" + tail;
+    }
+  }
+  return "";
+}
+
 std::string ValidateResources(const api::Workload& wl) {
   std::vector<std::string> errs;
   for (size_t i = 0; i < wl.spec.pod_sets.size(); ++i) {

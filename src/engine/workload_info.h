@@ -97,4 +97,9 @@ std::vector<PodSetInfo> BuildPodSets(const api::Workload& wl);
 // []v1.ResourceName{"cpu"}: requests must not exceed its limits".
 std::string ValidateResources(const api::Workload& wl);
 
+// "" when every request of the workload (per pod, per pod set at its count,
+// and summed over pod sets) is below the saturation point of int64
+// milli-units; else why it cannot be counted. Such a workload stays pending.
+std::string RequestsOverflow(const std::vector<PodSetInfo>& pod_sets);
+
 }  // namespace kuota::engine

@@ -1,0 +1,31 @@
+// The per-kind steps of kueue_conversion.h: each moves one kind's fields from
+// v1beta1 to v1beta2 (Up) or back (Down) in place. apiVersion is set by the
+// caller. Pure functions.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+
+namespace kuota::conversion {
+
+using Json = nlohmann::json;
+
+Status ClusterQueueUp(Json& object);
+Status ClusterQueueDown(Json& object);
+Status LocalQueueUp(Json& object);
+Status LocalQueueDown(Json& object);
+Status WorkloadUp(Json& object);
+Status WorkloadDown(Json& object);
+Status AdmissionCheckUp(Json& object);
+Status AdmissionCheckDown(Json& object);
+Status ConfigurationUp(Json& object);
+Status ConfigurationDown(Json& object);
+
+// Moves object[from] to object[to] (dropping an existing object[to] only when
+// object[from] is present). No-op when `object` is not a JSON object.
+void RenameField(Json& object, const char* from, const char* to);
+// The member `key` of `object` when both exist and it is an object, else nullptr.
+Json* ObjectMember(Json& object, const char* key);
+
+}  // namespace kuota::conversion

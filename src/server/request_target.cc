@@ -10,8 +10,8 @@ bool IsHealthPath(const std::string& first) {
 }
 
 // Parses the part after /api/v1 or /apis/{g}/{v}: `rest` starts at index `i`.
-RequestTarget ParseResourcePath(const std::string& group, const std::vector<std::string>& p,
-                                size_t i) {
+RequestTarget ParseResourcePath(const std::string& group, const std::string& version,
+                                const std::vector<std::string>& p, size_t i) {
   RequestTarget t;
   t.group = group;
   if (i < p.size() && p[i] == "watch") {
@@ -24,7 +24,7 @@ RequestTarget ParseResourcePath(const std::string& group, const std::vector<std:
   if (p[i] == "namespaces" && n >= 3) {
     // /namespaces/{ns}/{plural}[/{name}[/{sub}]], unless it is the Namespace
     // object's own subresource (/namespaces/{name}/status).
-    const ResourceInfo* inner = FindResource(group, p[i + 2]);
+    const ResourceInfo* inner = FindResource(group, version, p[i + 2]);
     if (inner != nullptr && inner->namespaced) {
       if (n > 5) return {};
       t.resource = inner;
@@ -32,12 +32,12 @@ RequestTarget ParseResourcePath(const std::string& group, const std::vector<std:
       if (n >= 4) t.name = p[i + 3];
       if (n == 5) t.subresource = p[i + 4];
     } else if (n == 3 && group.empty()) {
-      r = FindResource(group, "namespaces");
+      r = FindResource(group, version, "namespaces");
     } else {
       return {};
     }
   } else {
-    r = FindResource(group, p[i]);
+    r = FindResource(group, version, p[i]);
   }
   if (t.resource == nullptr) {
     if (r == nullptr || n > 3) return {};
@@ -113,7 +113,7 @@ RequestTarget ParseRequestTarget(std::string_view path) {
       t.version = "v1";
       return t;
     }
-    return ParseResourcePath("", p, 2);
+    return ParseResourcePath("", "v1", p, 2);
   }
   if (p[0] == "apis") {
     if (p.size() == 1) {
@@ -135,7 +135,7 @@ RequestTarget ParseRequestTarget(std::string_view path) {
       t.version = p[2];
       return t;
     }
-    return ParseResourcePath(p[1], p, 3);
+    return ParseResourcePath(p[1], p[2], p, 3);
   }
   return t;
 }

@@ -8,6 +8,7 @@
 #include "server/json_fields.h"
 #include "server/json_limits.h"
 #include "server/media_types.h"
+#include "server/served_version.h"
 #include "server/table_printer.h"
 
 namespace kuota::server {
@@ -46,9 +47,8 @@ HttpReply ResourceHandlers::Handle(const HttpRequest& request, const RequestTarg
 }
 
 std::optional<ApiError> ResourceHandlers::Admit(const ResourceInfo& resource,
-                                                AdmissionHook::Operation op,
-                                                const Json* old_object, Json* object,
-                                                const std::string& name) {
+                                                AdmissionHook::Operation op, const Json* old_object,
+                                                Json* object, const std::string& name) {
   if (op != AdmissionHook::Operation::kDelete) {
     PruneNullMembers(*object);
     // Whatever a patch or a hook made of it, what is stored stays bounded.
@@ -64,7 +64,7 @@ std::optional<ApiError> ResourceHandlers::Admit(const ResourceInfo& resource,
     }
   }
   if (hook_ == nullptr) return std::nullopt;
-  Status st = hook_->Admit(resource, op, old_object, object);
+  Status st = hook_->Admit(StorageResource(resource), op, old_object, object);
   if (st.ok()) return std::nullopt;
   if (st.code() == StatusCode::kNotFound || st.code() == StatusCode::kAlreadyExists) {
     // The hook's NotFound / AlreadyExists name some other object: keep its words.
@@ -86,7 +86,7 @@ HttpReply ResourceHandlers::ObjectReply(const HttpRequest& request, const Resour
     table["metadata"]["resourceVersion"] = StringField(object, {"metadata", "resourceVersion"});
     reply.body = table.dump();
   } else {
-    reply.body = object.dump();
+    reply.body = ToServedVersion(resource, object).dump();
   }
   return reply;
 }
@@ -163,17 +163,19 @@ HttpReply ResourceHandlers::List(const HttpRequest& request, const RequestTarget
   }
   Json items = Json::array();
   for (Json& item : list->items) {
+    item = ToServedVersion(r, std::move(item));
     if (item.is_object()) {
       if (!item.contains("apiVersion")) item["apiVersion"] = r.ApiVersion();
       if (!item.contains("kind")) item["kind"] = r.kind;
     }
     items.push_back(std::move(item));
   }
-  reply.body = Json{{"kind", r.kind + "List"},
-                    {"apiVersion", r.ApiVersion()},
-                    {"metadata", metadata},
-                    {"items", items}}
-                   .dump();
+  reply.body = Json{
+      {"kind", r.kind + "List"},
+      {"apiVersion", r.ApiVersion()},
+      {"metadata", metadata},
+      {"items",
+       items}}.dump();
   return reply;
 }
 

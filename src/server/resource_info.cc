@@ -67,6 +67,15 @@ std::vector<ResourceInfo> BuildServedResources() {
       Make("scheduling.volcano.sh", "v1beta1", "Queue", "queues", "queue", kCluster, kStatus,
            {"q", "queue-v1beta1"}, {}),
   };
+  // kueue.x-k8s.io/v1beta2: the same kinds, stored as v1beta1 (api/conversion).
+  size_t kueue_kinds = 0;
+  while (kueue_kinds < served.size() && served[kueue_kinds].group == kKueue) ++kueue_kinds;
+  for (size_t i = 0; i < kueue_kinds; ++i) {
+    ResourceInfo v2 = served[i];
+    v2.version = "v1beta2";
+    v2.storage_version = "v1beta1";
+    served.push_back(std::move(v2));
+  }
   // Every job kind: batch/v1 Job and the operators' kinds.
   for (const auto& k : jobs::JobKinds()) {
     const jobs::KindInfo& i = k->Info();
@@ -88,6 +97,20 @@ const ResourceInfo* FindResource(const std::string& group, const std::string& pl
     if (r.group == group && r.plural == plural) return &r;
   }
   return nullptr;
+}
+
+const ResourceInfo* FindResource(const std::string& group, const std::string& version,
+                                 const std::string& plural) {
+  for (const ResourceInfo& r : ServedResources()) {
+    if (r.group == group && r.version == version && r.plural == plural) return &r;
+  }
+  return nullptr;
+}
+
+const ResourceInfo& StorageResource(const ResourceInfo& r) {
+  if (r.storage_version.empty()) return r;
+  const ResourceInfo* stored = FindResource(r.group, r.storage_version, r.plural);
+  return stored != nullptr ? *stored : r;
 }
 
 const ResourceInfo* FindResourceByKind(const std::string& api_version, const std::string& kind) {

@@ -18,6 +18,9 @@ struct ResourceInfo {
   bool has_status = true;                // serves the /status subresource
   std::vector<std::string> short_names;  // "cq"
   std::vector<std::string> categories;   // "kueue", "all"
+  // Set when objects are stored in another version of the group than
+  // `version` (the kueue.x-k8s.io/v1beta2 kinds: "v1beta1"); empty otherwise.
+  std::string storage_version;
 
   // "clusterqueues.kueue.x-k8s.io", "jobs.batch", "pods": the ObjectStore key.
   std::string StoreKey() const { return group.empty() ? plural : plural + "." + group; }
@@ -26,15 +29,23 @@ struct ResourceInfo {
 };
 
 // Every kind Kuota serves: kueue.x-k8s.io/v1beta1 ResourceFlavor, ClusterQueue,
-// Cohort, LocalQueue, Workload, WorkloadPriorityClass, AdmissionCheck;
+// Cohort, LocalQueue, Workload, WorkloadPriorityClass, AdmissionCheck, and the
+// same kinds in kueue.x-k8s.io/v1beta2 (stored as v1beta1; v1beta1 is listed
+// first, so discovery prefers it);
 // v1 Namespace, Pod, Event, Node; scheduling.k8s.io/v1 PriorityClass;
 // rbac.authorization.k8s.io/v1 Role, RoleBinding, ClusterRole, ClusterRoleBinding;
 // coordination.k8s.io/v1 Lease; apiextensions.k8s.io/v1 CustomResourceDefinition;
 // scheduling.volcano.sh/v1beta1 Queue; and
 // every job kind in jobs::JobKinds() (batch/v1 Job, PyTorchJob, RayCluster, ...).
 const std::vector<ResourceInfo>& ServedResources();
-// Finds by group + plural; nullptr when not served.
+// Finds by group + plural (the first served version); nullptr when not served.
 const ResourceInfo* FindResource(const std::string& group, const std::string& plural);
+// Finds by group + version + plural; nullptr when not served.
+const ResourceInfo* FindResource(const std::string& group, const std::string& version,
+                                 const std::string& plural);
+// The entry of the version `r`'s objects are stored in (`r` itself unless it
+// has a storage_version).
+const ResourceInfo& StorageResource(const ResourceInfo& r);
 // Finds by apiVersion ("kueue.x-k8s.io/v1beta1", "v1") + kind; nullptr when not served.
 const ResourceInfo* FindResourceByKind(const std::string& api_version, const std::string& kind);
 

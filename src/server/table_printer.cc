@@ -7,6 +7,7 @@
 
 #include "jobs/registry.h"
 #include "server/json_fields.h"
+#include "server/served_version.h"
 
 namespace kuota::server {
 namespace {
@@ -580,7 +581,7 @@ Json BuildTable(const ResourceInfo& r, const std::vector<Json>& objects, Time no
   for (const Json& o : objects) {
     Json row = {{"cells", TableCells(r, o, now)}};
     if (include == IncludeObject::kMetadata) row["object"] = PartialObjectMetadata(o);
-    if (include == IncludeObject::kObject) row["object"] = o;
+    if (include == IncludeObject::kObject) row["object"] = ToServedVersion(r, o);
     rows.push_back(std::move(row));
   }
   table["rows"] = rows;

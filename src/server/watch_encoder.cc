@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "server/json_fields.h"
+#include "server/served_version.h"
 
 namespace kuota::server {
 
@@ -76,9 +77,8 @@ std::string WatchEncoder::Bookmark(int64_t resource_version, bool initial_events
   if (initial_events_end) {
     metadata["annotations"] = {{"k8s.io/initial-events-end", "true"}};
   }
-  Json object = {{"kind", resource_.kind},
-                 {"apiVersion", resource_.ApiVersion()},
-                 {"metadata", metadata}};
+  Json object = {
+      {"kind", resource_.kind}, {"apiVersion", resource_.ApiVersion()}, {"metadata", metadata}};
   return Json{{"type", "BOOKMARK"}, {"object", object}}.dump() + "\n";
 }
 
@@ -92,7 +92,9 @@ std::string WatchEncoder::ErrorStatus(const Json& status) {
 }
 
 std::string WatchEncoder::Line(const char* type, const Json& object) {
-  if (!options_.table) return Json{{"type", type}, {"object", object}}.dump() + "\n";
+  if (!options_.table) {
+    return Json{{"type", type}, {"object", ToServedVersion(resource_, object)}}.dump() + "\n";
+  }
   std::vector<Json> rows = {object};
   Json table = BuildTable(resource_, rows, clock_.Now(), options_.include, !sent_columns_);
   sent_columns_ = true;

@@ -22,9 +22,9 @@
 namespace kuota::server {
 
 struct WatchEncoderOptions {
-  store::ListLabelSelector labels;  // empty: everything
-  store::ListFieldSelector fields;  // empty: everything
-  bool table = false;               // objects as meta.k8s.io/v1 Tables
+  store::ListLabelSelector labels;                   // empty: everything
+  store::ListFieldSelector fields;                   // empty: everything
+  bool table = false;                                // objects as meta.k8s.io/v1 Tables
   IncludeObject include = IncludeObject::kMetadata;  // for Table rows
 };
 
@@ -43,7 +43,9 @@ class WatchEncoder {
   std::string Added(const nlohmann::json& object);
   // True when this watch sends objects as the store keeps them (no
   // selectors, no Table), so AddedText may be used instead of Added.
-  bool CopiesStoredText() const { return !filtered_ && !options_.table; }
+  bool CopiesStoredText() const {
+    return !filtered_ && !options_.table && resource_.storage_version.empty();
+  }
   // Appends Added's line for an object given as its stored JSON text (the
   // output of nlohmann::json::dump) to `out`, without parsing it. Only when
   // CopiesStoredText().

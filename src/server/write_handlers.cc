@@ -12,6 +12,7 @@
 #include "server/patch.h"
 #include "server/protobuf_body.h"
 #include "server/resource_handlers.h"
+#include "server/served_version.h"
 #include "server/submitter_stamp.h"
 
 namespace kuota::server {
@@ -108,6 +109,16 @@ std::optional<Json> DecodeObject(const HttpRequest& request, const ResourceInfo&
       return std::nullopt;
     }
   }
+  if (!r.storage_version.empty()) {
+    // Stored in another version of the group: convert (kueue.x-k8s.io/v1beta2).
+    std::string name = StringField(object, {"metadata", "name"});
+    Result<Json> stored = ToStorageVersion(r, std::move(object));
+    if (!stored.ok()) {
+      *error = InvalidError(r, name, stored.status().message());
+      return std::nullopt;
+    }
+    object = std::move(stored).value();
+  }
   return object;
 }
 
@@ -194,7 +205,7 @@ std::string WarningHeaderValue(const std::string& text) {
 HttpReply ResourceHandlers::WithWarnings(const ResourceInfo& resource, const Json& object,
                                          HttpReply reply) {
   if (hook_ == nullptr) return reply;
-  for (const std::string& w : hook_->Warnings(resource, object)) {
+  for (const std::string& w : hook_->Warnings(StorageResource(resource), object)) {
     reply.headers.emplace_back("Warning", WarningHeaderValue(w));
   }
   return reply;
@@ -316,13 +327,19 @@ HttpReply ResourceHandlers::Patch(const HttpRequest& request, const RequestTarge
       return FromStatus(current.status(), r, target.name).ToReply();
     }
     ApiError error;
-    std::optional<Json> patched = ApplyPatch(*type, *current, request.body, &error);
+    std::optional<Json> patched =
+        ApplyPatch(*type, ToServedVersion(r, *current), request.body, &error);
     if (!patched) return error.ToReply();
     if (!patched->is_object() || StringField(*patched, {"apiVersion"}) != r.ApiVersion() ||
         StringField(*patched, {"kind"}) != r.kind) {
       return BadRequestError("the patched object must keep apiVersion " + r.ApiVersion() +
                              " and kind " + r.kind)
           .ToReply();
+    }
+    if (!r.storage_version.empty()) {
+      Result<Json> stored = ToStorageVersion(r, std::move(*patched));
+      if (!stored.ok()) return InvalidError(r, target.name, stored.status().message()).ToReply();
+      patched = std::move(stored).value();
     }
     if (StringField(*patched, {"metadata", "name"}) != target.name ||
         StringField(*patched, {"metadata", "namespace"}) != target.ns) {
@@ -426,7 +443,7 @@ HttpReply ResourceHandlers::DeleteCollection(const HttpRequest& request,
       return e->ToReply();
     }
     if (IsDryRun(request)) {
-      deleted_items.push_back(item);
+      deleted_items.push_back(ToServedVersion(r, item));
       continue;
     }
     if (is_namespace) {
@@ -437,7 +454,7 @@ HttpReply ResourceHandlers::DeleteCollection(const HttpRequest& request,
       if (deleted.status().code() == StatusCode::kNotFound) continue;
       return FromStatus(deleted.status(), r, name).ToReply();
     }
-    deleted_items.push_back(*deleted);
+    deleted_items.push_back(ToServedVersion(r, *deleted));
   }
   HttpReply reply;
   reply.body =

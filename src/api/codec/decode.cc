@@ -49,11 +49,25 @@ constexpr KindEntry kKinds[] = {
     {"kueue.x-k8s.io/v1beta1", "AdmissionCheck", false,
      &DecodeAs<api::AdmissionCheck, DecodeAdmissionCheck>},
     {"kueue.x-k8s.io/v1beta1", "Workload", true, &DecodeAs<api::Workload, DecodeWorkload>},
+    // kueue.x-k8s.io/v1beta2: renamed fields read into the same structs.
+    {"kueue.x-k8s.io/v1beta2", "ResourceFlavor", false,
+     &DecodeAs<api::ResourceFlavor, DecodeResourceFlavor>},
+    {"kueue.x-k8s.io/v1beta2", "ClusterQueue", false,
+     &DecodeAs<api::ClusterQueue, DecodeClusterQueueV1beta2>},
+    {"kueue.x-k8s.io/v1beta2", "Cohort", false, &DecodeAs<api::Cohort, DecodeCohortV1beta1>},
+    {"kueue.x-k8s.io/v1beta2", "LocalQueue", true, &DecodeAs<api::LocalQueue, DecodeLocalQueue>},
+    {"kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass", false,
+     &DecodeAs<api::WorkloadPriorityClass, DecodeWorkloadPriorityClass>},
+    {"kueue.x-k8s.io/v1beta2", "AdmissionCheck", false,
+     &DecodeAs<api::AdmissionCheck, DecodeAdmissionCheckV1beta2>},
+    {"kueue.x-k8s.io/v1beta2", "Workload", true, &DecodeAs<api::Workload, DecodeWorkloadV1beta2>},
     {"scheduling.k8s.io/v1", "PriorityClass", false,
      &DecodeAs<api::PriorityClass, DecodePriorityClass>},
     {"v1", "Namespace", false, &DecodeAs<api::Namespace, DecodeNamespace>},
     {"config.kueue.x-k8s.io/v1beta1", "Configuration", false,
      &DecodeAs<api::Configuration, DecodeConfiguration>},
+    {"config.kueue.x-k8s.io/v1beta2", "Configuration", false,
+     &DecodeAs<api::Configuration, DecodeConfigurationV1beta2>},
 };
 
 const KindEntry* FindKind(std::string_view api_version, std::string_view kind) {

@@ -234,9 +234,9 @@ TEST(DecodeErrorTest, Table) {
       {"unsupported kind", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n",
        "Invalid: document 1 (Pod \"p\", line 2): unsupported apiVersion/kind \"v1/Pod\""},
       {"unsupported version",
-       "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\n",
+       "apiVersion: kueue.x-k8s.io/v1beta3\nkind: ClusterQueue\nmetadata: {name: cq}\n",
        "Invalid: document 1 (ClusterQueue \"cq\", line 2): "
-       "unsupported apiVersion/kind \"kueue.x-k8s.io/v1beta2/ClusterQueue\""},
+       "unsupported apiVersion/kind \"kueue.x-k8s.io/v1beta3/ClusterQueue\""},
       {"document is a list", "- a\n- b\n",
        "Invalid: document 1 (line 1): expected an object with apiVersion and kind, got a list"},
       {"document is a scalar", "hello\n",

@@ -2,7 +2,11 @@
 // one function per type, each reading one object through a MapReader: typed
 // fields, Kueue's defaults, and the real fields Kuota accepts but does not
 // model marked as ignored (anything else is an unknown field). The caller
-// reports unknown fields. Internal to kuota_codec. Stateless functions.
+// reports unknown fields. Kinds whose kueue.x-k8s.io/v1beta2 form differs
+// from v1beta1 have a V1beta2 decoder that reads v1beta2's field names into
+// the same api struct, as Kueue's conversion maps them
+// (api/conversion); a v1beta1-only field is an unknown field naming its
+// v1beta2 form. Internal to kuota_codec. Stateless functions.
 #pragma once
 
 #include "api/codec/map_reader.h"
@@ -30,15 +34,21 @@ Status DecodeStopPolicy(MapReader& r, api::StopPolicy& out);
 
 // Kinds. `r` reads the whole document; apiVersion and kind are already read.
 Status DecodeClusterQueue(MapReader& r, api::ClusterQueue& out);
-Status DecodeCohortV1beta1(MapReader& r, api::Cohort& out);   // spec.parentName
-Status DecodeCohortV1alpha1(MapReader& r, api::Cohort& out);  // spec.parent
+Status DecodeClusterQueueV1beta2(MapReader& r, api::ClusterQueue& out);  // spec.cohortName
+Status DecodeCohortV1beta1(MapReader& r, api::Cohort& out);              // spec.parentName
+Status DecodeCohortV1alpha1(MapReader& r, api::Cohort& out);             // spec.parent
 Status DecodeWorkload(MapReader& r, api::Workload& out);
+Status DecodeWorkloadV1beta2(MapReader& r, api::Workload& out);  // spec.priorityClassRef
 Status DecodeResourceFlavor(MapReader& r, api::ResourceFlavor& out);
 Status DecodeLocalQueue(MapReader& r, api::LocalQueue& out);
 Status DecodeWorkloadPriorityClass(MapReader& r, api::WorkloadPriorityClass& out);
 Status DecodePriorityClass(MapReader& r, api::PriorityClass& out);
 Status DecodeAdmissionCheck(MapReader& r, api::AdmissionCheck& out);
+Status DecodeAdmissionCheckV1beta2(MapReader& r, api::AdmissionCheck& out);  // no retryDelayMinutes
 Status DecodeNamespace(MapReader& r, api::Namespace& out);
 Status DecodeConfiguration(MapReader& r, api::Configuration& out);
+// config.kueue.x-k8s.io/v1beta2: a fairSharing or waitForPodsReady section
+// turns its feature on (no `enable`).
+Status DecodeConfigurationV1beta2(MapReader& r, api::Configuration& out);
 
 }  // namespace kuota::codec

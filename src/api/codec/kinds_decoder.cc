@@ -1,5 +1,6 @@
 // Decoders of the small kinds: ResourceFlavor, LocalQueue,
 // WorkloadPriorityClass, PriorityClass, AdmissionCheck and Namespace.
+// v1beta2's AdmissionCheck has no spec.retryDelayMinutes.
 #include "api/codec/decoders.h"
 
 namespace kuota::codec {
@@ -22,9 +23,15 @@ Status DecodeLocalQueueSpec(MapReader& r, api::LocalQueue& out) {
   return Status::Ok();
 }
 
+template <bool kV1beta2>
 Status DecodeAdmissionCheckSpec(MapReader& r, api::AdmissionCheck& out) {
   KUOTA_RETURN_IF_ERROR(r.String("controllerName", out.controller_name));
-  KUOTA_RETURN_IF_ERROR(r.OptInt64("retryDelayMinutes", out.retry_delay_minutes));
+  if constexpr (kV1beta2) {
+    KUOTA_RETURN_IF_ERROR(
+        r.Removed("retryDelayMinutes", "kueue.x-k8s.io/v1beta2 has no retryDelayMinutes"));
+  } else {
+    KUOTA_RETURN_IF_ERROR(r.OptInt64("retryDelayMinutes", out.retry_delay_minutes));
+  }
   r.Ignore({"parameters"});
   return Status::Ok();
 }
@@ -36,6 +43,16 @@ Status DecodeAdmissionCheckStatus(MapReader& r, api::AdmissionCheck& out) {
 Status DecodeNamespaceSpec(MapReader& r, int&) {
   r.Ignore({"finalizers"});
   return Status::Ok();
+}
+
+// A v1beta2 object reads as its v1beta1 form would after Kueue's conversion
+// and the v1beta1 CRD default (unused by Kuota's scheduling).
+template <bool kV1beta2>
+Status DecodeAdmissionCheckAs(MapReader& r, api::AdmissionCheck& out) {
+  KUOTA_RETURN_IF_ERROR(r.Object("metadata", out.metadata, DecodeObjectMeta));
+  KUOTA_RETURN_IF_ERROR(r.Object("spec", out, DecodeAdmissionCheckSpec<kV1beta2>));
+  if (!out.retry_delay_minutes.has_value()) out.retry_delay_minutes = kDefaultRetryDelayMinutes;
+  return r.Object("status", out, DecodeAdmissionCheckStatus);
 }
 
 }  // namespace
@@ -69,10 +86,11 @@ Status DecodePriorityClass(MapReader& r, api::PriorityClass& out) {
 }
 
 Status DecodeAdmissionCheck(MapReader& r, api::AdmissionCheck& out) {
-  KUOTA_RETURN_IF_ERROR(r.Object("metadata", out.metadata, DecodeObjectMeta));
-  KUOTA_RETURN_IF_ERROR(r.Object("spec", out, DecodeAdmissionCheckSpec));
-  if (!out.retry_delay_minutes.has_value()) out.retry_delay_minutes = kDefaultRetryDelayMinutes;
-  return r.Object("status", out, DecodeAdmissionCheckStatus);
+  return DecodeAdmissionCheckAs<false>(r, out);
+}
+
+Status DecodeAdmissionCheckV1beta2(MapReader& r, api::AdmissionCheck& out) {
+  return DecodeAdmissionCheckAs<true>(r, out);
 }
 
 Status DecodeNamespace(MapReader& r, api::Namespace& out) {

@@ -352,6 +352,14 @@ void MapReader::Ignore(std::initializer_list<std::string_view> keys) {
   }
 }
 
+Status MapReader::Removed(std::string_view key, std::string_view hint) {
+  KUOTA_RETURN_IF_ERROR(status_);
+  const Entry* e = Find(key);
+  if (e == nullptr) return Status::Ok();
+  size_t i = static_cast<size_t>(e - entries_.data());
+  return ctx_.Fail(node_.key(i), PathOf(key), "unknown field: " + std::string(hint));
+}
+
 Status MapReader::Finish() {
   KUOTA_RETURN_IF_ERROR(status_);
   for (size_t i = 0; i < entries_.size(); ++i) {

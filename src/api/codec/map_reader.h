@@ -99,6 +99,10 @@ class MapReader {
   Status Require(std::string_view key);
   // Real fields that are accepted and deliberately not decoded.
   void Ignore(std::initializer_list<std::string_view> keys);
+  // A field of another API version that this one lacks (e.g. v1beta1's
+  // spec.cohort in a v1beta2 ClusterQueue): when present, even null, fails
+  // with `path.key: unknown field: <hint>` at the key's line.
+  Status Removed(std::string_view key, std::string_view hint);
   // The first key (in document order) that no accessor, Require or Ignore
   // named: `path.key: unknown field`; then the first missing required key.
   Status Finish();

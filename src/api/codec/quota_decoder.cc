@@ -51,18 +51,31 @@ Status DecodePreemption(MapReader& r, api::ClusterQueuePreemption& out) {
   return r.Object("borrowWithinCohort", out.borrow_within_cohort, DecodeBorrowWithinCohort);
 }
 
+template <bool kV1beta2>
 Status DecodeFlavorFungibility(MapReader& r, api::FlavorFungibility& out) {
-  // "Borrow" and "Preempt" are the deprecated names of MayStopSearch.
-  KUOTA_RETURN_IF_ERROR(
-      r.Enum<FungibilityAction>("whenCanBorrow", out.when_can_borrow,
-                                {{"MayStopSearch", FungibilityAction::kMayStopSearch},
-                                 {"TryNextFlavor", FungibilityAction::kTryNextFlavor},
-                                 {"Borrow", FungibilityAction::kMayStopSearch}}));
-  KUOTA_RETURN_IF_ERROR(
-      r.Enum<FungibilityAction>("whenCanPreempt", out.when_can_preempt,
-                                {{"MayStopSearch", FungibilityAction::kMayStopSearch},
-                                 {"TryNextFlavor", FungibilityAction::kTryNextFlavor},
-                                 {"Preempt", FungibilityAction::kMayStopSearch}}));
+  // v1beta1 also takes "Borrow" and "Preempt", the deprecated names of
+  // MayStopSearch, which v1beta2 dropped.
+  if constexpr (kV1beta2) {
+    KUOTA_RETURN_IF_ERROR(
+        r.Enum<FungibilityAction>("whenCanBorrow", out.when_can_borrow,
+                                  {{"MayStopSearch", FungibilityAction::kMayStopSearch},
+                                   {"TryNextFlavor", FungibilityAction::kTryNextFlavor}}));
+    KUOTA_RETURN_IF_ERROR(
+        r.Enum<FungibilityAction>("whenCanPreempt", out.when_can_preempt,
+                                  {{"MayStopSearch", FungibilityAction::kMayStopSearch},
+                                   {"TryNextFlavor", FungibilityAction::kTryNextFlavor}}));
+  } else {
+    KUOTA_RETURN_IF_ERROR(
+        r.Enum<FungibilityAction>("whenCanBorrow", out.when_can_borrow,
+                                  {{"MayStopSearch", FungibilityAction::kMayStopSearch},
+                                   {"TryNextFlavor", FungibilityAction::kTryNextFlavor},
+                                   {"Borrow", FungibilityAction::kMayStopSearch}}));
+    KUOTA_RETURN_IF_ERROR(
+        r.Enum<FungibilityAction>("whenCanPreempt", out.when_can_preempt,
+                                  {{"MayStopSearch", FungibilityAction::kMayStopSearch},
+                                   {"TryNextFlavor", FungibilityAction::kTryNextFlavor},
+                                   {"Preempt", FungibilityAction::kMayStopSearch}}));
+  }
   return r.Enum<FungibilityPreference>(
       "preference", out.preference,
       {{"BorrowingOverPreemption", FungibilityPreference::kBorrowingOverPreemption},
@@ -80,8 +93,19 @@ Status DecodeAdmissionChecksStrategy(MapReader& r,
   return r.ObjectList("admissionChecks", out, DecodeAdmissionCheckStrategyRule);
 }
 
+// v1beta2 renames spec.cohort to spec.cohortName and drops spec.admissionChecks
+// (its rules are spec.admissionChecksStrategy without onFlavors).
+template <bool kV1beta2>
 Status DecodeClusterQueueSpec(MapReader& r, api::ClusterQueueSpec& out) {
-  KUOTA_RETURN_IF_ERROR(r.String("cohort", out.cohort));
+  if constexpr (kV1beta2) {
+    KUOTA_RETURN_IF_ERROR(r.Removed("cohort", "kueue.x-k8s.io/v1beta2 names it spec.cohortName"));
+    KUOTA_RETURN_IF_ERROR(r.Removed(
+        "admissionChecks",
+        "kueue.x-k8s.io/v1beta2 lists them in spec.admissionChecksStrategy.admissionChecks"));
+    KUOTA_RETURN_IF_ERROR(r.String("cohortName", out.cohort));
+  } else {
+    KUOTA_RETURN_IF_ERROR(r.String("cohort", out.cohort));
+  }
   KUOTA_RETURN_IF_ERROR(r.ObjectList("resourceGroups", out.resource_groups, DecodeResourceGroup));
   KUOTA_RETURN_IF_ERROR(
       r.Enum<QueueingStrategy>("queueingStrategy", out.queueing_strategy,
@@ -91,14 +115,24 @@ Status DecodeClusterQueueSpec(MapReader& r, api::ClusterQueueSpec& out) {
   KUOTA_RETURN_IF_ERROR(
       r.OptObject("namespaceSelector", out.namespace_selector, DecodeLabelSelector));
   KUOTA_RETURN_IF_ERROR(
-      r.Object("flavorFungibility", out.flavor_fungibility, DecodeFlavorFungibility));
+      r.Object("flavorFungibility", out.flavor_fungibility, DecodeFlavorFungibility<kV1beta2>));
   KUOTA_RETURN_IF_ERROR(r.Object("preemption", out.preemption, DecodePreemption));
-  KUOTA_RETURN_IF_ERROR(r.StringList("admissionChecks", out.admission_checks));
+  if constexpr (!kV1beta2) {
+    KUOTA_RETURN_IF_ERROR(r.StringList("admissionChecks", out.admission_checks));
+  }
   KUOTA_RETURN_IF_ERROR(r.Object("admissionChecksStrategy", out.admission_checks_strategy,
                                  DecodeAdmissionChecksStrategy));
   KUOTA_RETURN_IF_ERROR(DecodeStopPolicy(r, out.stop_policy));
   KUOTA_RETURN_IF_ERROR(r.Object("fairSharing", out.fair_sharing, DecodeFairSharing));
   r.Ignore({"admissionScope", "excludeResourcePrefixes"});
+  return Status::Ok();
+}
+
+template <bool kV1beta2>
+Status DecodeClusterQueueAs(MapReader& r, api::ClusterQueue& out) {
+  KUOTA_RETURN_IF_ERROR(r.Object("metadata", out.metadata, DecodeObjectMeta));
+  KUOTA_RETURN_IF_ERROR(r.Object("spec", out.spec, DecodeClusterQueueSpec<kV1beta2>));
+  r.Ignore({"status"});
   return Status::Ok();
 }
 
@@ -145,10 +179,11 @@ Status DecodeFairSharing(MapReader& r, api::FairSharing& out) {
 }
 
 Status DecodeClusterQueue(MapReader& r, api::ClusterQueue& out) {
-  KUOTA_RETURN_IF_ERROR(r.Object("metadata", out.metadata, DecodeObjectMeta));
-  KUOTA_RETURN_IF_ERROR(r.Object("spec", out.spec, DecodeClusterQueueSpec));
-  r.Ignore({"status"});
-  return Status::Ok();
+  return DecodeClusterQueueAs<false>(r, out);
+}
+
+Status DecodeClusterQueueV1beta2(MapReader& r, api::ClusterQueue& out) {
+  return DecodeClusterQueueAs<true>(r, out);
 }
 
 Status DecodeCohortV1beta1(MapReader& r, api::Cohort& out) { return DecodeCohort<false>(r, out); }

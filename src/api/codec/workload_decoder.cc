@@ -1,7 +1,12 @@
 // Decoder of Workload: pod sets with their templates, queue and priority,
 // and the status that scenario files may set (admission, conditions,
-// admission check states, requeue state, reclaimable pods).
+// admission check states, requeue state, reclaimable pods). v1beta2 names
+// the priority class by spec.priorityClassRef {group, kind, name} where
+// v1beta1 has spec.priorityClassName and spec.priorityClassSource.
 #include "api/codec/decoders.h"
+
+#include "api/priority_class.h"
+#include "api/validation/field_errors.h"
 
 namespace kuota::codec {
 namespace {
@@ -18,13 +23,48 @@ Status DecodePodSet(MapReader& r, api::PodSet& out) {
   return Status::Ok();
 }
 
+// spec.priorityClassRef: kueue.x-k8s.io/WorkloadPriorityClass or
+// scheduling.k8s.io/PriorityClass, read into v1beta1's name and source.
+Status DecodePriorityClassRef(MapReader& r, api::WorkloadSpec& out) {
+  for (std::string_view key : {"group", "kind", "name"}) KUOTA_RETURN_IF_ERROR(r.Require(key));
+  enum class Group { kKueue, kScheduling } group = Group::kKueue;
+  KUOTA_RETURN_IF_ERROR(r.Enum<Group>(
+      "group", group,
+      {{"kueue.x-k8s.io", Group::kKueue}, {"scheduling.k8s.io", Group::kScheduling}}));
+  const char* want_kind = group == Group::kKueue ? "WorkloadPriorityClass" : "PriorityClass";
+  std::string kind;
+  KUOTA_RETURN_IF_ERROR(r.String("kind", kind));
+  if (r.Has("kind") && kind != want_kind) {
+    const char* group_name = group == Group::kKueue ? "kueue.x-k8s.io" : "scheduling.k8s.io";
+    return r.ctx().Fail(*r.Get("kind"), r.PathOf("kind"),
+                        "unsupported value " + validation::QuoteValue(kind) + "; group " +
+                            group_name + " supports only " + validation::QuoteValue(want_kind));
+  }
+  KUOTA_RETURN_IF_ERROR(r.String("name", out.priority_class_name));
+  if (r.Has("name")) {
+    out.priority_class_source =
+        group == Group::kKueue ? api::kWorkloadPriorityClassSource : api::kPodPriorityClassSource;
+  }
+  return Status::Ok();
+}
+
+template <bool kV1beta2>
 Status DecodeWorkloadSpec(MapReader& r, api::WorkloadSpec& out) {
   KUOTA_RETURN_IF_ERROR(r.Require("podSets"));
   KUOTA_RETURN_IF_ERROR(r.ObjectList("podSets", out.pod_sets, DecodePodSet));
   KUOTA_RETURN_IF_ERROR(r.String("queueName", out.queue_name));
-  KUOTA_RETURN_IF_ERROR(r.String("priorityClassName", out.priority_class_name));
-  KUOTA_RETURN_IF_ERROR(r.OptInt32("priority", out.priority));
-  KUOTA_RETURN_IF_ERROR(r.String("priorityClassSource", out.priority_class_source));
+  if constexpr (kV1beta2) {
+    for (std::string_view key : {"priorityClassName", "priorityClassSource"}) {
+      KUOTA_RETURN_IF_ERROR(
+          r.Removed(key, "kueue.x-k8s.io/v1beta2 names the class in spec.priorityClassRef"));
+    }
+    KUOTA_RETURN_IF_ERROR(r.Object("priorityClassRef", out, DecodePriorityClassRef));
+    KUOTA_RETURN_IF_ERROR(r.OptInt32("priority", out.priority));
+  } else {
+    KUOTA_RETURN_IF_ERROR(r.String("priorityClassName", out.priority_class_name));
+    KUOTA_RETURN_IF_ERROR(r.OptInt32("priority", out.priority));
+    KUOTA_RETURN_IF_ERROR(r.String("priorityClassSource", out.priority_class_source));
+  }
   KUOTA_RETURN_IF_ERROR(r.Bool("active", out.active));
   return r.OptInt32("maximumExecutionTimeSeconds", out.maximum_execution_time_seconds);
 }
@@ -68,6 +108,7 @@ Status DecodeReclaimablePod(MapReader& r, api::ReclaimablePod& out) {
   return r.Int32("count", out.count);
 }
 
+template <bool kV1beta2>
 Status DecodeWorkloadStatus(MapReader& r, api::WorkloadStatus& out) {
   KUOTA_RETURN_IF_ERROR(r.OptObject("admission", out.admission, DecodeAdmission));
   KUOTA_RETURN_IF_ERROR(r.ObjectList("conditions", out.conditions, DecodeCondition));
@@ -76,18 +117,28 @@ Status DecodeWorkloadStatus(MapReader& r, api::WorkloadStatus& out) {
   KUOTA_RETURN_IF_ERROR(r.OptObject("requeueState", out.requeue_state, DecodeRequeueState));
   KUOTA_RETURN_IF_ERROR(
       r.ObjectList("reclaimablePods", out.reclaimable_pods, DecodeReclaimablePod));
-  r.Ignore({"resourceRequests", "accumulatedPastExexcutionTimeSeconds", "schedulingStats",
-            "nominatedClusterNames", "clusterName", "unhealthyNodes"});
+  // v1beta1 misspells accumulatedPastExecutionTimeSeconds; v1beta2 fixed it.
+  r.Ignore(
+      {kV1beta2 ? "accumulatedPastExecutionTimeSeconds" : "accumulatedPastExexcutionTimeSeconds"});
+  r.Ignore({"resourceRequests", "schedulingStats", "nominatedClusterNames", "clusterName",
+            "unhealthyNodes"});
   return Status::Ok();
+}
+
+template <bool kV1beta2>
+Status DecodeWorkloadAs(MapReader& r, api::Workload& out) {
+  KUOTA_RETURN_IF_ERROR(r.Object("metadata", out.metadata, DecodeObjectMeta));
+  KUOTA_RETURN_IF_ERROR(r.Require("spec"));
+  KUOTA_RETURN_IF_ERROR(r.Object("spec", out.spec, DecodeWorkloadSpec<kV1beta2>));
+  return r.Object("status", out.status, DecodeWorkloadStatus<kV1beta2>);
 }
 
 }  // namespace
 
-Status DecodeWorkload(MapReader& r, api::Workload& out) {
-  KUOTA_RETURN_IF_ERROR(r.Object("metadata", out.metadata, DecodeObjectMeta));
-  KUOTA_RETURN_IF_ERROR(r.Require("spec"));
-  KUOTA_RETURN_IF_ERROR(r.Object("spec", out.spec, DecodeWorkloadSpec));
-  return r.Object("status", out.status, DecodeWorkloadStatus);
+Status DecodeWorkload(MapReader& r, api::Workload& out) { return DecodeWorkloadAs<false>(r, out); }
+
+Status DecodeWorkloadV1beta2(MapReader& r, api::Workload& out) {
+  return DecodeWorkloadAs<true>(r, out);
 }
 
 }  // namespace kuota::codec

@@ -128,10 +128,11 @@ void ValidateFairSharing(const api::FairSharing& fs, const std::string& path, Fi
 
 }  // namespace
 
-void ValidateClusterQueue(const api::ClusterQueue& cq, FieldErrors& errs) {
+void ValidateClusterQueue(const api::ClusterQueue& cq, std::string_view cohort_path,
+                          FieldErrors& errs) {
   ValidateObjectMeta(cq.metadata, NameRule::kDns1123Subdomain, /*namespaced=*/false, errs);
   const api::ClusterQueueSpec& spec = cq.spec;
-  ValidateNameReference(spec.cohort, "spec.cohort", errs);
+  ValidateNameReference(spec.cohort, cohort_path, errs);
   QuotaRules rules{
       .has_parent = !spec.cohort.empty(), .parent_field = "cohort", .lending_within_nominal = true};
   ValidateResourceGroups(spec.resource_groups, rules, "spec.resourceGroups", errs);

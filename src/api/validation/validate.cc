@@ -147,13 +147,16 @@ void ValidateConfiguration(const api::Configuration& config, FieldErrors& errs) 
 Status Validate(const api::Object& object, const ValidateOptions& options) {
   FieldErrors errs;
   errs.check_names = options.check_names;
+  // v1beta2 objects (read by codec with v1beta2's field names) are named
+  // by their own paths where the two versions differ.
+  const bool v1beta2 = object.api_version == "kueue.x-k8s.io/v1beta2";
   std::visit(
       [&](const auto& v) {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, api::ResourceFlavor>) {
           ValidateResourceFlavor(v, errs);
         } else if constexpr (std::is_same_v<T, api::ClusterQueue>) {
-          ValidateClusterQueue(v, errs);
+          ValidateClusterQueue(v, v1beta2 ? "spec.cohortName" : "spec.cohort", errs);
         } else if constexpr (std::is_same_v<T, api::Cohort>) {
           bool alpha = object.api_version == "kueue.x-k8s.io/v1alpha1";
           ValidateCohort(v, alpha ? "spec.parent" : "spec.parentName", errs);
@@ -168,7 +171,8 @@ Status Validate(const api::Object& object, const ValidateOptions& options) {
         } else if constexpr (std::is_same_v<T, api::Namespace>) {
           ValidateNamespace(v, errs);
         } else if constexpr (std::is_same_v<T, api::Workload>) {
-          ValidateWorkload(v, errs);
+          ValidateWorkload(v, v1beta2 ? "spec.priorityClassRef.name" : "spec.priorityClassName",
+                           errs);
         } else if constexpr (std::is_same_v<T, api::Configuration>) {
           ValidateConfiguration(v, errs);
         } else {

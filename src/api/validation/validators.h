@@ -35,11 +35,16 @@ void ValidateConditions(const std::vector<api::Condition>& conditions, std::stri
                         FieldErrors& errs);
 
 void ValidateResourceFlavor(const api::ResourceFlavor& rf, FieldErrors& errs);
-void ValidateClusterQueue(const api::ClusterQueue& cq, FieldErrors& errs);
+// `cohort_path` is "spec.cohort" (v1beta1) or "spec.cohortName" (v1beta2).
+void ValidateClusterQueue(const api::ClusterQueue& cq, std::string_view cohort_path,
+                          FieldErrors& errs);
 // `parent_path` is "spec.parentName" (v1beta1) or "spec.parent" (v1alpha1).
 void ValidateCohort(const api::Cohort& cohort, std::string_view parent_path, FieldErrors& errs);
 void ValidateLocalQueue(const api::LocalQueue& lq, FieldErrors& errs);
-void ValidateWorkload(const api::Workload& wl, FieldErrors& errs);
+// `priority_class_path` is "spec.priorityClassName" (v1beta1) or
+// "spec.priorityClassRef.name" (v1beta2).
+void ValidateWorkload(const api::Workload& wl, std::string_view priority_class_path,
+                      FieldErrors& errs);
 void ValidateWorkloadPriorityClass(const api::WorkloadPriorityClass& wpc, FieldErrors& errs);
 void ValidatePriorityClass(const api::PriorityClass& pc, FieldErrors& errs);
 void ValidateAdmissionCheck(const api::AdmissionCheck& ac, FieldErrors& errs);

@@ -199,7 +199,8 @@ void ValidateWorkloadStatus(const api::Workload& wl, FieldErrors& errs) {
 
 }  // namespace
 
-void ValidateWorkload(const api::Workload& wl, FieldErrors& errs) {
+void ValidateWorkload(const api::Workload& wl, std::string_view priority_class_path,
+                      FieldErrors& errs) {
   ValidateObjectMeta(wl.metadata, NameRule::kDns1123Subdomain, /*namespaced=*/true, errs);
   const api::WorkloadSpec& spec = wl.spec;
   if (spec.pod_sets.empty()) {
@@ -228,7 +229,7 @@ void ValidateWorkload(const api::Workload& wl, FieldErrors& errs) {
     ValidatePodSpec(ps.template_.spec, Child(tp, "spec"), errs);
   }
   ValidateNameReference(spec.queue_name, "spec.queueName", errs);
-  ValidateNameReference(spec.priority_class_name, "spec.priorityClassName", errs);
+  ValidateNameReference(spec.priority_class_name, priority_class_path, errs);
   if (!spec.priority_class_source.empty() &&
       spec.priority_class_source != api::kWorkloadPriorityClassSource &&
       spec.priority_class_source != api::kPodPriorityClassSource) {

@@ -1,0 +1,237 @@
+// Decoding of kueue.x-k8s.io/v1beta2 and config.kueue.x-k8s.io/v1beta2:
+// each kind reads into the same api struct as its v1beta1 twin (checked
+// against api/conversion's v1beta2 -> v1beta1 conversion), and v1beta1-only
+// fields are errors that name the field and its line.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "api/codec/decode.h"
+#include "api/conversion/kueue_conversion.h"
+#include "api/priority_class.h"
+
+namespace kuota::codec {
+namespace {
+
+using Json = nlohmann::json;
+
+template <typename T>
+T MustDecodeAs(std::string_view text) {
+  Result<api::Object> r = DecodeObject(text);
+  EXPECT_TRUE(r.ok()) << r.status().ToString() << "\n" << text;
+  if (!r.ok()) return T{};
+  const T* v = std::get_if<T>(&r->value);
+  EXPECT_NE(v, nullptr) << text;
+  return v == nullptr ? T{} : *v;
+}
+
+// Decodes a v1beta2 object (JSON text is YAML) and its v1beta1 form made by
+// api/conversion, so each test can compare what the two versions read as.
+template <typename T>
+std::pair<T, T> DecodeBothForms(const Json& v1beta2) {
+  Result<Json> v1beta1 = conversion::Convert(v1beta2, conversion::kV1beta1);
+  EXPECT_TRUE(v1beta1.ok()) << v1beta1.status().ToString();
+  if (!v1beta1.ok()) return {};
+  return {MustDecodeAs<T>(v1beta2.dump()), MustDecodeAs<T>(v1beta1->dump())};
+}
+
+std::string ErrorOf(std::string_view text) {
+  Result<std::vector<DecodedObject>> r = DecodeDocuments(text);
+  return r.ok() ? "OK" : r.status().ToString();
+}
+
+const Json kResourceGroups = Json::parse(R"([{"coveredResources": ["cpu"],
+  "flavors": [{"name": "f", "resources": [{"name": "cpu", "nominalQuota": "4",
+                                          "borrowingLimit": "2"}]}]}])");
+
+TEST(DecodeV1beta2Test, ClusterQueueReadsAsItsV1beta1Twin) {
+  Json cq = {{"apiVersion", "kueue.x-k8s.io/v1beta2"},
+             {"kind", "ClusterQueue"},
+             {"metadata", {{"name", "cq"}}},
+             {"spec",
+              {{"cohortName", "all"},
+               {"resourceGroups", kResourceGroups},
+               {"queueingStrategy", "StrictFIFO"},
+               {"flavorFungibility", {{"whenCanBorrow", "TryNextFlavor"}}},
+               {"admissionChecksStrategy",
+                {{"admissionChecks", {{{"name", "check"}, {"onFlavors", {"f"}}}}}}},
+               {"preemption", {{"reclaimWithinCohort", "Any"}}}}}};
+  auto [v2, v1] = DecodeBothForms<api::ClusterQueue>(cq);
+  EXPECT_EQ(v2.spec.cohort, "all");
+  EXPECT_EQ(v2.spec.cohort, v1.spec.cohort);
+  ASSERT_EQ(v2.spec.resource_groups.size(), 1u);
+  EXPECT_EQ(v2.spec.resource_groups[0].flavors[0].resources[0].borrowing_limit->milli(), 2000);
+  EXPECT_EQ(v2.spec.queueing_strategy, api::QueueingStrategy::kStrictFIFO);
+  EXPECT_EQ(v2.spec.flavor_fungibility.when_can_borrow, api::FungibilityAction::kTryNextFlavor);
+  EXPECT_EQ(v2.spec.flavor_fungibility.when_can_borrow, v1.spec.flavor_fungibility.when_can_borrow);
+  ASSERT_EQ(v2.spec.admission_checks_strategy.size(), 1u);
+  EXPECT_EQ(v2.spec.admission_checks_strategy[0].on_flavors, std::vector<std::string>{"f"});
+  EXPECT_EQ(v1.spec.admission_checks_strategy.size(), 1u);
+  EXPECT_EQ(v2.spec.preemption.reclaim_within_cohort, api::ReclaimWithinCohortPolicy::kAny);
+}
+
+TEST(DecodeV1beta2Test, WorkloadPriorityClassRef) {
+  for (const auto& [group, kind, source] :
+       {std::tuple{"kueue.x-k8s.io", "WorkloadPriorityClass", api::kWorkloadPriorityClassSource},
+        std::tuple{"scheduling.k8s.io", "PriorityClass", api::kPodPriorityClassSource}}) {
+    Json wl = {{"apiVersion", "kueue.x-k8s.io/v1beta2"},
+               {"kind", "Workload"},
+               {"metadata", {{"name", "w"}, {"namespace", "ns"}}},
+               {"spec",
+                {{"queueName", "lq"},
+                 {"priorityClassRef", {{"group", group}, {"kind", kind}, {"name", "high"}}},
+                 {"priority", 100},
+                 {"podSets",
+                  {{{"name", "main"},
+                    {"count", 2},
+                    {"template",
+                     {{"spec",
+                       {{"containers",
+                         {{{"name", "c"}, {"resources", {{"requests", {{"cpu", "1"}}}}}}}}}}}}}}}}},
+               {"status", {{"accumulatedPastExecutionTimeSeconds", 30}}}};
+    auto [v2, v1] = DecodeBothForms<api::Workload>(wl);
+    EXPECT_EQ(v2.spec.priority_class_name, "high") << kind;
+    EXPECT_EQ(v2.spec.priority_class_source, source) << kind;
+    EXPECT_EQ(v2.spec.priority_class_source, v1.spec.priority_class_source) << kind;
+    EXPECT_EQ(v2.spec.priority, 100);
+    EXPECT_EQ(v2.spec.queue_name, "lq");
+    ASSERT_EQ(v2.spec.pod_sets.size(), 1u);
+    EXPECT_EQ(v2.spec.pod_sets[0].count, 2);
+  }
+}
+
+TEST(DecodeV1beta2Test, UnchangedKindsAndAdmissionCheck) {
+  auto rf = MustDecodeAs<api::ResourceFlavor>(
+      "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\n"
+      "spec: {nodeLabels: {pool: a}}\n");
+  EXPECT_EQ(rf.node_labels.at("pool"), "a");
+  auto cohort = MustDecodeAs<api::Cohort>(
+      "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: c}\n"
+      "spec: {parentName: root}\n");
+  EXPECT_EQ(cohort.parent_name, "root");
+  auto lq = MustDecodeAs<api::LocalQueue>(
+      "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq, namespace: "
+      "ns}\nspec: {clusterQueue: cq}\nstatus: {flavorsUsage: []}\n");
+  EXPECT_EQ(lq.cluster_queue, "cq");
+  auto wpc = MustDecodeAs<api::WorkloadPriorityClass>(
+      "apiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\nmetadata: {name: p}\n"
+      "value: 7\n");
+  EXPECT_EQ(wpc.value, 7);
+  auto [ac2, ac1] =
+      DecodeBothForms<api::AdmissionCheck>(Json{{"apiVersion", "kueue.x-k8s.io/v1beta2"},
+                                                {"kind", "AdmissionCheck"},
+                                                {"metadata", {{"name", "ac"}}},
+                                                {"spec", {{"controllerName", "x"}}}});
+  EXPECT_EQ(ac2.controller_name, "x");
+  EXPECT_EQ(ac2.retry_delay_minutes, ac1.retry_delay_minutes);
+}
+
+TEST(DecodeV1beta2Test, TypedListAndApiVersionKept) {
+  Result<std::vector<DecodedObject>> r = DecodeDocuments(
+      "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueueList\nitems:\n"
+      "- metadata: {name: a}\n  spec: {cohortName: all}\n");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ((*r)[0].object.api_version, "kueue.x-k8s.io/v1beta2");
+  EXPECT_EQ(std::get<api::ClusterQueue>((*r)[0].object.value).spec.cohort, "all");
+}
+
+TEST(DecodeV1beta2Test, Configuration) {
+  Json config = {{"apiVersion", "config.kueue.x-k8s.io/v1beta2"},
+                 {"kind", "Configuration"},
+                 {"fairSharing", {{"preemptionStrategies", {"LessThanInitialShare"}}}},
+                 {"waitForPodsReady", {{"timeout", "5m"}}},
+                 {"integrations", {{"frameworks", {"batch/job"}}}}};
+  auto [v2, v1] = DecodeBothForms<api::Configuration>(config);
+  EXPECT_TRUE(v2.fair_sharing.enable);
+  EXPECT_EQ(v2.fair_sharing.preemption_strategies.size(), 1u);
+  EXPECT_TRUE(v2.wait_for_pods_ready.enable);
+  EXPECT_FALSE(v2.wait_for_pods_ready.block_admission);
+  EXPECT_EQ(v2.wait_for_pods_ready.timeout.ms, 300'000);
+  EXPECT_EQ(v2.fair_sharing.enable, v1.fair_sharing.enable);
+  EXPECT_EQ(v2.wait_for_pods_ready.enable, v1.wait_for_pods_ready.enable);
+  EXPECT_EQ(v2.wait_for_pods_ready.block_admission, v1.wait_for_pods_ready.block_admission);
+
+  auto none = MustDecodeAs<api::Configuration>(
+      "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n");
+  EXPECT_FALSE(none.fair_sharing.enable);
+  EXPECT_FALSE(none.wait_for_pods_ready.enable);
+  auto blocking = MustDecodeAs<api::Configuration>(
+      "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+      "waitForPodsReady: {blockAdmission: true}\n");
+  EXPECT_TRUE(blocking.wait_for_pods_ready.block_admission);
+}
+
+TEST(DecodeV1beta2Test, V1beta1OnlyFieldsAreErrors) {
+  struct Case {
+    const char* name;
+    std::string yaml;
+    std::string want;
+  };
+  const std::string cq =
+      "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\nspec:\n";
+  const std::string wl =
+      "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w, namespace: ns}\n"
+      "spec:\n  podSets: [{template: {spec: {containers: [{name: c}]}}}]\n";
+  const Case cases[] = {
+      {"cohort", cq + "  cohort: all\n",
+       "Invalid: document 1 (ClusterQueue \"cq\", line 5): spec.cohort: unknown field: "
+       "kueue.x-k8s.io/v1beta2 names it spec.cohortName"},
+      {"admissionChecks", cq + "  admissionChecks: [a]\n",
+       "Invalid: document 1 (ClusterQueue \"cq\", line 5): spec.admissionChecks: unknown field: "
+       "kueue.x-k8s.io/v1beta2 lists them in spec.admissionChecksStrategy.admissionChecks"},
+      {"deprecated fungibility value", cq + "  flavorFungibility: {whenCanBorrow: Borrow}\n",
+       "Invalid: document 1 (ClusterQueue \"cq\", line 5): spec.flavorFungibility.whenCanBorrow: "
+       "unsupported value; supported values: \"MayStopSearch\", \"TryNextFlavor\" (value "
+       "\"Borrow\")"},
+      {"validation names cohortName", cq + "  resourceGroups: []\n  cohortName: Bad\n",
+       "Invalid: document 1 (ClusterQueue \"cq\", line 6): spec.cohortName: Invalid value: "
+       "\"Bad\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+       "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
+       "'example.com', regex used for validation is "
+       "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
+      {"priorityClassName", wl + "  priorityClassName: high\n",
+       "Invalid: document 1 (Workload \"w\", line 6): spec.priorityClassName: unknown field: "
+       "kueue.x-k8s.io/v1beta2 names the class in spec.priorityClassRef"},
+      {"priorityClassRef group", wl + "  priorityClassRef: {group: x.io, kind: K, name: n}\n",
+       "Invalid: document 1 (Workload \"w\", line 6): spec.priorityClassRef.group: unsupported "
+       "value; supported values: \"kueue.x-k8s.io\", \"scheduling.k8s.io\" (value \"x.io\")"},
+      {"priorityClassRef kind",
+       wl + "  priorityClassRef: {group: kueue.x-k8s.io, kind: PriorityClass, name: n}\n",
+       "Invalid: document 1 (Workload \"w\", line 6): spec.priorityClassRef.kind: unsupported "
+       "value \"PriorityClass\"; group kueue.x-k8s.io supports only \"WorkloadPriorityClass\""},
+      {"priorityClassRef name",
+       wl + "  priorityClassRef:\n    group: kueue.x-k8s.io\n    kind: WorkloadPriorityClass\n",
+       "Invalid: document 1 (Workload \"w\", line 7): spec.priorityClassRef.name: Required "
+       "value"},
+      {"validation names priorityClassRef.name",
+       wl + "  priorityClassRef:\n    group: kueue.x-k8s.io\n    kind: WorkloadPriorityClass\n"
+            "    name: Bad\n",
+       "Invalid: document 1 (Workload \"w\", line 9): spec.priorityClassRef.name: Invalid value: "
+       "\"Bad\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+       "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
+       "'example.com', regex used for validation is "
+       "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
+      {"retryDelayMinutes",
+       "apiVersion: kueue.x-k8s.io/v1beta2\nkind: AdmissionCheck\nmetadata: {name: ac}\n"
+       "spec:\n  controllerName: x\n  retryDelayMinutes: 5\n",
+       "Invalid: document 1 (AdmissionCheck \"ac\", line 6): spec.retryDelayMinutes: unknown "
+       "field: kueue.x-k8s.io/v1beta2 has no retryDelayMinutes"},
+      {"config enable",
+       "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+       "fairSharing:\n  enable: true\n",
+       "Invalid: document 1 (Configuration, line 4): fairSharing.enable: unknown field: "
+       "config.kueue.x-k8s.io/v1beta2 turns fair sharing on by the section's presence"},
+      {"config queueVisibility",
+       "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+       "queueVisibility: {}\n",
+       "Invalid: document 1 (Configuration, line 3): queueVisibility: unknown field"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(ErrorOf(c.yaml), c.want) << c.name << "\n--- input ---\n" << c.yaml;
+  }
+}
+
+}  // namespace
+}  // namespace kuota::codec

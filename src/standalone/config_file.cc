@@ -18,7 +18,8 @@ Result<api::Configuration> LoadConfigFile(const std::string& path) {
   auto* cfg = std::get_if<api::Configuration>(&obj->value);
   if (cfg == nullptr) {
     return Status::Invalid(
-        path + ": want kind Configuration (config.kueue.x-k8s.io/v1beta1), got " + obj->kind);
+        path + ": want kind Configuration (config.kueue.x-k8s.io/v1beta1 or v1beta2), got " +
+        obj->kind);
   }
   return *cfg;
 }

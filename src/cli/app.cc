@@ -17,7 +17,7 @@ namespace kuota::cli {
 int RunKuota(int argc, char** argv) {
   CLI::App app{
       "kuota: Kueue-compatible job queueing and quota.\n"
-      "Reads Kueue's own manifests (kueue.x-k8s.io/v1beta1) unchanged."};
+      "Reads Kueue's own manifests (kueue.x-k8s.io/v1beta1 and v1beta2) unchanged."};
   app.require_subcommand(1);
   int exit_code = 0;
   AddSimulateCommand(app, &exit_code);

@@ -5,10 +5,17 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/thread_stack.h"
 #include "kube/driver.h"
 #include "standalone/kuotad.h"
 
 int main(int argc, char** argv) {
+  // Request threads handle client JSON recursively up to 1,000 levels deep
+  // (server::kMaxJsonDepth): room for that in any build, sanitizers included.
+  if (kuota::Status st = kuota::SetDefaultThreadStackSize(64u << 20); !st.ok()) {
+    std::fprintf(stderr, "kuotad: %s\n", st.message().c_str());
+    return 1;
+  }
   kuota::standalone::KuotadOptions o;
   CLI::App app{
       "kuotad: Kueue-compatible queueing and quota on one machine.\n"

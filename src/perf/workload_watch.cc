@@ -20,7 +20,6 @@ int64_t ResourceVersionOf(const Json& object) {
 WorkloadWatch::WorkloadWatch(const ServerAddress& server, std::atomic<int64_t>* requests,
                              OnEvent on_event, OnWarning on_warning)
     : server_(server),
-      requests_(requests),
       on_event_(std::move(on_event)),
       on_warning_(std::move(on_warning)),
       client_(std::make_unique<ApiClient>(server, requests)) {}

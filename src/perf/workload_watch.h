@@ -51,7 +51,6 @@ class WorkloadWatch {
   bool Relist();
 
   ServerAddress server_;
-  std::atomic<int64_t>* requests_;
   OnEvent on_event_;
   OnWarning on_warning_;
   std::unique_ptr<ApiClient> client_;

@@ -7,7 +7,7 @@
 # (fuzz/regressions/<target>/).
 # Usage: scripts/fuzz.sh [SECONDS] [BUILD_DIR] [OUT]
 #   BUILD_DIR: a clang build with -DKUOTA_FUZZ=ON (default build-fuzz, as
-#   scripts/test.sh makes it); OUT: where corpora grow and findings go
+#   docs/fuzzing.md makes it; scripts/test.sh makes and uses build-ci); OUT: where corpora grow and findings go
 #   (default a temporary directory, removed unless something was found).
 set -uo pipefail
 cd "$(dirname "$0")/.."

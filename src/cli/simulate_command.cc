@@ -30,10 +30,13 @@ void AddSimulateCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("-f,--file", flags->file,
                   "State file: multi-document YAML or JSON of ResourceFlavor, ClusterQueue,\n"
                   "Cohort, LocalQueue, WorkloadPriorityClass, PriorityClass, Namespace,\n"
-                  "AdmissionCheck, Workload and an optional Configuration ('-' for stdin)")
+                  "AdmissionCheck, Workload and an optional Configuration; optionally v1 Nodes\n"
+                  "and conformance/v1 Steps that move time on (docs/scenario-format.md)\n"
+                  "('-' for stdin)")
       ->required();
   cmd->add_option("--cycles", flags->cycles,
-                  "Scheduling cycles to run; 0 runs until a cycle changes nothing")
+                  "Scheduling cycles to run at --now; 0 runs until cycles change nothing\n"
+                  "(after each Step, the Step's own cycles apply)")
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
   cmd->add_option("--now", flags->now, "The scheduler's clock, RFC 3339")->capture_default_str();

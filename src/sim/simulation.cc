@@ -8,15 +8,26 @@
 #include "api/codec/decode.h"
 #include "base/clock.h"
 #include "engine/engine.h"
+#include "sim/step_player.h"
+#include "sim/timeline.h"
 
 namespace kuota::sim {
 
 Result<Report> Simulate(std::string_view state_text, const SimulateOptions& options) {
   codec::DecodeOptions dopts;
   dopts.skip_kinds.insert("conformance/v1/Expectation");
+  dopts.skip_kinds.insert(std::string(kNodeKind));
+  dopts.skip_kinds.insert(std::string(kStepKind));
   dopts.validate_names = false;  // what-if files may use test names ("a_incoming")
   KUOTA_ASSIGN_OR_RETURN(std::vector<codec::DecodedObject> docs,
                          codec::DecodeDocuments(state_text, dopts));
+  KUOTA_ASSIGN_OR_RETURN(Timeline timeline, DecodeTimeline(state_text));
+  if (!timeline.steps.empty() && timeline.steps.front().at < options.now) {
+    return Status::Invalid(timeline.steps.front().where + ": at: Invalid value: \"" +
+                           FormatRfc3339(timeline.steps.front().at) +
+                           "\": before the simulation's start (" + FormatRfc3339(options.now) +
+                           ")");
+  }
   api::Configuration config;
   for (const auto& d : docs) {
     if (auto* c = std::get_if<api::Configuration>(&d.object.value)) config = *c;
@@ -39,25 +50,22 @@ Result<Report> Simulate(std::string_view state_text, const SimulateOptions& opti
   Report report;
   for (const auto& [name, cq] : engine.tree().cluster_queues()) {
     if (!cq->active()) {
-      report.warnings.push_back("ClusterQueue " + name + " is inactive: " +
-                                cq->inactive_message());
+      report.warnings.push_back("ClusterQueue " + name + " is inactive: " + cq->inactive_message());
     }
   }
-  const int max_cycles = options.cycles > 0 ? options.cycles : 100000;
-  for (int i = 0; i < max_cycles; ++i) {
-    engine::CycleResult r = engine.RunCycle();
-    ++report.cycles_run;
-    for (const auto& p : r.preempted) {
-      report.preempted.push_back({p.workload, p.preemptor, p.reason, i + 1});
-    }
-    if (options.cycles == 0 && r.admitted.empty() && r.preempted.empty()) break;
+  StepPlayer player(engine, clock, std::move(timeline.nodes), report);
+  player.Settle(options.cycles);
+  for (const Step& step : timeline.steps) {
+    KUOTA_RETURN_IF_ERROR(player.AdvanceTo(step.at));
+    KUOTA_RETURN_IF_ERROR(player.Apply(step));
   }
   for (const engine::WorkloadInfo* wl : engine.Workloads()) {
     if (wl->holds_quota()) {
       AdmittedResult a;
-      a.cluster_queue = wl->admitted_in ? wl->admitted_in->name()
-                                        : wl->object.status.admission->cluster_queue;
+      a.cluster_queue =
+          wl->admitted_in ? wl->admitted_in->name() : wl->object.status.admission->cluster_queue;
       a.admitted = wl->state == engine::WorkloadState::kAdmitted;
+      a.pods_ready = api::IsConditionTrue(wl->object.status.conditions, api::kPodsReady);
       for (const auto& ps : wl->admission) {
         a.pod_sets[ps.name] = PodSetResult{ps.count, ps.flavors};
       }
@@ -82,6 +90,7 @@ std::string ReportToJson(const Report& report) {
     nlohmann::ordered_json j;
     j["clusterQueue"] = a.cluster_queue;
     j["admitted"] = a.admitted;
+    j["podsReady"] = a.pods_ready;
     nlohmann::ordered_json ps = nlohmann::ordered_json::object();
     for (const auto& [name, p] : a.pod_sets) {
       ps[name] = {{"count", p.count}, {"flavors", p.flavors}};
@@ -93,6 +102,12 @@ std::string ReportToJson(const Report& report) {
   for (const auto& p : report.preempted) {
     out["preempted"].push_back(
         {{"workload", p.workload}, {"by", p.by}, {"reason", p.reason}, {"cycle", p.cycle}});
+  }
+  if (!report.evicted.empty()) {
+    out["evicted"] = nlohmann::ordered_json::array();
+    for (const auto& e : report.evicted) {
+      out["evicted"].push_back({{"workload", e.workload}, {"reason", e.reason}, {"at", e.at}});
+    }
   }
   out["pending"] = nlohmann::ordered_json::array();
   for (const auto& p : report.pending) {
@@ -148,6 +163,12 @@ std::string ReportToText(const Report& report) {
   for (const auto& p : report.preempted) {
     out += "  " + p.workload + "  by " + p.by + "  (" + p.reason + ", cycle " +
            std::to_string(p.cycle) + ")\n";
+  }
+  if (!report.evicted.empty()) {
+    out += "EVICTED (" + std::to_string(report.evicted.size()) + ")\n";
+    for (const auto& e : report.evicted) {
+      out += "  " + e.workload + "  (" + e.reason + ", " + e.at + ")\n";
+    }
   }
   out += "PENDING (" + std::to_string(report.pending.size()) + ")\n";
   for (const auto& p : report.pending) {

@@ -11,9 +11,20 @@
 #        (through Volcano's default queue), and `kubectl delete pod` of a
 #        running rank is PodEvicted -> RestartJob. Stand-ins for the images'
 #        programs (torchrun, horovodrun, horovod-training) go first on PATH.
-# Usage: seeds_test.sh PATH/TO/kuotad
+# With v1beta2 as the second argument, every Kueue manifest (the queues, the
+# seed's Configuration) is applied as its kueue.x-k8s.io/v1beta2 copy
+# (v1beta2_convert.py: Kueue's conversion) and the same checks must pass;
+# kubectl get in v1beta2 must then show the v1beta2 fields. Environment:
+# SEEDS (default "000 001 002") picks the seeds; DECISIONS names a file that
+# gets each Workload's state at fixed steps (seeds_v1beta2_test.sh compares
+# the two versions' files).
+# Usage: seeds_test.sh PATH/TO/kuotad [v1beta1|v1beta2]
 set -uo pipefail
-KUOTAD=${1:?usage: $0 PATH/TO/kuotad}
+KUOTAD=${1:?usage: $0 PATH/TO/kuotad [v1beta1|v1beta2]}
+API=${2:-v1beta1}
+[[ $API == v1beta1 || $API == v1beta2 ]] || { echo "usage: $0 PATH/TO/kuotad [v1beta1|v1beta2]"; exit 2; }
+SEEDS=${SEEDS:-000 001 002}
+DECISIONS=${DECISIONS:-/dev/null}
 HERE=$(cd "$(dirname "$0")" && pwd)
 M=$HERE/manifests/seeds
 PROBE=$HERE/job_kinds/probe.py
@@ -38,18 +49,38 @@ seed_kuotad() {
   PIDS+=("$PID")
 }
 stop_kuotad() { kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; }
+want() { [[ " $SEEDS " == *" $1 "* ]]; }
+# record STEP [NAMESPACE]: each Workload's decision now (owner, quota reserved,
+# admitted, eviction reason, finished, flavors), one line each, to $DECISIONS.
+record() {
+  local scope=(-A)
+  [[ -n ${2:-} ]] && scope=(-n "$2")
+  k get workloads "${scope[@]}" -o jsonpath='{range .items[*]}{.metadata.namespace} {.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name} reserved={.status.conditions[?(@.type=="QuotaReserved")].status} admitted={.status.conditions[?(@.type=="Admitted")].status} evicted={.status.conditions[?(@.type=="Evicted")].reason} finished={.status.conditions[?(@.type=="Finished")].status} flavors={.status.admission.podSetAssignments[*].flavors}{"\n"}{end}' |
+    sort | sed "s|^|$1: |" >>"$DECISIONS"
+}
+# KM: the Kueue manifests in the version under test.
+KM=$M
+if [[ $API == v1beta2 ]]; then
+  KM=$ROOT/v1beta2
+  mkdir -p "$KM"
+  for f in 000-kueue-values.yaml 000-queues-as-written.yaml 000-queues.yaml 001-queues.yaml; do
+    if python3 "$HERE/v1beta2_convert.py" "$M/$f" >"$KM/$f"; then ok "v1beta2 copy of $f"; else bad "v1beta2 copy of $f"; fi
+    if grep -q 'kueue.x-k8s.io/v1beta1' "$KM/$f"; then bad "the copy of $f still says v1beta1"; fi
+  done
+fi
 
 # --- Seed 000: PyTorchJob on Kueue --------------------------------------------
-echo "== seed 000"
-seed_kuotad s000 --gpus 10 --config "$M/000-kueue-values.yaml"
+if want 000; then
+echo "== seed 000 ($API)"
+seed_kuotad s000 --gpus 10 --config "$KM/000-kueue-values.yaml"
 k create namespace team-a >/dev/null
-out=$(k apply -f "$M/000-queues-as-written.yaml" 2>&1)
+out=$(k apply -f "$KM/000-queues-as-written.yaml" 2>&1)
 contains "000: the seed's ResourceFlavor typo is refused with the field named" \
   'ResourceFlavor.kueue.x-k8s.io "nvidia-gpu-flavor" is invalid: spec.nodeSelector: unknown field' "$out"
 contains "000: the seed's ClusterQueue without coveredResources is refused with the field named" \
   "spec.resourceGroups[0].coveredResources: Required value" "$out"
 contains "000: the seed's LocalQueue applies" "localqueue.kueue.x-k8s.io/team-a-queue created" "$out"
-k apply -f "$M/000-queues.yaml" >/dev/null || bad "000: corrected queues do not apply"
+k apply -f "$KM/000-queues.yaml" >/dev/null || bad "000: corrected queues do not apply"
 RELEASE=$TMP/release
 job=$(sed -e "s|PROBE|$PROBE|g" -e "s|RELEASE|$RELEASE|g" -e "s|\"RANK\"|\"RANK\", \"$TAG\"|" "$M/000-pytorch-job.yaml")
 # All or nothing: a copy asking for more GPUs than the quota has left waits
@@ -68,6 +99,14 @@ expect_eq "000: the big copy starts no pod at all (all or nothing)" "0" \
   "$(k get pods -n team-a --no-headers 2>/dev/null | grep -c pytorch-big)"
 contains "000: why it waits" "insufficient unused quota for nvidia.com/gpu in flavor nvidia-gpu-flavor" \
   "$(k get workloads -n team-a -o jsonpath='{.items[?(@.metadata.ownerReferences[0].name=="pytorch-big")].status.conditions[0].message}')"
+record "000 mnist and big submitted"
+if [[ $API == v1beta2 ]]; then
+  y=$(k get clusterqueues.v1beta2.kueue.x-k8s.io cluster-queue-a -o yaml)
+  contains "000: kubectl get clusterqueues.v1beta2 answers in v1beta2" "apiVersion: kueue.x-k8s.io/v1beta2" "$y"
+  contains "000: with the v1beta2 copy's quota" "nominalQuota: 10" "$y"
+  contains "000: the workloads read in v1beta2" "kueue.x-k8s.io/v1beta2" \
+    "$(k get workloads.v1beta2.kueue.x-k8s.io -n team-a -o jsonpath='{.items[*].apiVersion}')"
+fi
 contains "000: kubectl get pytorchjob shows it Running" "pytorch-dist-mnist   Running" \
   "$(k get pytorchjob pytorch-dist-mnist -n team-a)"
 wait_for 20 RENDEZVOUS k logs -n team-a pytorch-dist-mnist-worker-1
@@ -84,6 +123,7 @@ contains "000: kubectl get pytorchjob shows it Succeeded" "pytorch-dist-mnist   
 wait_for 10 True k get workloads -n team-a -o jsonpath='{.items[?(@.metadata.ownerReferences[0].name=="pytorch-dist-mnist")].status.conditions[?(@.type=="Finished")].status}'
 contains "000: its workload is finished" "True" \
   "$(k get workloads -n team-a -o jsonpath='{.items[?(@.metadata.ownerReferences[0].name=="pytorch-dist-mnist")].status.conditions[?(@.type=="Finished")].status}')"
+record "000 mnist finished" team-a
 # A framework the seed's values leave out (tfjob) is not queued.
 cat <<YAML | k apply -f - >/dev/null
 apiVersion: kubeflow.org/v1
@@ -104,11 +144,13 @@ expect_eq "000: a TFJob (not in integrations.frameworks) gets no Workload" "" \
 expect_eq "000: and is not suspended by Kueue's webhook" "" \
   "$(k get tfjob -n team-a unmanaged -o jsonpath='{.spec.runPolicy.suspend}')"
 stop_kuotad
+fi  # seed 000
 
 # --- Seed 001: RayClusters, team A's prod preempts team B's dev ---------------
-echo "== seed 001"
+if want 001; then
+echo "== seed 001 ($API)"
 seed_kuotad s001 --gpus 4 --cpus 16 --memory 64Gi
-k apply -f "$M/001-queues.yaml" >/dev/null || bad "001: queues do not apply"
+k apply -f "$KM/001-queues.yaml" >/dev/null || bad "001: queues do not apply"
 ray() { sed "s|\"SLEEP\"|\"sleep 600; true $TAG\"|" "$M/$1"; }
 # The seed's commands are `oc create -f`; kubectl create is the same request.
 ray 001-team-b-ray-cluster-dev.yaml | k create -f - >/dev/null || bad "001: team B's cluster"
@@ -120,6 +162,7 @@ expect_eq "001: team B's head and two small-group-test workers run" "3" \
   "$(k get pods -n team-b --no-headers | grep -c Running)"
 contains "001: worker pods are named as KubeRay names them" "raycluster-dev-worker-small-group-test-" \
   "$(k get pods -n team-b --no-headers)"
+record "001 dev running"
 ray 001-team-a-ray-cluster-prod.yaml | k create -f - >/dev/null || bad "001: team A's cluster"
 wait_for 30 suspended k get rayclusters -A
 wait_for 30 "raycluster-prod   2                 2" k get rayclusters -A
@@ -134,15 +177,34 @@ contains "001: team B's workload was preempted to reclaim/borrow within the coho
   "$(k get workloads -n team-b -o jsonpath='{.items[0].status.conditions[*].reason}')"
 contains "001: team A's workers got the GPU flavor" '"nvidia.com/gpu.present":"true"' \
   "$(k get pods -n team-a -l ray.io/group=gpu-group -o jsonpath='{.items[0].spec.nodeSelector}')"
+record "001 prod preempted dev"
+if [[ $API == v1beta2 ]]; then
+  expect_eq "001: kubectl get clusterqueues.v1beta2 shows each queue's cohortName" "team-ab team-ab team-ab" \
+    "$(k get clusterqueues.v1beta2.kueue.x-k8s.io -o jsonpath='{.items[*].spec.cohortName}')"
+  expect_eq "001: and no v1beta1 cohort field" "" \
+    "$(k get clusterqueues.v1beta2.kueue.x-k8s.io -o jsonpath='{.items[*].spec.cohort}')"
+  expect_eq "001: the same ClusterQueue read as v1beta1 has cohort" "team-ab" \
+    "$(k get clusterqueues.v1beta1.kueue.x-k8s.io team-a-cq -o jsonpath='{.spec.cohort}')"
+  expect_eq "001: the RayClusters' workloads read in v1beta2 name their priority class in priorityClassRef" \
+    "WorkloadPriorityClass/prod-priority WorkloadPriorityClass/dev-priority" \
+    "$(k get workloads.v1beta2.kueue.x-k8s.io -n team-a -o jsonpath='{.items[0].spec.priorityClassRef.kind}/{.items[0].spec.priorityClassRef.name}') $(k get workloads.v1beta2.kueue.x-k8s.io -n team-b -o jsonpath='{.items[0].spec.priorityClassRef.kind}/{.items[0].spec.priorityClassRef.name}')"
+  contains "001: kubectl get workloads.v1beta2 (a Table) lists team B's preempted workload" "raycluster-raycluster-dev-" \
+    "$(k get workloads.v1beta2.kueue.x-k8s.io -n team-b)"
+fi
 k delete raycluster -n team-a raycluster-prod >/dev/null
 if wait_for 30 "raycluster-dev   2                 2" k get rayclusters -n team-b; then
   ok "001: team B's cluster comes back when team A's is deleted"
 else
   bad "001: team B's cluster did not come back" "$(k get rayclusters -A)"
 fi
+record "001 dev back" team-b
 stop_kuotad
+fi  # seed 001
 
 # --- Seed 002: Volcano gang scheduling -----------------------------------------
+# (No Kueue manifest here: the Volcano jobs go through Volcano's default queue.
+# Seed 002's Kueue section is applied in both versions by seeds_v1beta2_test.sh.)
+if want 002; then
 echo "== seed 002"
 SEED002=$(ls "$HERE"/../../../shared/seeds/002_*.txt 2>/dev/null | head -1)
 [[ -n "$SEED002" ]] || { bad "002: seed 002 not found beside the project (../shared/seeds)"; SEED002=/dev/null; }
@@ -217,6 +279,7 @@ contains "002: the master's TaskCompleted -> CompleteJob ends the job" "Complete
 wait_for 10 0 running horovod-training
 expect_eq "002: and its workers are stopped" 0 "$(running horovod-training)"
 stop_kuotad
+fi  # seed 002
 
 echo "passed $PASS, failed $FAIL"
 [[ $FAIL -eq 0 ]]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Kuota needs to build, test and benchmark
-# (clang 14 and libFuzzer for the fuzz targets).
+# (clang 14, lld and libFuzzer for the CI build and the fuzz targets).
 # Idempotent: runs apt-get only when something is missing.
 set -euo pipefail
 
@@ -10,7 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev libcpp-httplib-dev sqlite3 libssl-dev
   python3 python3-yaml curl chromium
-  clang-14 llvm-14 libfuzzer-14-dev
+  clang-14 llvm-14 lld-14 libfuzzer-14-dev
   gnuplot-nox prometheus
 )
 

@@ -30,28 +30,9 @@ import tempfile
 
 import yaml
 
+from scenario_io import Loader, scenario_files
+
 DEFAULT_NOW = "2026-01-01T00:00:00Z"
-
-
-class Loader(yaml.SafeLoader):
-    """SafeLoader that keeps timestamps as the strings they were written as."""
-
-
-Loader.yaml_implicit_resolvers = {
-    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
-    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-
-def scenario_files(paths):
-    for p in paths:
-        if os.path.isdir(p):
-            for root, _, files in sorted(os.walk(p)):
-                for f in sorted(files):
-                    if f.endswith((".yaml", ".yml")):
-                        yield os.path.join(root, f)
-        else:
-            yield p
 
 
 def is_step(doc):

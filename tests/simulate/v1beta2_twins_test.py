@@ -21,15 +21,8 @@ import tempfile
 
 import yaml
 
+from scenario_io import Loader, scenario_files
 
-class Loader(yaml.SafeLoader):
-    """SafeLoader that keeps timestamps as the strings they were written as."""
-
-
-Loader.yaml_implicit_resolvers = {
-    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
-    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
 
 KUEUE_KINDS = {"ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue",
                "WorkloadPriorityClass", "AdmissionCheck", "Workload"}
@@ -102,17 +95,6 @@ def to_v1beta2(doc, wpc_names):
             status["accumulatedPastExecutionTimeSeconds"] = status.pop(
                 "accumulatedPastExexcutionTimeSeconds")
     return doc
-
-
-def scenario_files(paths):
-    for p in paths:
-        if os.path.isdir(p):
-            for root, _, files in sorted(os.walk(p)):
-                for f in sorted(files):
-                    if f.endswith((".yaml", ".yml")):
-                        yield os.path.join(root, f)
-        else:
-            yield p
 
 
 def simulate(kuota, text, exp):

@@ -21,9 +21,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The v1beta2 copy of a manifest: the apiVersion, and ClusterQueue's renamed field.
+# The v1beta2 copy of a manifest, as Kueue's conversion makes it (the same
+# converter the seeds' v1beta2 walkthroughs use).
 to_v1beta2() {
-  sed -e 's#kueue.x-k8s.io/v1beta1#kueue.x-k8s.io/v1beta2#' -e 's/^  cohort:/  cohortName:/' "$1"
+  python3 "$HERE/v1beta2_convert.py" "$1"
 }
 
 QUEUES=("$M/two-teams/queues.yaml" "$M/gke-tutorial/flavors.yaml"

@@ -61,10 +61,19 @@ std::string CertPem(X509* cert) {
   return std::string(data, static_cast<size_t>(n));
 }
 
+Key KeyFromPem(const std::string& pem) {
+  Bio bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  return Key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
+}
+
+Cert CertFromPem(const std::string& pem) {
+  Bio bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  return Cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+}
+
 Result<Key> ParseKey(const std::string& path) {
   KUOTA_ASSIGN_OR_RETURN(std::string pem, ReadFile(path));
-  Bio bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
-  Key key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
+  Key key = KeyFromPem(pem);
   if (!key)
     return Status::Invalid(path + " holds no PEM private key; remove it to generate a new one");
   return key;
@@ -72,8 +81,7 @@ Result<Key> ParseKey(const std::string& path) {
 
 Result<Cert> ParseCert(const std::string& path) {
   KUOTA_ASSIGN_OR_RETURN(std::string pem, ReadFile(path));
-  Bio bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
-  Cert cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+  Cert cert = CertFromPem(pem);
   if (!cert)
     return Status::Invalid(path + " holds no PEM certificate; remove it to generate a new one");
   return cert;
@@ -132,17 +140,40 @@ bool IsIp(const std::string& host) {
          host.find_first_not_of("0123456789.") == std::string::npos;
 }
 
-std::string SubjectAltNames(const std::vector<std::string>& hosts) {
-  std::string san = "DNS:localhost,IP:127.0.0.1,IP:::1";
-  char name[256] = {};
-  if (::gethostname(name, sizeof(name) - 1) == 0 && name[0] != '\0') {
-    san += ",DNS:" + std::string(name);
+// The subjectAltName value for `hosts`; with `local`, also localhost,
+// 127.0.0.1, ::1 and this host's name.
+std::string SubjectAltNames(const std::vector<std::string>& hosts, bool local = true) {
+  std::string san;
+  if (local) {
+    san = "DNS:localhost,IP:127.0.0.1,IP:::1";
+    char name[256] = {};
+    if (::gethostname(name, sizeof(name) - 1) == 0 && name[0] != '\0') {
+      san += ",DNS:" + std::string(name);
+    }
   }
   for (const std::string& h : hosts) {
     if (h.empty() || h == "0.0.0.0" || h == "::" || h.find(',') != std::string::npos) continue;
-    san += (IsIp(h) ? ",IP:" : ",DNS:") + h;
+    san += (san.empty() ? "" : ",") + std::string(IsIp(h) ? "IP:" : "DNS:") + h;
   }
   return san;
+}
+
+// Whether `cert` covers every one of `hosts`.
+bool Covers(X509* cert, const std::vector<std::string>& hosts) {
+  bool covers = true;
+  for (const std::string& h : hosts) {
+    if (h.empty() || h == "0.0.0.0" || h == "::") continue;
+    covers &= IsIp(h) ? X509_check_ip_asc(cert, h.c_str(), 0) == 1
+                      : X509_check_host(cert, h.c_str(), h.size(), 0, nullptr) == 1;
+  }
+  return covers;
+}
+
+// Whether `cert` is valid now and for 30 days or more.
+bool LastsAMonth(X509* cert) {
+  if (X509_cmp_time(X509_get0_notAfter(cert), nullptr) <= 0) return false;
+  time_t soon = ::time(nullptr) + 30 * kDay;
+  return X509_cmp_time(X509_get0_notAfter(cert), &soon) > 0;
 }
 
 }  // namespace
@@ -179,19 +210,8 @@ Result<TlsFiles> EnsureTlsMaterial(const std::string& dir, const std::vector<std
     KUOTA_ASSIGN_OR_RETURN(Cert cert, ParseCert(files.server_cert));
     // Still good: signed by this CA, for this key, 30 days or more left, and
     // for every name asked for now.
-    bool covers = true;
-    for (const std::string& h : hosts) {
-      if (h.empty() || h == "0.0.0.0" || h == "::") continue;
-      covers &= IsIp(h) ? X509_check_ip_asc(cert.get(), h.c_str(), 0) == 1
-                        : X509_check_host(cert.get(), h.c_str(), h.size(), 0, nullptr) == 1;
-    }
-    fresh = covers && X509_verify(cert.get(), ca_key.get()) == 1 &&
-            X509_check_private_key(cert.get(), key.get()) == 1 &&
-            X509_cmp_time(X509_get0_notAfter(cert.get()), nullptr) > 0;
-    if (fresh) {
-      time_t soon = ::time(nullptr) + 30 * kDay;
-      fresh = X509_cmp_time(X509_get0_notAfter(cert.get()), &soon) > 0;
-    }
+    fresh = Covers(cert.get(), hosts) && X509_verify(cert.get(), ca_key.get()) == 1 &&
+            X509_check_private_key(cert.get(), key.get()) == 1 && LastsAMonth(cert.get());
   }
   if (!fresh) {
     Key key = NewKey();
@@ -202,6 +222,43 @@ Result<TlsFiles> EnsureTlsMaterial(const std::string& dir, const std::vector<std
     KUOTA_RETURN_IF_ERROR(WriteFileAtomically(files.server_cert, CertPem(cert.get()), 0644));
   }
   return files;
+}
+
+Result<TlsPem> GenerateTlsPem(const std::vector<std::string>& hosts) {
+  const std::string san = SubjectAltNames(hosts, /*local=*/false);
+  if (san.empty()) return Status::Invalid("a server certificate needs at least one host name");
+  Key ca_key = NewKey();
+  Key key = NewKey();
+  if (!ca_key || !key) return Status::Internal("cannot generate an ECDSA P-256 key");
+  KUOTA_ASSIGN_OR_RETURN(Cert ca,
+                         MakeCert(ca_key.get(), "kuota-ca", nullptr, ca_key.get(), 3650, ""));
+  KUOTA_ASSIGN_OR_RETURN(Cert cert,
+                         MakeCert(key.get(), "kuotad", ca.get(), ca_key.get(), 365, san));
+  return TlsPem{CertPem(ca.get()), KeyPem(ca_key.get()), CertPem(cert.get()), KeyPem(key.get())};
+}
+
+Status CheckTlsPem(const TlsPem& pem, const std::vector<std::string>& hosts) {
+  Cert ca = CertFromPem(pem.ca_cert);
+  Key ca_key = KeyFromPem(pem.ca_key);
+  Cert cert = CertFromPem(pem.server_cert);
+  Key key = KeyFromPem(pem.server_key);
+  if (!ca || !ca_key || !cert || !key) {
+    return Status::Invalid("ca.crt, ca.key, tls.crt and tls.key are not all PEM");
+  }
+  if (X509_check_private_key(ca.get(), ca_key.get()) != 1) {
+    return Status::Invalid("ca.key is not the key of ca.crt");
+  }
+  if (X509_verify(cert.get(), ca_key.get()) != 1) {
+    return Status::Invalid("tls.crt is not signed by ca.crt");
+  }
+  if (X509_check_private_key(cert.get(), key.get()) != 1) {
+    return Status::Invalid("tls.key is not the key of tls.crt");
+  }
+  if (!Covers(cert.get(), hosts)) return Status::Invalid("tls.crt does not cover every host name");
+  if (!LastsAMonth(cert.get()) || !LastsAMonth(ca.get())) {
+    return Status::Invalid("tls.crt or ca.crt expires within 30 days");
+  }
+  return Status::Ok();
 }
 
 }  // namespace kuota::auth

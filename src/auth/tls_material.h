@@ -3,7 +3,9 @@
 // the CA for 10 years, the server certificate for 1 year, for localhost,
 // 127.0.0.1, ::1 and the host's name) and reused afterwards; a server
 // certificate within 30 days of expiry is renewed. Keys are written mode
-// 0600. Not thread-safe: call once at start.
+// 0600. Not thread-safe: call once at start. GenerateTlsPem / CheckTlsPem
+// make and check the same material in memory (the Kubernetes mode's
+// conversion webhook keeps it in a Secret); those are thread-safe.
 #pragma once
 
 #include <string>
@@ -25,5 +27,23 @@ struct TlsFiles {
 // cover. Files that exist but cannot be parsed are an error naming them,
 // never overwritten.
 Result<TlsFiles> EnsureTlsMaterial(const std::string& dir, const std::vector<std::string>& hosts);
+
+// A CA and a server certificate it signed, as PEM text: what a Secret keeps
+// under ca.crt, ca.key, tls.crt and tls.key.
+struct TlsPem {
+  std::string ca_cert;
+  std::string ca_key;
+  std::string server_cert;
+  std::string server_key;
+};
+
+// A new CA (10 years) and server certificate (1 year) for exactly `hosts`
+// (DNS names or IP addresses; at least one).
+Result<TlsPem> GenerateTlsPem(const std::vector<std::string>& hosts);
+
+// Ok when `pem` is usable as is: all four parse, the keys are the
+// certificates', the server certificate is the CA's, covers every one of
+// `hosts`, and both last 30 days more. Invalid saying which test failed.
+Status CheckTlsPem(const TlsPem& pem, const std::vector<std::string>& hosts);
 
 }  // namespace kuota::auth

@@ -69,5 +69,33 @@ TEST(TlsMaterialTest, GeneratesOnceAndVerifies) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(TlsMaterialTest, InMemoryMaterialForServiceNames) {
+  const std::vector<std::string> names = {"kuota-webhook-service.kuota-system.svc",
+                                          "kuota-webhook-service.kuota-system.svc.cluster.local"};
+  Result<TlsPem> pem = GenerateTlsPem(names);
+  ASSERT_TRUE(pem.ok()) << pem.status().message();
+  EXPECT_TRUE(CheckTlsPem(*pem, names).ok());
+  X509Ptr cert = Load(pem->server_cert);
+  ASSERT_TRUE(cert);
+  EXPECT_EQ(X509_check_host(cert.get(), names[0].c_str(), names[0].size(), 0, nullptr), 1);
+  // Only the names asked for: not localhost.
+  EXPECT_NE(X509_check_host(cert.get(), "localhost", 9, 0, nullptr), 1);
+
+  Status other_name = CheckTlsPem(*pem, {"other.kuota-system.svc"});
+  EXPECT_NE(other_name.message().find("does not cover"), std::string::npos);
+  Result<TlsPem> second = GenerateTlsPem(names);
+  ASSERT_TRUE(second.ok());
+  TlsPem mixed = *pem;
+  mixed.server_cert = second->server_cert;  // another CA's certificate
+  EXPECT_NE(CheckTlsPem(mixed, names).message().find("not signed by ca.crt"), std::string::npos);
+  mixed = *pem;
+  mixed.server_key = second->server_key;
+  EXPECT_NE(CheckTlsPem(mixed, names).message().find("tls.key is not the key"), std::string::npos);
+  mixed = *pem;
+  mixed.ca_key = "";
+  EXPECT_NE(CheckTlsPem(mixed, names).message().find("not all PEM"), std::string::npos);
+  EXPECT_FALSE(GenerateTlsPem({}).ok());
+}
+
 }  // namespace
 }  // namespace kuota::auth

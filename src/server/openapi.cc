@@ -77,17 +77,14 @@ Json ListSchema(const ResourceInfo& r, const std::string& ref_prefix) {
             {"kind", {{"type", "string"}}},
             {"metadata", PreservedObject("Standard list metadata.")},
             {"items",
-             {{"type", "array"},
-              {"items", {{"$ref", ref_prefix + DefinitionName(r, r.kind)}}}}}}},
+             {{"type", "array"}, {"items", {{"$ref", ref_prefix + DefinitionName(r, r.kind)}}}}}}},
           {"x-kubernetes-group-version-kind", Json::array({Gvk(r, r.kind + "List")})}};
 }
 
 // --- OpenAPI v3 ---
 
 Json QueryParam3(const std::string& name, const std::string& type) {
-  return {{"name", name},
-          {"in", "query"},
-          {"schema", {{"type", type}, {"uniqueItems", true}}}};
+  return {{"name", name}, {"in", "query"}, {"schema", {{"type", type}, {"uniqueItems", true}}}};
 }
 
 Json PathParam3(const std::string& name) {
@@ -104,18 +101,18 @@ Json JsonContent3(const std::string& ref) {
 Json Operation3(const ResourceInfo& r, const std::string& action, const std::string& op_id,
                 const std::string& response_kind, Json params) {
   std::string ref = "#/components/schemas/" + DefinitionName(r, response_kind);
-  return {{"operationId", op_id},
-          {"description", action + " " + r.kind},
-          {"tags", Json::array({r.group.empty() ? "core_" + r.version : r.group + "_" + r.version})},
-          {"parameters", std::move(params)},
-          {"responses", {{"200", {{"description", "OK"}, {"content", JsonContent3(ref)}}}}},
-          {"x-kubernetes-action", action},
-          {"x-kubernetes-group-version-kind", Gvk(r, r.kind)}};
+  return {
+      {"operationId", op_id},
+      {"description", action + " " + r.kind},
+      {"tags", Json::array({r.group.empty() ? "core_" + r.version : r.group + "_" + r.version})},
+      {"parameters", std::move(params)},
+      {"responses", {{"200", {{"description", "OK"}, {"content", JsonContent3(ref)}}}}},
+      {"x-kubernetes-action", action},
+      {"x-kubernetes-group-version-kind", Gvk(r, r.kind)}};
 }
 
 Json WriteParams3(bool patch) {
-  Json params = Json::array({QueryParam3("dryRun", "string"),
-                             QueryParam3("fieldManager", "string"),
+  Json params = Json::array({QueryParam3("dryRun", "string"), QueryParam3("fieldManager", "string"),
                              QueryParam3("fieldValidation", "string")});
   if (patch) params.push_back(QueryParam3("force", "boolean"));
   return params;
@@ -159,16 +156,16 @@ void AddPaths3(const ResourceInfo& r, Json& paths) {
   coll["get"] = Operation3(r, "list", "list" + scope + r.kind, r.kind + "List", ListParams3());
   coll["post"] = Operation3(r, "post", "create" + scope + r.kind, r.kind, WriteParams3(false));
   coll["post"]["requestBody"] = ObjectBody3(r);
-  coll["delete"] = Operation3(r, "deletecollection", "deleteCollection" + scope + r.kind,
-                              "Status", ListParams3());
+  coll["delete"] = Operation3(r, "deletecollection", "deleteCollection" + scope + r.kind, "Status",
+                              ListParams3());
   coll["delete"]["responses"]["200"]["content"] =
       JsonContent3("#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Status");
   paths[collection] = coll;
 
   if (r.namespaced) {
     Json all = {{"parameters", Json::array()}};
-    all["get"] = Operation3(r, "list", "list" + r.kind + "ForAllNamespaces", r.kind + "List",
-                            ListParams3());
+    all["get"] =
+        Operation3(r, "list", "list" + r.kind + "ForAllNamespaces", r.kind + "List", ListParams3());
     paths[prefix + "/" + r.plural] = all;
   }
 
@@ -176,13 +173,12 @@ void AddPaths3(const ResourceInfo& r, Json& paths) {
   item_params.push_back(PathParam3("name"));
   auto item_ops = [&](const std::string& suffix, const std::string& id_suffix) {
     Json item = {{"parameters", item_params}};
-    item["get"] = Operation3(r, "get", "read" + scope + r.kind + id_suffix, r.kind,
-                             Json::array());
-    item["put"] = Operation3(r, "put", "replace" + scope + r.kind + id_suffix, r.kind,
-                             WriteParams3(false));
+    item["get"] = Operation3(r, "get", "read" + scope + r.kind + id_suffix, r.kind, Json::array());
+    item["put"] =
+        Operation3(r, "put", "replace" + scope + r.kind + id_suffix, r.kind, WriteParams3(false));
     item["put"]["requestBody"] = ObjectBody3(r);
-    item["patch"] = Operation3(r, "patch", "patch" + scope + r.kind + id_suffix, r.kind,
-                               WriteParams3(true));
+    item["patch"] =
+        Operation3(r, "patch", "patch" + scope + r.kind + id_suffix, r.kind, WriteParams3(true));
     item["patch"]["requestBody"] = PatchBody3();
     if (suffix.empty()) {
       item["delete"] = Operation3(r, "delete", "delete" + scope + r.kind, r.kind,
@@ -198,8 +194,9 @@ void AddPaths3(const ResourceInfo& r, Json& paths) {
 Json CommonSchemas() {
   return {{"io.k8s.apimachinery.pkg.apis.meta.v1.Patch",
            {{"type", "object"},
-            {"description", "Patch is provided to give a concrete name and type to the "
-                            "Kubernetes PATCH request body."}}},
+            {"description",
+             "Patch is provided to give a concrete name and type to the "
+             "Kubernetes PATCH request body."}}},
           {"io.k8s.apimachinery.pkg.apis.meta.v1.Status",
            {{"type", "object"},
             {"description", "Status is a return value for calls that don't return other objects."},
@@ -239,18 +236,13 @@ Json OpenApiV3Document(const std::string& group, const std::string& version) {
           {"components", {{"schemas", schemas}}}};
 }
 
-Json OpenApiV3Index() {
+Json OpenApiV3Index(const std::map<std::string, std::string>& documents) {
   Json paths = Json::object();
-  std::vector<std::pair<std::string, std::string>> seen;
   for (const ResourceInfo& r : ServedResources()) {
-    std::pair<std::string, std::string> gv{r.group, r.version};
-    bool dup = false;
-    for (const auto& s : seen) dup |= s == gv;
-    if (dup) continue;
-    seen.push_back(gv);
+    auto it = documents.find(r.group + "/" + r.version);
+    if (it == documents.end()) continue;
     std::string key = r.group.empty() ? "api/" + r.version : "apis/" + r.ApiVersion();
-    std::string hash = Fnv1aHex(OpenApiV3Document(r.group, r.version).dump());
-    paths[key] = {{"serverRelativeURL", "/openapi/v3/" + key + "?hash=" + hash}};
+    paths[key] = {{"serverRelativeURL", "/openapi/v3/" + key + "?hash=" + Fnv1aHex(it->second)}};
   }
   return {{"paths", paths}};
 }
@@ -267,17 +259,24 @@ Json OpenApiV2Document() {
     Json consumes = Json::array({"application/json-patch+json", "application/merge-patch+json",
                                  "application/apply-patch+yaml"});
     if (IsBuiltin(r)) consumes.push_back("application/strategic-merge-patch+json");
-    Json ok = {{"200", {{"description", "OK"},
-                        {"schema", {{"$ref", "#/definitions/" + DefinitionName(r, r.kind)}}}}}};
-    paths[item] = {
-        {"get", {{"operationId", "read" + r.kind}, {"responses", ok},
-                 {"x-kubernetes-action", "get"},
-                 {"x-kubernetes-group-version-kind", Gvk(r, r.kind)}}},
-        {"patch", {{"operationId", "patch" + r.kind}, {"consumes", consumes},
-                   {"parameters", Json::array({{{"name", "fieldValidation"}, {"in", "query"},
-                                                {"type", "string"}, {"uniqueItems", true}}})},
-                   {"responses", ok}, {"x-kubernetes-action", "patch"},
-                   {"x-kubernetes-group-version-kind", Gvk(r, r.kind)}}}};
+    Json ok = {{"200",
+                {{"description", "OK"},
+                 {"schema", {{"$ref", "#/definitions/" + DefinitionName(r, r.kind)}}}}}};
+    paths[item] = {{"get",
+                    {{"operationId", "read" + r.kind},
+                     {"responses", ok},
+                     {"x-kubernetes-action", "get"},
+                     {"x-kubernetes-group-version-kind", Gvk(r, r.kind)}}},
+                   {"patch",
+                    {{"operationId", "patch" + r.kind},
+                     {"consumes", consumes},
+                     {"parameters", Json::array({{{"name", "fieldValidation"},
+                                                  {"in", "query"},
+                                                  {"type", "string"},
+                                                  {"uniqueItems", true}}})},
+                     {"responses", ok},
+                     {"x-kubernetes-action", "patch"},
+                     {"x-kubernetes-group-version-kind", Gvk(r, r.kind)}}}};
   }
   return {{"swagger", "2.0"},
           {"info", {{"title", "Kubernetes"}, {"version", kServerGitVersion}}},

@@ -65,14 +65,19 @@ HttpReply UiReply(const UiAsset& asset) {
 
 Router::Router(ResourceHandlers& handlers, PodLogs& pod_logs, const VisibilityApi& visibility,
                const metrics::Registry* metrics)
-    : handlers_(handlers), pod_logs_(pod_logs), visibility_(visibility), metrics_(metrics) {
-  openapi_v2_ = OpenApiV2Document().dump();
-  openapi_v3_index_ = OpenApiV3Index().dump();
-  for (const ResourceInfo& r : ServedResources()) {
-    std::string key = r.group + "/" + r.version;
-    if (openapi_v3_.count(key) == 0)
-      openapi_v3_[key] = OpenApiV3Document(r.group, r.version).dump();
-  }
+    : handlers_(handlers), pod_logs_(pod_logs), visibility_(visibility), metrics_(metrics) {}
+
+const Router::OpenApiDocuments& Router::OpenApi() {
+  std::call_once(openapi_once_, [this] {
+    openapi_.v2 = OpenApiV2Document().dump();
+    for (const ResourceInfo& r : ServedResources()) {
+      std::string key = r.group + "/" + r.version;
+      if (openapi_.v3.count(key) == 0)
+        openapi_.v3[key] = OpenApiV3Document(r.group, r.version).dump();
+    }
+    openapi_.v3_index = OpenApiV3Index(openapi_.v3).dump();
+  });
+  return openapi_;
 }
 
 HttpReply Router::Route(const HttpRequest& request) {
@@ -124,17 +129,18 @@ HttpReply Router::Route(const HttpRequest& request) {
         return e.ToReply();
       }
       HttpReply reply;
-      reply.body = openapi_v2_;
+      reply.body = OpenApi().v2;
       return reply;
     }
     case Type::kOpenApiV3Index: {
       HttpReply reply;
-      reply.body = openapi_v3_index_;
+      reply.body = OpenApi().v3_index;
       return reply;
     }
     case Type::kOpenApiV3GroupVersion: {
-      auto it = openapi_v3_.find(target.group + "/" + target.version);
-      if (it == openapi_v3_.end()) return UnknownPathError().ToReply();
+      const std::map<std::string, std::string>& v3 = OpenApi().v3;
+      auto it = v3.find(target.group + "/" + target.version);
+      if (it == v3.end()) return UnknownPathError().ToReply();
       HttpReply reply;
       reply.body = it->second;
       // The URL carries the document's hash: clients may cache it for good.

@@ -1,5 +1,6 @@
 // Router: sends each request to the endpoint that serves it — discovery,
-// OpenAPI, /version and health checks from immutable documents built once,
+// OpenAPI (built once, on the first request for one: building them is most of
+// a start's CPU in a sanitized build), /version and health checks,
 // pods' log subresource to PodLogs, Kueue's visibility API to VisibilityApi,
 // resource paths to ResourceHandlers — and turns unknown paths and methods
 // into kube-style 404/405 Status replies. Thread-safe: Route may run on many
@@ -7,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <mutex>
 #include <string>
 
 #include "metrics/registry.h"
@@ -31,9 +33,15 @@ class Router {
   PodLogs& pod_logs_;
   const VisibilityApi& visibility_;
   const metrics::Registry* metrics_;
-  std::string openapi_v2_;                         // /openapi/v2
-  std::string openapi_v3_index_;                   // /openapi/v3
-  std::map<std::string, std::string> openapi_v3_;  // "group/version" -> document
+  struct OpenApiDocuments {
+    std::string v2;                         // /openapi/v2
+    std::string v3_index;                   // /openapi/v3
+    std::map<std::string, std::string> v3;  // "group/version" -> document
+  };
+  const OpenApiDocuments& OpenApi();
+
+  std::once_flag openapi_once_;
+  OpenApiDocuments openapi_;
 };
 
 }  // namespace kuota::server

@@ -16,8 +16,8 @@
 # (v1beta2_convert.py: Kueue's conversion) and the same checks must pass;
 # kubectl get in v1beta2 must then show the v1beta2 fields. Environment:
 # SEEDS (default "000 001 002") picks the seeds; DECISIONS names a file that
-# gets each Workload's state at fixed steps (seeds_v1beta2_test.sh compares
-# the two versions' files).
+# gets each Workload's state at fixed steps, emptied first
+# (seeds_v1beta2_test.sh compares the two versions' files).
 # Usage: seeds_test.sh PATH/TO/kuotad [v1beta1|v1beta2]
 set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad [v1beta1|v1beta2]}
@@ -25,6 +25,7 @@ API=${2:-v1beta1}
 [[ $API == v1beta1 || $API == v1beta2 ]] || { echo "usage: $0 PATH/TO/kuotad [v1beta1|v1beta2]"; exit 2; }
 SEEDS=${SEEDS:-000 001 002}
 DECISIONS=${DECISIONS:-/dev/null}
+: >"$DECISIONS"
 HERE=$(cd "$(dirname "$0")" && pwd)
 M=$HERE/manifests/seeds
 PROBE=$HERE/job_kinds/probe.py

@@ -5,11 +5,12 @@
 # conversion, shared with tests/simulate/v1beta2_twins_test.py).
 #   1. seeds_test.sh's walkthroughs of seeds 000 (PyTorchJob; the seed's
 #      Configuration, its queues as written and corrected) and 001 (RayClusters,
-#      prod preempts dev), run once with the v1beta1 manifests and once with
-#      the v1beta2 copies: every check passes both times (the v1beta2 run also
-#      checks kubectl get in v1beta2: cohortName, priorityClassRef) and every
-#      Workload's state at each recorded step is the same. (Seed 002's Volcano
-#      jobs use no Kueue manifest.)
+#      prod preempts dev) with the v1beta2 copies: every check passes (the
+#      v1beta2 run also checks kubectl get in v1beta2: cohortName,
+#      priorityClassRef) and every Workload's state at each recorded step is
+#      the same as in the v1beta1 walk, whose record (DECISIONS_V1BETA1) the
+#      ctest kuotad_seeds_e2e writes (or this script makes it when not given).
+#      (Seed 002's Volcano jobs use no Kueue manifest.)
 #   2. Each on a kuotad of its own, v1beta1 then v1beta2 (--no-run-pods): seed
 #      002's Kueue section (read out of the seed, with its Job), seed 004's
 #      queues and jobs (manifests/kube/004-*, reclamation), the README demo's
@@ -17,10 +18,11 @@
 #      (version names aside) and the same decisions.
 #   3. The README's `kuota simulate -f examples/two-teams.yaml --cycles 2`:
 #      the v1beta2 copy gives the same table and JSON.
-# Usage: seeds_v1beta2_test.sh PATH/TO/kuotad PATH/TO/kuota
+# Usage: seeds_v1beta2_test.sh PATH/TO/kuotad PATH/TO/kuota [DECISIONS_V1BETA1]
 set -uo pipefail
-KUOTAD=${1:?usage: $0 PATH/TO/kuotad PATH/TO/kuota}
-KUOTA=${2:?usage: $0 PATH/TO/kuotad PATH/TO/kuota}
+KUOTAD=${1:?usage: $0 PATH/TO/kuotad PATH/TO/kuota [DECISIONS_V1BETA1]}
+KUOTA=${2:?usage: $0 PATH/TO/kuotad PATH/TO/kuota [DECISIONS_V1BETA1]}
+DECISIONS_V1BETA1=${3:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
 PROJECT=$(cd "$HERE/../.." && pwd)
 command -v kubectl >/dev/null || { echo "FAIL: kubectl not found on PATH"; exit 1; }
@@ -35,7 +37,17 @@ cleanup() {
 trap cleanup EXIT
 
 # --- 1. seeds_test.sh both ways --------------------------------------------------
-for api in v1beta1 v1beta2; do
+APIS=(v1beta2)
+if [[ -n $DECISIONS_V1BETA1 ]]; then
+  if [[ ! -s $DECISIONS_V1BETA1 ]]; then
+    bad "the v1beta1 walk's record $DECISIONS_V1BETA1 is missing or empty (run kuotad_seeds_e2e first)"
+    DECISIONS_V1BETA1=/dev/null
+  fi
+  grep -E '^00[01] ' "$DECISIONS_V1BETA1" >"$ROOT/decisions-v1beta1"
+else
+  APIS=(v1beta1 v1beta2)
+fi
+for api in "${APIS[@]}"; do
   echo "== seeds_test.sh $api (seeds 000, 001)"
   SEEDS="000 001" DECISIONS=$ROOT/decisions-$api \
     bash "$HERE/seeds_test.sh" "$KUOTAD" "$api" >"$ROOT/walk-$api.log" 2>&1

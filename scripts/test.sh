@@ -25,9 +25,12 @@ CC=clang-14 CXX=clang++-14 cmake -S . -B build-ci -G Ninja -DCMAKE_BUILD_TYPE=De
   -DCMAKE_EXE_LINKER_FLAGS="-fuse-ld=lld" -DKUOTA_PCH=ON -DKUOTA_BUILD_BENCH=OFF >/dev/null
 ninja -C build-ci -j "$JOBS"
 
+# Twice as many tests as cores at once: the end-to-end tests, which take most
+# of the time, mostly wait (on kubectl, on pods that sleep, on kuotad's
+# cycles) and use about a third of a core each.
 echo "== every test under AddressSanitizer + UndefinedBehaviorSanitizer"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build-ci --output-on-failure -j "$JOBS"
+  ctest --test-dir build-ci --output-on-failure -j "${TEST_JOBS:-$((JOBS * 2))}"
 # The fault, disk-full, security, ... tests' summary lines (ctest shows the
 # output of failed tests only).
 grep -h -E '^(fault|disk full|security|kube mode|deploy|metrics|ui|monitoring): ' build-ci/Testing/Temporary/LastTest.log || true

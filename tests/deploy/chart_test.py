@@ -110,6 +110,26 @@ FIELDS = [
     ("WorkloadPriorityClass", "value", "integer", None),
     ("AdmissionCheck", "spec.controllerName", "string", None),
 ]
+# The v1beta2 version's schema, with v1beta2's field names: (kind, path, type, default);
+# type None: the path must not be there (a v1beta1-only field).
+V1BETA2_FIELDS = [
+    ("ClusterQueue", "spec.cohortName", "string", None),
+    ("ClusterQueue", "spec.cohort", None, None),
+    ("ClusterQueue", "spec.admissionChecks", None, None),
+    ("ClusterQueue", "spec.admissionChecksStrategy", "object", None),
+    ("ClusterQueue", "spec.flavorFungibility.whenCanBorrow", "string", "MayStopSearch"),
+    ("Workload", "spec.priorityClassRef.name", "string", None),
+    ("Workload", "spec.priorityClassName", None, None),
+    ("Workload", "spec.priorityClassSource", None, None),
+    ("AdmissionCheck", "spec.retryDelayMinutes", None, None),
+    ("LocalQueue", "spec.clusterQueue", "string", None),
+]
+# Every Kueue CRD converts through kuotad's webhook, behind the chart's Service.
+CONVERSION = {"strategy": "Webhook",
+              "webhook": {"conversionReviewVersions": ["v1"],
+                          "clientConfig": {"service": {"namespace": NAMESPACE,
+                                                       "name": "kuota-webhook-service",
+                                                       "path": "/convert", "port": 443}}}}
 
 
 def kuotad_served_kinds():
@@ -170,10 +190,22 @@ def check_crds():
               f"{where}: shortNames {names.get('shortNames')} != Kueue's {sorted(want['short'])}")
         check(names.get("categories") == ["kueue"], f"{where}: categories must be [kueue]")
         versions = spec.get("versions") or []
-        if not check(len(versions) == 1 and versions[0].get("name") == "v1beta1" and
-                     versions[0].get("served") is True and versions[0].get("storage") is True,
-                     f"{where}: want one version, v1beta1, served and storage"):
+        if not check(len(versions) == 2 and versions[0].get("name") == "v1beta1" and
+                     versions[0].get("served") is True and versions[0].get("storage") is True and
+                     versions[1].get("name") == "v1beta2" and
+                     versions[1].get("served") is True and versions[1].get("storage") is False,
+                     f"{where}: want v1beta1 (served, storage) and v1beta2 (served, not storage)"):
             continue
+        check(spec.get("conversion") == CONVERSION,
+              f"{where}: spec.conversion must be {CONVERSION}, is {spec.get('conversion')}")
+        v2 = versions[1]
+        check(("status" in (v2.get("subresources") or {})) == want["status"],
+              f"{where}: v1beta2's status subresource differs from v1beta1's")
+        v2_cols = [{"name": c.get("name"), "jsonPath": c.get("jsonPath"),
+                    "priority": c.get("priority", 0)} for c in v2.get("additionalPrinterColumns") or []]
+        want_v2 = [dict(c, jsonPath=".spec.cohortName") if c["jsonPath"] == ".spec.cohort" else c
+                   for c in want["columns"]]
+        check(v2_cols == want_v2, f"{where}: v1beta2 printer columns {v2_cols} != {want_v2}")
         v = versions[0]
         has_status = "status" in (v.get("subresources") or {})
         check(has_status == want["status"],
@@ -204,12 +236,26 @@ def check_crds():
         if default is not None:
             check(node.get("default") == default, f"{kind} CRD: {path} must default to"
                                                   f" {default!r}, has {node.get('default')!r}")
+    for kind, path, typ, default in V1BETA2_FIELDS:
+        if kind not in seen or len(seen[kind]["spec"]["versions"]) < 2:
+            continue
+        schema = seen[kind]["spec"]["versions"][1]["schema"]["openAPIV3Schema"]
+        node = crd_schema.schema_at(schema, path)
+        if typ is None:
+            check(node is None, f"{kind} CRD v1beta2: {path} is v1beta1's; v1beta2 has no such field")
+            continue
+        if check(node is not None, f"{kind} CRD v1beta2: no schema for {path}"):
+            check(node.get("type") == typ, f"{kind} CRD v1beta2: {path} must be a {typ}")
+            if default is not None:
+                check(node.get("default") == default, f"{kind} CRD v1beta2: {path} must default"
+                                                      f" to {default!r}, has {node.get('default')!r}")
     return len(seen)
 
 
 # --- The chart -----------------------------------------------------------------
 
-NAMESPACED = {"ServiceAccount", "ConfigMap", "Deployment", "Service", "Role", "RoleBinding"}
+NAMESPACED = {"ServiceAccount", "ConfigMap", "Deployment", "Service", "Role", "RoleBinding",
+              "Secret"}
 CLUSTER = {"ClusterRole", "ClusterRoleBinding"}
 
 
@@ -364,7 +410,7 @@ def check_deployment(objs):
           f"Deployment: default image must be ghcr.io/kuota/kuotad:0.1.0, is {c.get('image')}")
     args = c.get("args") or []
     for a in ["--in-cluster", "--config=/controller_manager_config.yaml", "--health-port=8081",
-              "--address=0.0.0.0", "--leader-elect",
+              "--address=0.0.0.0", "--webhook-port=9443", "--leader-elect",
               "--leader-election-namespace=$(POD_NAMESPACE)"]:
         check(a in args, f"Deployment: args {args} lack {a}")
     env = {e.get("name"): e for e in c.get("env") or []}
@@ -401,6 +447,23 @@ def check_deployment(objs):
               f"metrics Service: want port 8080 named metrics, targetPort 8081; got {ports}")
         check((svc["spec"].get("selector") or {}).items() <= pod_labels.items() and
               svc["spec"].get("selector"), "metrics Service: selector must match the pod")
+    # The conversion webhook: a container port, the Service the CRDs name, the empty Secret.
+    ports = {p.get("name"): p for p in c.get("ports") or []}
+    check((ports.get("webhook-server") or {}).get("containerPort") == 9443,
+          f"Deployment: want containerPort 9443 named webhook-server, got {c.get('ports')}")
+    svc = objs.get(("Service", "kuota-webhook-service"))
+    if check(svc is not None, "Service kuota-webhook-service is not rendered"):
+        ports = svc["spec"].get("ports") or []
+        check(len(ports) == 1 and ports[0].get("port") == 443 and
+              ports[0].get("targetPort") == 9443,
+              f"webhook Service: want port 443, targetPort 9443; got {ports}")
+        check(svc["spec"].get("selector") and
+              (svc["spec"].get("selector") or {}).items() <= pod_labels.items(),
+              "webhook Service: selector must match the pod")
+    secret = objs.get(("Secret", "kuota-webhook-server-cert"))
+    if check(secret is not None, "Secret kuota-webhook-server-cert is not rendered"):
+        check(not secret.get("data") and not secret.get("stringData"),
+              "Secret kuota-webhook-server-cert must be created empty (kuotad fills it)")
 
 
 READ = {"get", "list", "watch"}
@@ -425,6 +488,8 @@ def needed_rules():
         ("scheduling.k8s.io", "priorityclasses"): READ,
         ("kueue.x-k8s.io", "workloads"): READ | {"create", "update", "patch", "delete"},
         ("kueue.x-k8s.io", "workloads/finalizers"): {"update"},
+        # The conversion webhook's CA into Kueue's CRDs' caBundle (resourceNames: check_rbac).
+        ("apiextensions.k8s.io", "customresourcedefinitions"): {"get", "patch"},
     }
     for k in KUEUE_KINDS:
         need.setdefault(("kueue.x-k8s.io", k), READ)
@@ -456,8 +521,23 @@ def check_rbac(objs):
                 check("*" not in (rule.get(field) or []) and
                       not any("*" in x for x in rule.get(field) or []),
                       f"{kind}/{name}: '*' in {field}")
-            check(not any(r.split("/")[0] == "secrets" for r in rule.get("resources") or []),
-                  f"{kind}/{name}: grants access to secrets")
+            # Secrets: the conversion webhook keeps its CA and certificate in one Secret that
+            # the chart creates; kuotad reads it and fills it. Least privilege: only a
+            # namespaced Role, only that Secret by name, only get and update (no list or
+            # watch, which would show every Secret; no create, which cannot be limited by
+            # name). Anything else on secrets is a leak.
+            if any(r.split("/")[0] == "secrets" for r in rule.get("resources") or []):
+                check(kind == "Role" and name == "kuota-webhook-cert-role" and
+                      rule.get("resources") == ["secrets"] and
+                      rule.get("resourceNames") == ["kuota-webhook-server-cert"] and
+                      set(rule.get("verbs") or []) <= {"get", "update"},
+                      f"{kind}/{name}: grants access to secrets beyond Role"
+                      f" kuota-webhook-cert-role's get/update of kuota-webhook-server-cert")
+            if "customresourcedefinitions" in (rule.get("resources") or []):
+                check(sorted(rule.get("resourceNames") or []) ==
+                      sorted(k + ".kueue.x-k8s.io" for k in KUEUE_KINDS),
+                      f"{kind}/{name}: customresourcedefinitions must be limited by resourceNames"
+                      f" to Kueue's CRDs, is {rule.get('resourceNames')}")
             check(set(rule.get("verbs") or []) <=
                   {"get", "list", "watch", "create", "update", "patch", "delete"},
                   f"{kind}/{name}: unusual verbs {rule.get('verbs')}")
@@ -480,6 +560,12 @@ def check_rbac(objs):
         check(grants(lease) == {("coordination.k8s.io", "leases"):
                                 READ | {"create", "update", "patch", "delete"}},
               f"kuota-leader-election-role: want leases get..delete only, got {grants(lease)}")
+    cert = objs.get(("Role", "kuota-webhook-cert-role"))
+    if check(cert is not None, "Role kuota-webhook-cert-role is not rendered"):
+        check(grants(cert) == {("", "secrets"): {"get", "update"}},
+              f"kuota-webhook-cert-role: want get and update of its Secret, got {grants(cert)}")
+        check(("RoleBinding", "kuota-webhook-cert-rolebinding") in objs,
+              "RoleBinding kuota-webhook-cert-rolebinding is not rendered")
     # Kueue-style aggregation.
     roles = {n: o for (k, n), o in objs.items() if k == "ClusterRole"}
     for agg in ("kuota-batch-admin-role", "kuota-batch-user-role"):

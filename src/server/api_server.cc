@@ -201,8 +201,9 @@ void Listen(HttpListener& http, std::thread& thread) {
   while (!http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
-HandlerOptions MakeHandlerOptions(const ServerOptions& o) {
+HandlerOptions MakeHandlerOptions(const ServerOptions& o, const CrdWebhookConversion* webhooks) {
   HandlerOptions h;
+  h.webhooks = webhooks;
   h.default_watch_timeout_s = o.default_watch_timeout_s;
   h.watch_bookmark_interval_ms = o.watch_bookmark_interval_ms;
   h.watch_page_size = o.watch_page_size;
@@ -216,7 +217,10 @@ struct ApiServer::Impl {
   Impl(store::ObjectStore& store, AdmissionHook* hook, ServerOptions opts)
       : options(std::move(opts)),
         clock(options.clock != nullptr ? *options.clock : real_clock),
-        handlers(store, hook, clock, MakeHandlerOptions(options)),
+        webhooks(options.crd_conversion_webhooks ? std::make_unique<CrdWebhookConversion>(
+                                                       store, *options.crd_conversion_webhooks)
+                                                 : nullptr),
+        handlers(store, hook, clock, MakeHandlerOptions(options, webhooks.get())),
         pod_logs(store, PodLogOptions{options.pod_log_dir}),
         visibility(options.pending_workloads),
         router(handlers, pod_logs, visibility, options.metrics),
@@ -273,6 +277,7 @@ struct ApiServer::Impl {
   const ServerOptions options;
   const RealClock real_clock;
   const Clock& clock;
+  const std::unique_ptr<CrdWebhookConversion> webhooks;  // null: built-in conversion only
   ResourceHandlers handlers;
   PodLogs pod_logs;
   VisibilityApi visibility;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@
 #include "metrics/registry.h"
 #include "server/access_control.h"
 #include "server/admission_hook.h"
+#include "server/crd_webhook_conversion.h"
 #include "server/pending_workloads_source.h"
 #include "server/resource_info.h"
 #include "store/object_store.h"
@@ -84,6 +86,11 @@ struct ServerOptions {
   // /metrics (Prometheus text, or OpenMetrics when asked) renders this; null:
   // 404. Authenticated like the API (RBAC nonResourceURLs "/metrics").
   const metrics::Registry* metrics = nullptr;
+  // Set (kuotad --serve-only): a kind whose applied CRD says
+  // spec.conversion.strategy Webhook is converted by calling that webhook,
+  // as kube-apiserver does (crd_webhook_conversion.h); unset: kuotad's
+  // built-in conversion always.
+  std::optional<CrdWebhookOptions> crd_conversion_webhooks;
 };
 
 class ApiServer {

@@ -79,6 +79,8 @@ HttpReply ResourceHandlers::ObjectReply(const HttpRequest& request, const Resour
                                         int status, const Json& object) const {
   HttpReply reply;
   reply.status = status;
+  Result<Json> served = ToServedVersion(resource, object, options_.webhooks);
+  if (!served.ok()) return InternalError(served.status().message()).ToReply();
   if (Negotiate(request.accept, /*allow_table=*/true, false) == Representation::kTable) {
     std::vector<Json> rows = {object};
     Json table = BuildTable(resource, rows, clock_.Now(),
@@ -86,7 +88,7 @@ HttpReply ResourceHandlers::ObjectReply(const HttpRequest& request, const Resour
     table["metadata"]["resourceVersion"] = StringField(object, {"metadata", "resourceVersion"});
     reply.body = table.dump();
   } else {
-    reply.body = ToServedVersion(resource, object).dump();
+    reply.body = served->dump();
   }
   return reply;
 }
@@ -154,6 +156,13 @@ HttpReply ResourceHandlers::List(const HttpRequest& request, const RequestTarget
   }
   HttpReply reply;
   if (!clamped.empty()) reply.headers.emplace_back("Warning", clamped);
+  std::vector<Json> served;
+  if (options_.webhooks != nullptr) {
+    // A conversion webhook's failure fails the list, as on kube-apiserver.
+    Result<std::vector<Json>> converted = ToServedVersions(r, list->items, options_.webhooks);
+    if (!converted.ok()) return InternalError(converted.status().message()).ToReply();
+    served = std::move(converted).value();
+  }
   if (Negotiate(request.accept, /*allow_table=*/true, false) == Representation::kTable) {
     Json table = BuildTable(r, list->items, clock_.Now(),
                             ParseIncludeObject(request.Query("includeObject")), true);
@@ -162,6 +171,7 @@ HttpReply ResourceHandlers::List(const HttpRequest& request, const RequestTarget
     return reply;
   }
   Json items = Json::array();
+  if (options_.webhooks != nullptr) list->items = std::move(served);
   for (Json& item : list->items) {
     item = ToServedVersion(r, std::move(item));
     if (item.is_object()) {

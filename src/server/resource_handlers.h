@@ -14,6 +14,7 @@
 
 #include "base/clock.h"
 #include "server/admission_hook.h"
+#include "server/crd_webhook_conversion.h"
 #include "server/http_types.h"
 #include "server/request_target.h"
 #include "server/status_errors.h"
@@ -29,6 +30,9 @@ struct HandlerOptions {
   int64_t watch_page_size = 500;                // objects of a watch's initial state read at once
   // How long a watch from a resourceVersion the store has not reached waits.
   int64_t future_resource_version_wait_ms = 3'000;
+  // Conversion webhooks of applied CRDs (kuotad --serve-only); null: kuotad's
+  // built-in conversion always. Must outlive the handlers.
+  const CrdWebhookConversion* webhooks = nullptr;
 };
 
 class ResourceHandlers {

@@ -45,6 +45,9 @@ std::vector<ResourceInfo> BuildServedResources() {
       Make("", "v1", "Pod", "pods", "pod", kNamespaced, kStatus, {"po"}, {"all"}),
       Make("", "v1", "Event", "events", "event", kNamespaced, kNoStatus, {"ev"}, {}),
       Make("", "v1", "Node", "nodes", "node", kCluster, kStatus, {"no"}, {}),
+      // v1 Secret: stored and served, no more (the Kubernetes mode keeps its conversion
+      // webhook's certificate in one; kuotad --serve-only stands in for its cluster).
+      Make("", "v1", "Secret", "secrets", "secret", kNamespaced, kNoStatus, {}, {}),
       // scheduling.k8s.io/v1
       Make("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", kCluster,
            kNoStatus, {"pc"}, {}),

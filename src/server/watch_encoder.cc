@@ -93,7 +93,14 @@ std::string WatchEncoder::ErrorStatus(const Json& status) {
 
 std::string WatchEncoder::Line(const char* type, const Json& object) {
   if (!options_.table) {
-    return Json{{"type", type}, {"object", ToServedVersion(resource_, object)}}.dump() + "\n";
+    Result<Json> served = ToServedVersion(resource_, object, options_.webhooks);
+    if (!served.ok()) return Error(InternalError(served.status().message()));
+    return Json{{"type", type}, {"object", std::move(served).value()}}.dump() + "\n";
+  }
+  if (options_.webhooks != nullptr) {
+    // kube-apiserver converts before it prints; the columns read the stored form.
+    Result<Json> served = ToServedVersion(resource_, object, options_.webhooks);
+    if (!served.ok()) return Error(InternalError(served.status().message()));
   }
   std::vector<Json> rows = {object};
   Json table = BuildTable(resource_, rows, clock_.Now(), options_.include, !sent_columns_);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/clock.h"
+#include "server/crd_webhook_conversion.h"
 #include "server/resource_info.h"
 #include "server/status_errors.h"
 #include "server/table_printer.h"
@@ -26,6 +27,9 @@ struct WatchEncoderOptions {
   store::ListFieldSelector fields;                   // empty: everything
   bool table = false;                                // objects as meta.k8s.io/v1 Tables
   IncludeObject include = IncludeObject::kMetadata;  // for Table rows
+  // Conversion webhooks of applied CRDs (kuotad --serve-only); null: none.
+  // An object the webhook cannot convert becomes an ERROR event (500).
+  const CrdWebhookConversion* webhooks = nullptr;
 };
 
 class WatchEncoder {

@@ -315,6 +315,7 @@ HttpReply ResourceHandlers::Watch(const HttpRequest& request, const RequestTarge
   encoder_options.table =
       Negotiate(request.accept, /*allow_table=*/true, false) == Representation::kTable;
   encoder_options.include = ParseIncludeObject(request.Query("includeObject"));
+  encoder_options.webhooks = options_.webhooks;
 
   auto state = std::make_shared<WatchState>();
   state->encoder = std::make_unique<WatchEncoder>(r, clock_, std::move(encoder_options));

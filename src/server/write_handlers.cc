@@ -35,8 +35,10 @@ std::string ParseErrorMessage(const std::exception& e) {
 
 // Decodes a create/update body as an object of `r`: JSON only; apiVersion and
 // kind must name `r` (they are filled in when absent); metadata must be an object.
-std::optional<Json> DecodeObject(const HttpRequest& request, const ResourceInfo& r,
-                                 ApiError* error) {
+// An object of a version stored in another is converted (through `webhooks`,
+// nullable, when its CRD asks for a conversion webhook).
+std::optional<Json> DecodeObject(const HttpRequest& request, const ResourceInfo& r, ApiError* error,
+                                 const CrdWebhookConversion* webhooks) {
   std::string type = BaseMediaType(request.content_type);
   Json object;
   if (type == kProtobufContentType && DecodesProtobuf(r)) {
@@ -112,9 +114,11 @@ std::optional<Json> DecodeObject(const HttpRequest& request, const ResourceInfo&
   if (!r.storage_version.empty()) {
     // Stored in another version of the group: convert (kueue.x-k8s.io/v1beta2).
     std::string name = StringField(object, {"metadata", "name"});
-    Result<Json> stored = ToStorageVersion(r, std::move(object));
+    Result<Json> stored = ToStorageVersion(r, std::move(object), webhooks);
     if (!stored.ok()) {
-      *error = InvalidError(r, name, stored.status().message());
+      *error = stored.status().code() == StatusCode::kInternal
+                   ? InternalError(stored.status().message())
+                   : InvalidError(r, name, stored.status().message());
       return std::nullopt;
     }
     object = std::move(stored).value();
@@ -213,7 +217,7 @@ HttpReply ResourceHandlers::WithWarnings(const ResourceInfo& resource, const Jso
 
 HttpReply ResourceHandlers::Create(const HttpRequest& request, const RequestTarget& target) {
   ApiError error;
-  std::optional<Json> object = DecodeObject(request, *target.resource, &error);
+  std::optional<Json> object = DecodeObject(request, *target.resource, &error, options_.webhooks);
   if (!object) return error.ToReply();
   return CreateObject(request, target, std::move(*object));
 }
@@ -274,7 +278,7 @@ HttpReply ResourceHandlers::CreateObject(const HttpRequest& request, const Reque
 HttpReply ResourceHandlers::Update(const HttpRequest& request, const RequestTarget& target) {
   const ResourceInfo& r = *target.resource;
   ApiError error;
-  std::optional<Json> decoded = DecodeObject(request, r, &error);
+  std::optional<Json> decoded = DecodeObject(request, r, &error, options_.webhooks);
   if (!decoded) return error.ToReply();
   Json object = std::move(*decoded);
   std::string body_name = StringField(object, {"metadata", "name"});
@@ -316,7 +320,7 @@ HttpReply ResourceHandlers::Patch(const HttpRequest& request, const RequestTarge
         ApiError error;
         HttpRequest as_json = request;
         as_json.content_type = "application/json";
-        std::optional<Json> object = DecodeObject(as_json, r, &error);
+        std::optional<Json> object = DecodeObject(as_json, r, &error, options_.webhooks);
         if (!object) return error.ToReply();
         if (StringField(*object, {"metadata", "name"}) != target.name) {
           return BadRequestError("the name of the object does not match the name on the URL")
@@ -327,8 +331,10 @@ HttpReply ResourceHandlers::Patch(const HttpRequest& request, const RequestTarge
       return FromStatus(current.status(), r, target.name).ToReply();
     }
     ApiError error;
+    Result<Json> served = ToServedVersion(r, *current, options_.webhooks);
+    if (!served.ok()) return InternalError(served.status().message()).ToReply();
     std::optional<Json> patched =
-        ApplyPatch(*type, ToServedVersion(r, *current), request.body, &error);
+        ApplyPatch(*type, std::move(served).value(), request.body, &error);
     if (!patched) return error.ToReply();
     if (!patched->is_object() || StringField(*patched, {"apiVersion"}) != r.ApiVersion() ||
         StringField(*patched, {"kind"}) != r.kind) {
@@ -337,8 +343,13 @@ HttpReply ResourceHandlers::Patch(const HttpRequest& request, const RequestTarge
           .ToReply();
     }
     if (!r.storage_version.empty()) {
-      Result<Json> stored = ToStorageVersion(r, std::move(*patched));
-      if (!stored.ok()) return InvalidError(r, target.name, stored.status().message()).ToReply();
+      Result<Json> stored = ToStorageVersion(r, std::move(*patched), options_.webhooks);
+      if (!stored.ok()) {
+        if (stored.status().code() == StatusCode::kInternal) {
+          return InternalError(stored.status().message()).ToReply();
+        }
+        return InvalidError(r, target.name, stored.status().message()).ToReply();
+      }
       patched = std::move(stored).value();
     }
     if (StringField(*patched, {"metadata", "name"}) != target.name ||

@@ -153,6 +153,11 @@ Status RunKuotad(const KuotadOptions& options) {
   sopts.pod_log_dir = data_dir + "/pods";
   sopts.pending_workloads = options.serve_only ? nullptr : &controller;
   sopts.metrics = &metrics;
+  if (options.serve_only) {
+    server::CrdWebhookOptions webhooks;
+    webhooks.service_address = options.service_address;
+    sopts.crd_conversion_webhooks = webhooks;
+  }
   // The socket `kuota login` finds: a root kuotad on its default data dir
   // (under /root, which others cannot enter) uses /run/kuota; else the data dir.
   std::string socket_path = options.socket_path;

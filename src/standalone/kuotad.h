@@ -57,6 +57,11 @@ struct KuotadOptions {
   // (jobs are not suspended on create). For driving `kuotad --kubeconfig`
   // (the Kubernetes mode) against kuotad where no cluster can run.
   bool serve_only = false;
+  // With serve_only: a Kueue kind whose applied CRD asks for a conversion
+  // webhook is converted by calling it, as kube-apiserver does; a
+  // clientConfig.service is reached at this address (the port is the
+  // Service's), its certificate checked against NAME.NAMESPACE.svc.
+  std::string service_address = "127.0.0.1";
 };
 
 // The default data directory for this user.

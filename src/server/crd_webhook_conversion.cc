@@ -1,0 +1,227 @@
+#include "server/crd_webhook_conversion.h"
+
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include <memory>
+#include <random>
+
+#include <httplib.h>
+
+#include "auth/base64.h"
+
+namespace kuota::server {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr const char* kCrdKey = "customresourcedefinitions.apiextensions.k8s.io";
+
+std::string StringAt(const Json& object, std::initializer_list<const char*> path) {
+  const Json* at = &object;
+  for (const char* key : path) {
+    if (!at->is_object()) return "";
+    auto it = at->find(key);
+    if (it == at->end()) return "";
+    at = &*it;
+  }
+  return at->is_string() ? at->get<std::string>() : "";
+}
+
+std::string NewUid() {
+  std::random_device rd;
+  std::mt19937_64 gen(rd());
+  const char* hex = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 32; ++i) {
+    if (i == 8 || i == 12 || i == 16 || i == 20) out += '-';
+    out += hex[gen() % 16];
+  }
+  return out;
+}
+
+// The CA certificates of a PEM bundle as a store for httplib (which takes it
+// over); null when the bundle holds none.
+X509_STORE* CaStore(const std::string& pem) {
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(
+      BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
+  STACK_OF(X509_INFO)* infos = PEM_X509_INFO_read_bio(bio.get(), nullptr, nullptr, nullptr);
+  if (infos == nullptr) return nullptr;
+  X509_STORE* store = X509_STORE_new();
+  int added = 0;
+  for (int i = 0; i < sk_X509_INFO_num(infos); ++i) {
+    X509_INFO* info = sk_X509_INFO_value(infos, i);
+    if (info->x509 != nullptr && X509_STORE_add_cert(store, info->x509) == 1) ++added;
+  }
+  sk_X509_INFO_pop_free(infos, X509_INFO_free);
+  if (added == 0) {
+    X509_STORE_free(store);
+    return nullptr;
+  }
+  return store;
+}
+
+// Where a webhook clientConfig points: the host to verify and send as SNI,
+// where to connect, and the path.
+struct Endpoint {
+  std::string host;
+  std::string connect_to;  // empty: host itself
+  int port = 443;
+  std::string path = "/";
+  std::string Url() const { return "https://" + host + ":" + std::to_string(port) + path; }
+};
+
+Result<Endpoint> EndpointOf(const Json& client_config, const std::string& service_address) {
+  Endpoint e;
+  const std::string url = StringAt(client_config, {"url"});
+  if (!url.empty()) {
+    const std::string scheme = "https://";
+    if (url.rfind(scheme, 0) != 0) return Status::Invalid("clientConfig.url must be https://");
+    std::string rest = url.substr(scheme.size());
+    size_t slash = rest.find('/');
+    std::string authority = rest.substr(0, slash);
+    e.path = slash == std::string::npos ? "/" : rest.substr(slash);
+    size_t colon = authority.rfind(':');
+    if (colon != std::string::npos && authority.find(']') == std::string::npos) {
+      try {
+        e.port = std::stoi(authority.substr(colon + 1));
+      } catch (const std::exception&) {
+        return Status::Invalid("clientConfig.url: bad port in " + url);
+      }
+      authority = authority.substr(0, colon);
+    }
+    e.host = authority;
+    return e;
+  }
+  auto service = client_config.find("service");
+  if (service == client_config.end() || !service->is_object()) {
+    return Status::Invalid("clientConfig: one of url or service is required");
+  }
+  const std::string name = StringAt(*service, {"name"});
+  const std::string ns = StringAt(*service, {"namespace"});
+  if (name.empty() || ns.empty()) {
+    return Status::Invalid("clientConfig.service: name and namespace are required");
+  }
+  e.host = name + "." + ns + ".svc";
+  e.connect_to = service_address;
+  if (auto port = service->find("port"); port != service->end() && port->is_number_integer()) {
+    e.port = port->get<int>();
+  }
+  if (std::string path = StringAt(*service, {"path"}); !path.empty()) e.path = path;
+  return e;
+}
+
+}  // namespace
+
+CrdWebhookConversion::CrdWebhookConversion(store::ObjectStore& store, CrdWebhookOptions options)
+    : store_(store), options_(std::move(options)) {}
+
+std::optional<Status> CrdWebhookConversion::Convert(const ResourceInfo& r,
+                                                    std::vector<Json>& objects,
+                                                    const std::string& to_version) const {
+  Result<Json> crd = store_.Get(kCrdKey, "", r.plural + "." + r.group);
+  if (!crd.ok()) return std::nullopt;
+  if (StringAt(*crd, {"spec", "conversion", "strategy"}) != "Webhook") return std::nullopt;
+  const std::string desired = r.group + "/" + to_version;
+  std::vector<size_t> sent;  // indexes of the objects not yet in `desired`
+  Json review_objects = Json::array();
+  std::string from = desired;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    if (StringAt(objects[i], {"apiVersion"}) == desired) continue;
+    from = StringAt(objects[i], {"apiVersion"});
+    sent.push_back(i);
+    review_objects.push_back(objects[i]);
+  }
+  if (sent.empty()) return Status::Ok();
+  const std::string prefix = "conversion webhook for " + from + ", Kind=" + r.kind + " failed: ";
+  auto fail = [&](const std::string& why) {
+    return std::optional<Status>(Status::Internal(prefix + why));
+  };
+  const Json& webhook = (*crd)["spec"]["conversion"]["webhook"];
+  Json client_config =
+      webhook.is_object() && webhook.contains("clientConfig") ? webhook["clientConfig"] : Json();
+  if (!client_config.is_object()) return fail("spec.conversion.webhook.clientConfig is missing");
+  Result<Endpoint> endpoint = EndpointOf(client_config, options_.service_address);
+  if (!endpoint.ok()) return fail(endpoint.status().message());
+  const std::string post = "Post \"" + endpoint->Url() + "\": ";
+
+  httplib::SSLClient client(endpoint->host, endpoint->port);
+  if (!endpoint->connect_to.empty()) {
+    client.set_hostname_addr_map({{endpoint->host, endpoint->connect_to}});
+  }
+  std::optional<std::string> ca;
+  if (std::string bundle = StringAt(client_config, {"caBundle"}); !bundle.empty()) {
+    ca = auth::Base64Decode(bundle);
+    if (!ca) return fail("clientConfig.caBundle is not base64");
+  }
+  if (ca) {
+    X509_STORE* store = CaStore(*ca);
+    if (store == nullptr) return fail("clientConfig.caBundle holds no PEM certificate");
+    client.set_ca_cert_store(store);  // the client's SSL_CTX owns it now
+  }
+  client.enable_server_certificate_verification(true);
+  client.set_connection_timeout(options_.timeout_seconds, 0);
+  client.set_read_timeout(options_.timeout_seconds, 0);
+  client.set_write_timeout(options_.timeout_seconds, 0);
+
+  const std::string uid = NewUid();
+  Json review = {
+      {"apiVersion", "apiextensions.k8s.io/v1"},
+      {"kind", "ConversionReview"},
+      {"request", {{"uid", uid}, {"desiredAPIVersion", desired}, {"objects", review_objects}}}};
+  httplib::Result res = client.Post(endpoint->path.c_str(), review.dump(), "application/json");
+  if (!res) {
+    std::string why = httplib::to_string(res.error());
+    const std::string addr =
+        (endpoint->connect_to.empty() ? endpoint->host : endpoint->connect_to) + ":" +
+        std::to_string(endpoint->port);
+    if (res.error() == httplib::Error::Connection) {
+      why = "dial tcp " + addr + ": connect: connection refused";
+    } else if (res.error() == httplib::Error::SSLServerVerification) {
+      why =
+          "tls: failed to verify certificate: x509: certificate signed by unknown authority "
+          "or not valid for " +
+          endpoint->host;
+    }
+    return fail(post + why);
+  }
+  if (res->status != 200) {
+    return fail(post + "the webhook answered HTTP " + std::to_string(res->status));
+  }
+  Json answer = Json::parse(res->body, nullptr, /*allow_exceptions=*/false);
+  if (!answer.is_object() || !answer.contains("response") || !answer["response"].is_object()) {
+    return fail("the webhook's answer is not a ConversionReview with a response");
+  }
+  const Json& response = answer["response"];
+  if (StringAt(response, {"uid"}) != uid) {
+    return fail("expected response uid " + uid + ", got " + StringAt(response, {"uid"}));
+  }
+  if (StringAt(response, {"result", "status"}) != "Success") {
+    return fail(StringAt(response, {"result", "message"}));
+  }
+  const Json& converted =
+      response.contains("convertedObjects") ? response["convertedObjects"] : Json();
+  if (!converted.is_array() || converted.size() != sent.size()) {
+    return fail("expected " + std::to_string(sent.size()) + " converted objects, got " +
+                (converted.is_array() ? std::to_string(converted.size()) : "none"));
+  }
+  for (size_t j = 0; j < sent.size(); ++j) {
+    const Json& out = converted[j];
+    const Json& in = objects[sent[j]];
+    if (StringAt(out, {"apiVersion"}) != desired || StringAt(out, {"kind"}) != r.kind) {
+      return fail("converted object " + std::to_string(j) + " is " + StringAt(out, {"apiVersion"}) +
+                  ", Kind=" + StringAt(out, {"kind"}) + ", expected " + desired +
+                  ", Kind=" + r.kind);
+    }
+    for (const char* field : {"name", "namespace", "uid"}) {
+      if (StringAt(out, {"metadata", field}) != StringAt(in, {"metadata", field})) {
+        return fail(std::string("converted object ") + std::to_string(j) + ": metadata." + field +
+                    " changed");
+      }
+    }
+  }
+  for (size_t j = 0; j < sent.size(); ++j) objects[sent[j]] = converted[j];
+  return Status::Ok();
+}
+
+}  // namespace kuota::server

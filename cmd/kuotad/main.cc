@@ -79,7 +79,14 @@ int main(int argc, char** argv) {
   app.add_flag("--serve-only", o.serve_only,
                "Only store and serve objects, like a kube-apiserver with Kueue's CRDs: no "
                "scheduling, no job controllers, no pods, no Kueue webhooks (a stand-in cluster "
-               "for the Kubernetes mode's tests)");
+               "for the Kubernetes mode's tests). A Kueue CRD applied with spec.conversion "
+               "strategy Webhook has its objects converted by that webhook, as kube-apiserver "
+               "does");
+  app.add_option("--service-address", o.service_address,
+                 "With --serve-only: where the Services that CRD conversion webhooks name are "
+                 "reached (kube-apiserver would resolve them); the port is the Service's, the "
+                 "certificate is checked for NAME.NAMESPACE.svc")
+      ->capture_default_str();
   // The Kubernetes mode.
   kuota::kube::DriverOptions k;
   int kube_health_port = 8081;
@@ -98,6 +105,24 @@ int main(int argc, char** argv) {
                  "Kubernetes mode: the Lease's namespace (default: the pod's, else kuota-system)");
   app.add_option("--leader-election-id", k.leader_election_id,
                  "Kubernetes mode: the Lease's name (default: kuota-controller-leader)");
+  app.add_option("--webhook-port", k.webhook_port,
+                 "Kubernetes mode: serve the CRDs' conversion webhook (HTTPS POST /convert, "
+                 "kueue.x-k8s.io v1beta1 <-> v1beta2) on this port of --address (0: any free "
+                 "port, -1: none); its certificate is kept in the Secret --webhook-secret and "
+                 "its CA set in the Kueue CRDs' caBundle")
+      ->check(CLI::Range(-1, 65535))
+      ->capture_default_str();
+  app.add_option("--webhook-service", k.webhook_service,
+                 "Kubernetes mode: the webhook's Service (the certificate is for "
+                 "NAME.NAMESPACE.svc)")
+      ->capture_default_str();
+  app.add_option("--webhook-secret", k.webhook_secret,
+                 "Kubernetes mode: the Secret that keeps the webhook's CA and certificate, shared "
+                 "by all replicas")
+      ->capture_default_str();
+  app.add_option("--webhook-namespace", k.webhook_namespace,
+                 "Kubernetes mode: the namespace of that Service and Secret (default: the pod's, "
+                 "else kuota-system)");
   app.add_option("--lease-duration", k.lease_duration_seconds,
                  "Kubernetes mode: seconds a leader's Lease lasts without renewal (default: the "
                  "config's leaderElection.leaseDuration, else 15)")

@@ -15,10 +15,12 @@
 #include "base/clock.h"
 #include "jobs/registry.h"
 #include "kube/cluster_target.h"
+#include "kube/conversion_webhook.h"
 #include "kube/kube_client.h"
 #include "kube/kube_object_store.h"
 #include "kube/leader_elector.h"
 #include "kube/resource_path.h"
+#include "kube/webhook_certs.h"
 #include "metrics/registry.h"
 #include "standalone/config_file.h"
 #include "standalone/controller.h"
@@ -267,15 +269,43 @@ Status RunDriver(const DriverOptions& options) {
                  options.address.c_str(), port);
     health_thread = std::thread([&] { health->listen_after_bind(); });
   }
+  // The CRDs' conversion webhook: served by every replica, leader or not.
+  ConversionWebhook webhook;
   auto finish = [&](Status st) {
     stop = true;
     signal_watch.join();
+    webhook.Stop();
     if (health) {
       health->stop();
       health_thread.join();
     }
     return st;
   };
+
+  if (options.webhook_port >= 0) {
+    WebhookCertOptions wo;
+    wo.ns = !options.webhook_namespace.empty() ? options.webhook_namespace
+                                               : InClusterNamespace("kuota-system");
+    wo.service_name = options.webhook_service;
+    wo.secret_name = options.webhook_secret;
+    Result<auth::TlsPem> pem = EnsureWebhookCert(client, wo);
+    if (!pem.ok()) {
+      return finish(pem.status().WithContext(
+          "the conversion webhook's certificate (--webhook-port -1 turns the webhook off)"));
+    }
+    if (Status st = webhook.Start(options.address, options.webhook_port, *pem); !st.ok()) {
+      return finish(st);
+    }
+    std::fprintf(stderr,
+                 "kuotad: conversion webhook at https://%s:%d/convert (certificate for %s, kept "
+                 "in secret %s/%s)\n",
+                 options.address.c_str(), webhook.port(), WebhookDnsNames(wo).front().c_str(),
+                 wo.ns.c_str(), wo.secret_name.c_str());
+    std::vector<std::string> crds(std::begin(kKueueResources), std::end(kKueueResources));
+    Result<int> injected = InjectCaBundle(client, crds, pem->ca_cert);
+    if (!injected.ok()) return finish(injected.status());
+    std::fprintf(stderr, "kuotad: conversion webhook's CA set in %d CRD(s)\n", *injected);
+  }
 
   // Leader election: the engine runs only while this replica holds the Lease.
   std::unique_ptr<KubeObjectStore> lease_store;

@@ -6,7 +6,10 @@
 // flavors' node labels and tolerations and suspended on eviction; pods are
 // left to kube-scheduler and the kubelets. With leader election (a
 // coordination.k8s.io/v1 Lease) only one replica runs the engine. Serves
-// /healthz, /readyz and /metrics on its own port.
+// /healthz, /readyz and /metrics on its own port, and (every replica) the
+// CRDs' conversion webhook over HTTPS (conversion_webhook.h), its
+// certificate kept in a Secret and its CA patched into the CRDs
+// (webhook_certs.h).
 #pragma once
 
 #include <string>
@@ -25,6 +28,14 @@ struct DriverOptions {
   int lease_duration_seconds = 0;         // 0: the config's, else 15 (renew 10, retry 2)
   std::string address = "127.0.0.1";      // of the health and metrics port
   int health_port = 8081;                 // /healthz, /readyz, /metrics; -1: none
+  // The conversion webhook (POST /convert, HTTPS) on `address`; 0: any free
+  // port; -1: none (v1beta2 reads then fail on a cluster whose CRDs ask for it).
+  int webhook_port = 9443;
+  // The webhook Service and the Secret that keeps its certificate, in the
+  // pod's namespace (else kuota-system) unless webhook_namespace is set.
+  std::string webhook_namespace;
+  std::string webhook_service = "kuota-webhook-service";
+  std::string webhook_secret = "kuota-webhook-server-cert";
 };
 
 // Runs until SIGINT/SIGTERM (Ok) or until leadership is lost (an error, so

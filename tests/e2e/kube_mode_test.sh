@@ -40,7 +40,7 @@ trap cleanup EXIT
 # start_driver NAME: a driver (kuotad --kubeconfig) logging to $TMP/NAME.log;
 # sets DPID.
 start_driver() {
-  "$KUOTAD" --kubeconfig "$TMP/kubeconfig" --health-port 0 --lease-duration 4 \
+  "$KUOTAD" --kubeconfig "$TMP/kubeconfig" --health-port 0 --webhook-port 0 --lease-duration 4 \
     --leader-election-namespace kuota-system >>"$TMP/$1.log" 2>&1 &
   DPID=$!
   DRIVERS+=("$DPID")

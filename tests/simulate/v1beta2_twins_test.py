@@ -8,7 +8,9 @@ is rewritten to v1beta2 the way Kueue's conversion maps v1beta1 objects
 (apiVersion; ClusterQueue spec.cohort -> spec.cohortName, spec.admissionChecks
 -> spec.admissionChecksStrategy, Borrow/Preempt -> MayStopSearch; Workload
 spec.priorityClassName/Source -> spec.priorityClassRef; AdmissionCheck without
-retryDelayMinutes; Configuration sections on by presence), then both files
+retryDelayMinutes; Configuration sections on by presence, and an absent or
+disabled waitForPodsReady as the feature gate DisableWaitForPodsReady, since
+v1beta2 runs it by default), then both files
 run through `kuota simulate --cycles C --now N -o json` and must give the same
 exit status and the same JSON. Fails unless the renamed fields were exercised.
 """
@@ -48,7 +50,13 @@ def to_v1beta2(doc, wpc_names):
                 if not s.pop("enable", False):
                     del doc[section]
                 elif section == "waitForPodsReady":
+                    s.setdefault("timeout", "5m")
                     s.setdefault("blockAdmission", True)
+        # v1beta2 runs waitForPodsReady even when the section is absent (30m): a v1beta1
+        # Configuration without it (or with it disabled) says so with Kueue's feature gate.
+        if "waitForPodsReady" not in doc:
+            gates = doc.setdefault("featureGates", {})
+            gates["DisableWaitForPodsReady"] = True
         doc.pop("queueVisibility", None)
         if isinstance(doc.get("integrations"), dict):
             doc["integrations"].pop("podOptions", None)

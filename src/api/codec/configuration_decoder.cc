@@ -3,9 +3,11 @@
 // manageJobsWithoutQueueName are decoded with Kueue's defaults
 // (SetDefaults_Configuration); the other real top-level sections are
 // accepted and ignored. v1beta2 has no `enable` in fairSharing and
-// waitForPodsReady: a present section is on, and blockAdmission defaults to
-// false (as api/conversion's ConfigurationDown maps it); it also drops
-// queueVisibility and integrations.podOptions.
+// waitForPodsReady: a present fairSharing is on, and waitForPodsReady is on
+// even when absent (Kueue's v1beta2 SetDefaults_Configuration), with a 30m
+// timeout (v1beta1: 5m), blockAdmission false and recoveryTimeout = timeout;
+// in either version the feature gate DisableWaitForPodsReady turns it off.
+// v1beta2 also drops queueVisibility and integrations.podOptions.
 #include "api/codec/decoders.h"
 
 namespace kuota::codec {
@@ -38,23 +40,32 @@ Status DecodeRequeuingStrategy(MapReader& r, api::RequeuingStrategy& out) {
   return r.Int32("backoffMaxSeconds", out.backoff_max_seconds);
 }
 
+// Kueue's v1beta2 default waitForPodsReady.timeout (DefaultWaitForPodsReadyTimeout).
+constexpr int64_t kV1beta2PodsReadyTimeoutMs = 30 * 60 * 1000;
+
 template <bool kV1beta2>
 Status DecodeWaitForPodsReady(MapReader& r, api::WaitForPodsReady& out) {
   if constexpr (kV1beta2) {
-    KUOTA_RETURN_IF_ERROR(r.Removed("enable",
-                                    "config.kueue.x-k8s.io/v1beta2 turns waitForPodsReady on by "
-                                    "the section's presence"));
+    KUOTA_RETURN_IF_ERROR(
+        r.Removed("enable",
+                  "config.kueue.x-k8s.io/v1beta2 always runs waitForPodsReady (the feature gate "
+                  "DisableWaitForPodsReady turns it off)"));
     out.enable = true;
+    out.timeout = kuota::Duration{kV1beta2PodsReadyTimeoutMs};
   } else {
     KUOTA_RETURN_IF_ERROR(r.Bool("enable", out.enable));
   }
   KUOTA_RETURN_IF_ERROR(r.Duration("timeout", out.timeout));
+  // Kueue's v1beta2 treats a zero timeout as unset.
+  if (kV1beta2 && out.timeout.ms == 0) out.timeout = kuota::Duration{kV1beta2PodsReadyTimeoutMs};
   // Kueue: blockAdmission defaults to the value of enable in v1beta1, to
   // false in v1beta2.
   std::optional<bool> block;
   KUOTA_RETURN_IF_ERROR(r.OptBool("blockAdmission", block));
   out.block_admission = block.value_or(kV1beta2 ? false : out.enable);
   KUOTA_RETURN_IF_ERROR(r.OptDuration("recoveryTimeout", out.recovery_timeout));
+  // v1beta2: an unset recoveryTimeout is the timeout ("0s" turns it off).
+  if (kV1beta2 && !out.recovery_timeout) out.recovery_timeout = out.timeout;
   return r.Object("requeuingStrategy", out.requeuing_strategy, DecodeRequeuingStrategy);
 }
 
@@ -75,8 +86,21 @@ template <bool kV1beta2>
 Status DecodeConfigurationAs(MapReader& r, api::Configuration& out) {
   KUOTA_RETURN_IF_ERROR(
       r.Object("fairSharing", out.fair_sharing, DecodeFairSharingConfig<kV1beta2>));
+  if constexpr (kV1beta2) {
+    // On with its defaults even when the section is absent.
+    out.wait_for_pods_ready.enable = true;
+    out.wait_for_pods_ready.timeout = kuota::Duration{kV1beta2PodsReadyTimeoutMs};
+    out.wait_for_pods_ready.block_admission = false;
+    out.wait_for_pods_ready.recovery_timeout = out.wait_for_pods_ready.timeout;
+  }
   KUOTA_RETURN_IF_ERROR(
       r.Object("waitForPodsReady", out.wait_for_pods_ready, DecodeWaitForPodsReady<kV1beta2>));
+  // Kueue's feature gates: only DisableWaitForPodsReady changes what Kuota does.
+  api::Labels gates;
+  KUOTA_RETURN_IF_ERROR(r.StringMap("featureGates", gates));
+  if (auto it = gates.find("DisableWaitForPodsReady"); it != gates.end() && it->second == "true") {
+    out.wait_for_pods_ready.enable = false;
+  }
   KUOTA_RETURN_IF_ERROR(r.Object("integrations", out.integrations, DecodeIntegrations<kV1beta2>));
   KUOTA_RETURN_IF_ERROR(r.Bool("manageJobsWithoutQueueName", out.manage_jobs_without_queue_name));
   // The rest of Kueue's Configuration, including the inlined
@@ -88,9 +112,9 @@ Status DecodeConfigurationAs(MapReader& r, api::Configuration& out) {
     r.Ignore({"queueVisibility"});
   }
   r.Ignore({"namespace", "managedJobsNamespaceSelector", "internalCertManagement",
-            "clientConnection", "multiKueue", "resources", "featureGates",
-            "objectRetentionPolicies", "admissionFairSharing", "webhook", "leaderElection",
-            "metrics", "health", "pprofBindAddress", "controller"});
+            "clientConnection", "multiKueue", "resources", "objectRetentionPolicies",
+            "admissionFairSharing", "webhook", "leaderElection", "metrics", "health",
+            "pprofBindAddress", "controller"});
   return Status::Ok();
 }
 

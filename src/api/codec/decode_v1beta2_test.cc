@@ -153,10 +153,45 @@ TEST(DecodeV1beta2Test, Configuration) {
   EXPECT_EQ(v2.wait_for_pods_ready.enable, v1.wait_for_pods_ready.enable);
   EXPECT_EQ(v2.wait_for_pods_ready.block_admission, v1.wait_for_pods_ready.block_admission);
 
-  auto none = MustDecodeAs<api::Configuration>(
-      "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n");
+  // Kueue's v1beta2 defaulting: waitForPodsReady runs even when absent, 30m,
+  // not blocking admission, recoveryTimeout the timeout; the v1beta1 form
+  // api/conversion makes of it decides the same.
+  auto [none, none_v1] = DecodeBothForms<api::Configuration>(
+      Json{{"apiVersion", "config.kueue.x-k8s.io/v1beta2"}, {"kind", "Configuration"}});
   EXPECT_FALSE(none.fair_sharing.enable);
-  EXPECT_FALSE(none.wait_for_pods_ready.enable);
+  EXPECT_TRUE(none.wait_for_pods_ready.enable);
+  EXPECT_EQ(none.wait_for_pods_ready.timeout.ms, 30 * 60'000);
+  EXPECT_FALSE(none.wait_for_pods_ready.block_admission);
+  ASSERT_TRUE(none.wait_for_pods_ready.recovery_timeout.has_value());
+  EXPECT_EQ(none.wait_for_pods_ready.recovery_timeout->ms, 30 * 60'000);
+  EXPECT_TRUE(none_v1.wait_for_pods_ready.enable);
+  EXPECT_EQ(none_v1.wait_for_pods_ready.timeout.ms, 30 * 60'000);
+  EXPECT_FALSE(none_v1.wait_for_pods_ready.block_admission);
+  auto zero = MustDecodeAs<api::Configuration>(
+      "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+      "waitForPodsReady: {timeout: 0s, recoveryTimeout: 0s}\n");
+  EXPECT_EQ(zero.wait_for_pods_ready.timeout.ms, 30 * 60'000);
+  EXPECT_EQ(zero.wait_for_pods_ready.recovery_timeout->ms, 0);
+  // The feature gate turns it off, in either version.
+  auto [gated, gated_v1] = DecodeBothForms<api::Configuration>(
+      Json{{"apiVersion", "config.kueue.x-k8s.io/v1beta2"},
+           {"kind", "Configuration"},
+           {"featureGates", {{"DisableWaitForPodsReady", true}, {"PartialAdmission", true}}}});
+  EXPECT_FALSE(gated.wait_for_pods_ready.enable);
+  EXPECT_FALSE(gated_v1.wait_for_pods_ready.enable);
+  auto v1_gated = MustDecodeAs<api::Configuration>(
+      "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
+      "waitForPodsReady: {enable: true}\nfeatureGates: {DisableWaitForPodsReady: true}\n");
+  EXPECT_FALSE(v1_gated.wait_for_pods_ready.enable);
+  // v1beta1 keeps its own defaults: off unless enabled, 5m.
+  auto v1_none = MustDecodeAs<api::Configuration>(
+      "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n");
+  EXPECT_FALSE(v1_none.wait_for_pods_ready.enable);
+  auto v1_on = MustDecodeAs<api::Configuration>(
+      "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
+      "waitForPodsReady: {enable: true}\n");
+  EXPECT_EQ(v1_on.wait_for_pods_ready.timeout.ms, 5 * 60'000);
+  EXPECT_TRUE(v1_on.wait_for_pods_ready.block_admission);
   auto blocking = MustDecodeAs<api::Configuration>(
       "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
       "waitForPodsReady: {blockAdmission: true}\n");

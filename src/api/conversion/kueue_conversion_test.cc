@@ -195,15 +195,49 @@ TEST(ConfigurationConversion, DisabledSectionsAreDropped) {
   ASSERT_TRUE(v2.ok());
   EXPECT_FALSE(v2->contains("fairSharing"));
   EXPECT_FALSE(v2->contains("waitForPodsReady"));
+  // v1beta2 runs waitForPodsReady unless the feature gate turns it off.
+  EXPECT_EQ((*v2)["featureGates"], Parse(R"({"DisableWaitForPodsReady":true})"));
 }
 
-TEST(ConfigurationConversion, V1beta2WaitForPodsReadyDefaultsBlockAdmissionOff) {
+TEST(ConfigurationConversion, AbsentWaitForPodsReadyStaysOff) {
+  Json v1 = Parse(R"({"apiVersion":"config.kueue.x-k8s.io/v1beta1","kind":"Configuration",
+    "featureGates":{"PartialAdmission":true}})");
+  Json v2 = Parse(R"({"apiVersion":"config.kueue.x-k8s.io/v1beta2","kind":"Configuration",
+    "featureGates":{"PartialAdmission":true,"DisableWaitForPodsReady":true}})");
+  // Back in v1beta1 the gate stays, and keeps it off there too.
+  Json back = Parse(R"({"apiVersion":"config.kueue.x-k8s.io/v1beta1","kind":"Configuration",
+    "featureGates":{"PartialAdmission":true,"DisableWaitForPodsReady":true}})");
+  ExpectRoundTrip(v1, v2, back);
+}
+
+TEST(ConfigurationConversion, EnabledWithoutTimeoutKeepsV1beta1Default) {
+  Json v1 = Parse(R"({"apiVersion":"config.kueue.x-k8s.io/v1beta1","kind":"Configuration",
+    "waitForPodsReady":{"enable":true}})");
+  Result<Json> v2 = Convert(v1, kV1beta2);
+  ASSERT_TRUE(v2.ok());
+  EXPECT_EQ((*v2)["waitForPodsReady"], Parse(R"({"timeout":"5m","blockAdmission":true})"));
+  EXPECT_FALSE(v2->contains("featureGates"));
+}
+
+TEST(ConfigurationConversion, V1beta2WaitForPodsReadyDefaults) {
+  // Present without blockAdmission: off (Kueue's v1beta2 default).
   Json v2 = Parse(R"({"apiVersion":"config.kueue.x-k8s.io/v1beta2","kind":"Configuration",
     "waitForPodsReady":{"timeout":"1m"}})");
   Result<Json> v1 = Convert(v2, kV1beta1);
   ASSERT_TRUE(v1.ok());
   EXPECT_EQ((*v1)["waitForPodsReady"],
             Parse(R"({"enable":true,"timeout":"1m","blockAdmission":false})"));
+  // Absent: on, with v1beta2's 30m timeout made explicit for v1beta1.
+  v2.erase("waitForPodsReady");
+  v1 = Convert(v2, kV1beta1);
+  ASSERT_TRUE(v1.ok());
+  EXPECT_EQ((*v1)["waitForPodsReady"],
+            Parse(R"({"enable":true,"timeout":"30m","blockAdmission":false})"));
+  // Absent with the gate: off, nothing added.
+  v2["featureGates"] = Parse(R"({"DisableWaitForPodsReady":true})");
+  v1 = Convert(v2, kV1beta1);
+  ASSERT_TRUE(v1.ok());
+  EXPECT_FALSE(v1->contains("waitForPodsReady"));
 }
 
 }  // namespace

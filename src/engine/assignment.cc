@@ -6,17 +6,23 @@ namespace kuota::engine {
 
 Mode CoarseMode(FitMode m) {
   switch (m) {
-    case FitMode::kNoFit: return Mode::kNoFit;
-    case FitMode::kFit: return Mode::kFit;
-    default: return Mode::kPreempt;
+    case FitMode::kNoFit:
+      return Mode::kNoFit;
+    case FitMode::kFit:
+      return Mode::kFit;
+    default:
+      return Mode::kPreempt;
   }
 }
 
 const char* ModeName(Mode m) {
   switch (m) {
-    case Mode::kNoFit: return "NoFit";
-    case Mode::kPreempt: return "Preempt";
-    case Mode::kFit: return "Fit";
+    case Mode::kNoFit:
+      return "NoFit";
+    case Mode::kPreempt:
+      return "Preempt";
+    case Mode::kFit:
+      return "Fit";
   }
   return "?";
 }
@@ -35,12 +41,23 @@ std::string Assignment::Message() const {
   std::string out;
   for (const auto& ps : pod_sets) {
     if (ps.reasons.empty()) continue;
-    std::vector<std::string> reasons = ps.reasons;
-    std::sort(reasons.begin(), reasons.end());
-    reasons.erase(std::unique(reasons.begin(), reasons.end()), reasons.end());
+    // Sorted and deduplicated by pointer, without copying the strings.
+    std::vector<const std::string*> reasons;
+    reasons.reserve(ps.reasons.size());
+    for (const auto& r : ps.reasons) reasons.push_back(&r);
+    std::sort(reasons.begin(), reasons.end(),
+              [](const std::string* a, const std::string* b) { return *a < *b; });
+    reasons.erase(std::unique(reasons.begin(), reasons.end(),
+                              [](const std::string* a, const std::string* b) { return *a == *b; }),
+                  reasons.end());
     if (!out.empty()) out += "; ";
-    out += "couldn't assign flavors to pod set " + ps.name + ": ";
-    for (size_t i = 0; i < reasons.size(); ++i) out += (i ? ", " : "") + reasons[i];
+    out += "couldn't assign flavors to pod set ";
+    out += ps.name;
+    out += ": ";
+    for (size_t i = 0; i < reasons.size(); ++i) {
+      if (i) out += ", ";
+      out += *reasons[i];
+    }
   }
   return out;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string_view>
 
 namespace kuota::engine {
 namespace {
@@ -121,16 +122,27 @@ FitMode FlavorAssigner::FitsQuota(const ClusterQueueNode& cq, const WorkloadInfo
   *borrow = 0;
   const int64_t max_capacity = cq.PotentialAvailable(fr);
   if (value > max_capacity) {
+    // Appended piece by piece into one string (no temporaries).
+    std::string& r = *reason;
+    r.clear();
+    r += "insufficient quota for ";
+    r += name.resource;
+    r += " in flavor ";
+    r += name.flavor;
     if (assumed > 0) {
-      *reason = "insufficient quota for " + name.resource + " in flavor " + name.flavor +
-                ", previously considered podsets requests (" +
-                FormatAmount(name.resource, assumed) + ") + current podset request (" +
-                FormatAmount(name.resource, request) + ") > maximum capacity (" +
-                FormatAmount(name.resource, max_capacity) + ")";
+      r += ", previously considered podsets requests (";
+      r += FormatAmount(name.resource, assumed);
+      r += ") + current podset request (";
+      r += FormatAmount(name.resource, request);
+      r += ") > maximum capacity (";
+      r += FormatAmount(name.resource, max_capacity);
+      r += ")";
     } else {
-      *reason = "insufficient quota for " + name.resource + " in flavor " + name.flavor +
-                ", request > maximum capacity (" + FormatAmount(name.resource, value) + " > " +
-                FormatAmount(name.resource, max_capacity) + ")";
+      r += ", request > maximum capacity (";
+      r += FormatAmount(name.resource, value);
+      r += " > ";
+      r += FormatAmount(name.resource, max_capacity);
+      r += ")";
     }
     return FitMode::kNoFit;
   }
@@ -138,8 +150,17 @@ FitMode FlavorAssigner::FitsQuota(const ClusterQueueNode& cq, const WorkloadInfo
   *borrow = QuotaTree::BorrowingHeight(cq, fr, value, &may_reclaim);
   const int64_t available = std::max<int64_t>(0, cq.Available(fr));
   if (value <= available) return FitMode::kFit;
-  *reason = "insufficient unused quota for " + name.resource + " in flavor " + name.flavor + ", " +
-            FormatAmount(name.resource, value - available) + " more needed";
+  {
+    std::string& r = *reason;
+    r.clear();
+    r += "insufficient unused quota for ";
+    r += name.resource;
+    r += " in flavor ";
+    r += name.flavor;
+    r += ", ";
+    r += FormatAmount(name.resource, value - available);
+    r += " more needed";
+  }
   const auto& p = cq.spec().preemption;
   const bool can_preempt_while_borrowing =
       p.borrow_within_cohort.policy != api::BorrowWithinCohortPolicy::kNever ||
@@ -170,11 +191,30 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode
     PodSetAssignmentResult psa;
     psa.name = ps.name;
     psa.count = counts.empty() ? ps.count : counts[i];
-    std::map<std::string, int64_t> reqs;
-    for (const auto& [res, v] : ps.per_pod) reqs[res] = api::Quantity::Mul(v, psa.count);
-    if (cq.covers_pods()) reqs["pods"] = api::Quantity::Mul(1000, psa.count);
+    // The pod set's requests by resource name (per_pod is sorted by name),
+    // "pods" added where the ClusterQueue covers it.
+    std::vector<std::pair<std::string_view, int64_t>> reqs;
+    reqs.reserve(ps.per_pod.size() + 1);
+    for (const auto& [res, v] : ps.per_pod)
+      reqs.emplace_back(res, api::Quantity::Mul(v, psa.count));
+    if (cq.covers_pods()) {
+      const int64_t pods = api::Quantity::Mul(1000, psa.count);
+      auto at = std::lower_bound(reqs.begin(), reqs.end(), std::string_view("pods"),
+                                 [](const auto& e, std::string_view n) { return e.first < n; });
+      if (at != reqs.end() && at->first == "pods") {
+        at->second = pods;
+      } else {
+        reqs.emplace(at, "pods", pods);
+      }
+    }
+    auto find_req = [&reqs](const std::string& res) {
+      auto at = std::lower_bound(reqs.begin(), reqs.end(), std::string_view(res),
+                                 [](const auto& e, std::string_view n) { return e.first < n; });
+      return at != reqs.end() && at->first == res ? at : reqs.end();
+    };
 
-    for (const auto& [res, value] : reqs) {
+    for (const auto& [res_view, value] : reqs) {
+      const std::string res(res_view);
       if (psa.flavors.count(res)) continue;
       int gi = cq.GroupOf(res);
       if (gi < 0) {
@@ -187,7 +227,7 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode
       // The group's requested resources, in covered order.
       std::vector<std::pair<size_t, int64_t>> group_reqs;
       for (size_t r = 0; r < group.covered.size(); ++r) {
-        auto it = reqs.find(group.covered[r]);
+        auto it = find_req(group.covered[r]);
         if (it != reqs.end()) group_reqs.emplace_back(r, it->second);
       }
       std::optional<Rep> best;

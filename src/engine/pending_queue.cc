@@ -36,7 +36,8 @@ void PendingQueue::Push(WorkloadInfo* wl) {
 void PendingQueue::PushInadmissible(WorkloadInfo* wl) {
   Remove(wl);
   Entry e = EntryOf(wl);
-  inadmissible_.insert(e);
+  wl->slot_index = inadmissible_.size();
+  inadmissible_.push_back(wl);
   wl->slot = QueueSlot::kInadmissible;
   wl->slot_priority = e.neg_priority;
   wl->slot_time = e.time;
@@ -59,10 +60,21 @@ void PendingQueue::PushPinned(WorkloadInfo* wl) {
 
 bool PendingQueue::Remove(WorkloadInfo* wl) {
   switch (wl->slot) {
-    case QueueSlot::kNone: return false;
-    case QueueSlot::kHeap: heap_.erase(SlotEntry(wl)); break;
-    case QueueSlot::kInadmissible: inadmissible_.erase(SlotEntry(wl)); break;
-    case QueueSlot::kBackoff: backoff_.erase(SlotEntry(wl)); break;
+    case QueueSlot::kNone:
+      return false;
+    case QueueSlot::kHeap:
+      heap_.erase(SlotEntry(wl));
+      break;
+    case QueueSlot::kInadmissible: {
+      WorkloadInfo* last = inadmissible_.back();
+      inadmissible_[wl->slot_index] = last;
+      last->slot_index = wl->slot_index;
+      inadmissible_.pop_back();
+      break;
+    }
+    case QueueSlot::kBackoff:
+      backoff_.erase(SlotEntry(wl));
+      break;
     case QueueSlot::kPinned:
       pinned_.erase(std::find(pinned_.begin(), pinned_.end(), wl));
       break;
@@ -91,7 +103,7 @@ WorkloadInfo* PendingQueue::Pop() {
 int PendingQueue::QueueInadmissible() {
   int n = 0;
   while (!inadmissible_.empty()) {
-    Push(inadmissible_.begin()->wl);  // removes it from inadmissible_
+    Push(inadmissible_.back());  // removes it from inadmissible_
     ++n;
   }
   return n;
@@ -115,7 +127,11 @@ std::vector<WorkloadInfo*> PendingQueue::Ordered() const {
   std::vector<WorkloadInfo*> out(pinned_.begin(), pinned_.end());
   out.reserve(size());
   for (const auto& e : heap_) out.push_back(e.wl);
-  for (const auto& e : inadmissible_) out.push_back(e.wl);
+  std::vector<Entry> parked;
+  parked.reserve(inadmissible_.size());
+  for (const WorkloadInfo* wl : inadmissible_) parked.push_back(SlotEntry(wl));
+  std::sort(parked.begin(), parked.end());
+  for (const auto& e : parked) out.push_back(e.wl);
   for (const auto& e : backoff_) out.push_back(e.wl);
   return out;
 }

@@ -68,7 +68,9 @@ class PendingQueue {
 
   std::vector<WorkloadInfo*> pinned_;
   std::set<Entry> heap_;
-  std::set<Entry> inadmissible_;
+  // Parked workloads in no order (WorkloadInfo::slot_index is the position):
+  // nothing pops from here, so parking and unparking need no ordered insert.
+  std::vector<WorkloadInfo*> inadmissible_;
   std::set<Entry> backoff_;  // neg_priority holds requeue_at for ordering by time
 };
 

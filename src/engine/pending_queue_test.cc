@@ -108,6 +108,27 @@ TEST_F(PendingQueueTest, MovingBetweenHeapAndInadmissible) {
   EXPECT_EQ(q_.size(), 0u);
 }
 
+TEST_F(PendingQueueTest, ParkedWorkloadsLeaveFromAnyPositionAndListInOrder) {
+  // The parked set keeps no order; removing from its middle must keep the
+  // others findable, and Ordered() still lists them in heap order.
+  WorkloadInfo* a = Wl("a", 0, 3);
+  WorkloadInfo* b = Wl("b", 5, 2);
+  WorkloadInfo* c = Wl("c", 0, 1);
+  WorkloadInfo* d = Wl("d", 1, 4);
+  for (WorkloadInfo* w : {a, b, c, d}) q_.PushInadmissible(w);
+  EXPECT_TRUE(q_.Remove(b));  // from the middle
+  EXPECT_FALSE(q_.IsInadmissible(b));
+  EXPECT_EQ(q_.inadmissible_size(), 3u);
+  EXPECT_EQ(q_.Ordered(), (std::vector<WorkloadInfo*>{d, c, a}));
+  q_.Push(a);  // the last one moves to the heap
+  EXPECT_TRUE(q_.IsInadmissible(c));
+  EXPECT_TRUE(q_.IsInadmissible(d));
+  EXPECT_TRUE(q_.Remove(c));
+  EXPECT_EQ(q_.Ordered(), (std::vector<WorkloadInfo*>{a, d}));
+  EXPECT_EQ(q_.QueueInadmissible(), 1);
+  EXPECT_EQ(Drain(q_), (std::vector<std::string>{"ns/d", "ns/a"}));
+}
+
 TEST_F(PendingQueueTest, BackoffReleasedOnlyWhenExpired) {
   WorkloadInfo* a = Wl("a", 0, 1);
   a->requeue_at = At(100);

@@ -6,6 +6,7 @@
 
 #include "engine/cohort_node.h"
 #include "engine/fair_sharing.h"
+#include "engine/holder_order.h"
 #include "engine/quota_tree.h"
 
 namespace kuota::engine {
@@ -37,8 +38,10 @@ bool WithinNominal(const QuotaNode& node, const std::set<FrId>& need) {
 bool SatisfiesWithin(api::WithinClusterQueuePolicy p, const WorkloadInfo& in,
                      const WorkloadInfo& cand) {
   switch (p) {
-    case api::WithinClusterQueuePolicy::kNever: return false;
-    case api::WithinClusterQueuePolicy::kLowerPriority: return in.priority > cand.priority;
+    case api::WithinClusterQueuePolicy::kNever:
+      return false;
+    case api::WithinClusterQueuePolicy::kLowerPriority:
+      return in.priority > cand.priority;
     case api::WithinClusterQueuePolicy::kLowerOrNewerEqualPriority:
       return in.priority > cand.priority ||
              (in.priority == cand.priority && in.queue_order_time < cand.queue_order_time);
@@ -49,25 +52,17 @@ bool SatisfiesWithin(api::WithinClusterQueuePolicy p, const WorkloadInfo& in,
 bool SatisfiesReclaim(api::ReclaimWithinCohortPolicy p, const WorkloadInfo& in,
                       const WorkloadInfo& cand) {
   switch (p) {
-    case api::ReclaimWithinCohortPolicy::kNever: return false;
-    case api::ReclaimWithinCohortPolicy::kLowerPriority: return in.priority > cand.priority;
-    case api::ReclaimWithinCohortPolicy::kAny: return true;
+    case api::ReclaimWithinCohortPolicy::kNever:
+      return false;
+    case api::ReclaimWithinCohortPolicy::kLowerPriority:
+      return in.priority > cand.priority;
+    case api::ReclaimWithinCohortPolicy::kAny:
+      return true;
   }
   return false;
 }
 
 bool IsEvicted(const WorkloadInfo& wl) { return wl.evicted; }
-
-// The tail of Kueue's candidate order: lower priority first, then the most
-// recently reserved, then UID, then name.
-bool ReservationOrderBefore(const WorkloadInfo* a, const WorkloadInfo* b) {
-  if (a->priority != b->priority) return a->priority < b->priority;
-  if (a->quota_reserved_at != b->quota_reserved_at) {
-    return a->quota_reserved_at > b->quota_reserved_at;
-  }
-  if (a->uid() != b->uid()) return a->uid() < b->uid();
-  return a->key < b->key;
-}
 
 // Necessary condition for any victim set: even removing every candidate must
 // leave room for `usage` in `cq` (freed capacity is at most their usage).
@@ -156,113 +151,155 @@ std::vector<PreemptionTarget> Preemptor::GetTargets(const WorkloadInfo& wl,
   return Classic(wl, cq, need, usage);
 }
 
-std::vector<PreemptionTarget> Preemptor::Classic(const WorkloadInfo& wl,
-                                                 const ClusterQueueNode& cq,
-                                                 const std::set<FrId>& need,
-                                                 const FrUsage& usage) {
+std::vector<PreemptionTarget> Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq,
+                                                 const std::set<FrId>& need, const FrUsage& usage) {
   const auto& policy = cq.spec().preemption;
-  std::vector<Candidate> cands;
-  if (policy.within_cluster_queue != api::WithinClusterQueuePolicy::kNever) {
-    for (WorkloadInfo* w : cq.admitted()) {
-      if (w == &wl || !UsesResources(*w, need)) continue;
-      if (SatisfiesWithin(policy.within_cluster_queue, wl, *w)) {
-        cands.push_back({w, Variant::kWithinCQ, nullptr});
-      }
-    }
-  }
   const auto& bwc = policy.borrow_within_cohort;
   const bool forbidden = bwc.policy == api::BorrowWithinCohortPolicy::kNever;
-  if (cq.has_parent() && policy.reclaim_within_cohort != api::ReclaimWithinCohortPolicy::kNever) {
-    auto classify = [&](const WorkloadInfo& w, bool adv) -> std::optional<Variant> {
-      if (!UsesResources(w, need)) return std::nullopt;
-      if (!SatisfiesReclaim(policy.reclaim_within_cohort, wl, w)) return std::nullopt;
-      if (adv) return Variant::kHierarchicalReclaim;
-      if (forbidden) return Variant::kReclaimWithoutBorrowing;
-      if (w.priority >= wl.priority ||
-          (bwc.max_priority_threshold && w.priority > *bwc.max_priority_threshold)) {
-        return Variant::kReclaimWithoutBorrowing;
+  const bool within_on = policy.within_cluster_queue != api::WithinClusterQueuePolicy::kNever;
+  const bool cohort_on =
+      cq.has_parent() && policy.reclaim_within_cohort != api::ReclaimWithinCohortPolicy::kNever;
+  // Every holder of the tree, in reservation order (built once per tree while
+  // the scheduler nominates). Candidates are taken from it in that order into
+  // six buckets, [evicted H][evicted P][evicted own][H][P][own], so their
+  // concatenation is Kueue's order with no sort.
+  if (!within_on && !cohort_on) return {};
+  const HolderOrder::View& view = holders_.For(QuotaTree::Root(&cq));
+  if (cohort_on) {
+    // Which ClusterQueues of the tree give cohort candidates: not within
+    // nominal quota themselves, nor any cohort between them and the lowest
+    // ancestor they share with `cq`; `adv` of that ancestor's level (the
+    // hierarchical-reclaim flag as the walk up from `cq` sets it).
+    ancestors_.clear();
+    {
+      bool adv = true;
+      std::vector<std::pair<FrId, int64_t>>& rem = rem_;
+      rem.clear();
+      for (const auto& [fr, v] : usage) {
+        if (SatAdd(cq.usage(fr), v) > cq.subtree_quota(fr)) adv = false;
+        int64_t la = std::max<int64_t>(0, cq.guaranteed_quota(fr) - cq.usage(fr));
+        rem.emplace_back(fr, std::max<int64_t>(0, v - la));
       }
-      return Variant::kReclaimWhileBorrowing;
-    };
-    std::function<void(const CohortNode*, const QuotaNode*, const QuotaNode*, bool)> collect =
-        [&](const CohortNode* node, const QuotaNode* lca, const QuotaNode* skip, bool adv) {
-          for (const CohortNode* c : node->child_cohorts()) {
-            if (c == skip || WithinNominal(*c, need)) continue;
-            collect(c, lca, nullptr, adv);
-          }
-          for (ClusterQueueNode* x : node->child_cluster_queues()) {
-            if (x == &cq || WithinNominal(*x, need)) continue;
-            for (WorkloadInfo* w : x->admitted()) {
-              if (auto v = classify(*w, adv)) cands.push_back({w, *v, lca});
-            }
-          }
-        };
-    bool adv = true;
-    std::map<FrId, int64_t> rem;
-    for (const auto& [fr, v] : usage) {
-      if (SatAdd(cq.usage(fr), v) > cq.subtree_quota(fr)) adv = false;
-      int64_t la = std::max<int64_t>(0, cq.guaranteed_quota(fr) - cq.usage(fr));
-      rem[fr] = std::max<int64_t>(0, v - la);
-    }
-    const QuotaNode* prev = nullptr;
-    for (const CohortNode* a = cq.parent(); a != nullptr; a = a->parent()) {
-      collect(a, a, prev, adv);
-      bool fits = true;
-      for (auto& [fr, v] : rem) {
-        if (SatAdd(a->usage(fr), v) > a->subtree_quota(fr)) fits = false;
-        int64_t la = std::max<int64_t>(0, a->guaranteed_quota(fr) - a->usage(fr));
-        v = std::max<int64_t>(0, v - la);
+      for (const CohortNode* a = cq.parent(); a != nullptr; a = a->parent()) {
+        ancestors_.push_back({a, adv});
+        bool fits = true;
+        for (auto& [fr, v] : rem) {
+          if (SatAdd(a->usage(fr), v) > a->subtree_quota(fr)) fits = false;
+          int64_t la = std::max<int64_t>(0, a->guaranteed_quota(fr) - a->usage(fr));
+          v = std::max<int64_t>(0, v - la);
+        }
+        adv = adv || fits;
       }
-      adv = adv || fits;
-      prev = a;
+    }
+    cq_info_.assign(view.cqs.size(), CqInfo{});
+    for (size_t k = 0; k < view.cqs.size(); ++k) {
+      const ClusterQueueNode* x = view.cqs[k];
+      if (x == &cq || WithinNominal(*x, need)) continue;
+      const QuotaNode* c = x->parent();
+      const Ancestor* lca = nullptr;
+      bool ok = true;
+      for (; c != nullptr; c = c->parent()) {
+        auto it = std::find_if(ancestors_.begin(), ancestors_.end(),
+                               [c](const Ancestor& a) { return a.node == c; });
+        if (it != ancestors_.end()) {
+          lca = &*it;
+          break;
+        }
+        if (WithinNominal(*c, need)) ok = false;
+      }
+      if (!ok || lca == nullptr) continue;
+      cq_info_[k] = CqInfo{true, lca->adv, lca->node};
     }
   }
-  if (cands.empty()) return {};
-  {
-    std::vector<WorkloadInfo*> all;
-    all.reserve(cands.size());
-    for (const auto& c : cands) all.push_back(c.wl);
-    if (!CouldFit(cq, usage, all)) return {};
+  // `need` as bits: a holder whose bits miss it uses none of `need`; one whose
+  // bits meet it is checked exactly (bits are FrId % 64).
+  uint64_t need_bits = 0;
+  for (FrId fr : need) need_bits |= HolderOrder::Bit(fr);
+  auto uses = [&](const HolderOrder::Holder& h) {
+    return (h.frs & need_bits) != 0 && UsesResources(*h.wl, need);
+  };
+  const int32_t in_priority = wl.priority;
+  const auto reclaim = policy.reclaim_within_cohort;
+  // A holder's group in [evicted H][evicted P][evicted own][H][P][own]
+  // (0..5), with the candidate it makes; -1 when it is none. Depends on no
+  // usage, so it may be asked while victims are removed.
+  auto classify = [&](const HolderOrder::Holder& h, Candidate* c) -> int {
+    WorkloadInfo* w = h.wl;
+    if (view.cqs[static_cast<size_t>(h.cq)] == &cq) {
+      if (!within_on || w == &wl || !uses(h) ||
+          !SatisfiesWithin(policy.within_cluster_queue, wl, *w)) {
+        return -1;
+      }
+      *c = {w, Variant::kWithinCQ, nullptr};
+    } else {
+      if (!cohort_on) return -1;
+      const CqInfo& info = cq_info_[static_cast<size_t>(h.cq)];
+      if (!info.eligible) return -1;
+      // SatisfiesReclaim on the copied priority.
+      if (reclaim == api::ReclaimWithinCohortPolicy::kLowerPriority &&
+          !(in_priority > h.priority)) {
+        return -1;
+      }
+      if (!uses(h)) return -1;
+      Variant v;
+      if (info.adv) {
+        v = Variant::kHierarchicalReclaim;
+      } else if (forbidden || h.priority >= in_priority ||
+                 (bwc.max_priority_threshold && h.priority > *bwc.max_priority_threshold)) {
+        v = Variant::kReclaimWithoutBorrowing;
+      } else {
+        v = Variant::kReclaimWhileBorrowing;
+      }
+      *c = {w, v, info.lca};
+    }
+    int g = c->variant == Variant::kHierarchicalReclaim ? 0
+            : c->variant == Variant::kWithinCQ          ? 2
+                                                        : 1;
+    return (h.evicted ? 0 : 3) + g;
+  };
+  // What the victim search needs to know first, each scan stopping as soon
+  // as it knows: whether there is any candidate, any from the cohort, and
+  // (only where it decides the attempts) any hierarchical one.
+  Candidate c;
+  bool any = false, any_other = false, any_h = false;
+  for (const HolderOrder::Holder& h : view.holders) {
+    if (classify(h, &c) < 0) continue;
+    any = true;
+    if (c.variant != Variant::kWithinCQ) {
+      any_other = true;
+      break;
+    }
   }
-
-  // Order: [evicted H][evicted P][evicted own][H][P][own], each by
-  // CandidatesOrdering; the group is computed once per candidate.
-  struct Keyed {
-    int group;
-    Candidate c;
-  };
-  std::vector<Keyed> keyed;
-  keyed.reserve(cands.size());
-  for (const auto& c : cands) {
-    int g = c.variant == Variant::kHierarchicalReclaim ? 0 : c.variant == Variant::kWithinCQ ? 2 : 1;
-    keyed.push_back({(IsEvicted(*c.wl) ? 0 : 3) + g, c});
-  }
-  auto keyed_less = [](const Keyed& a, const Keyed& b) {
-    if (a.group != b.group) return a.group < b.group;
-    return ReservationOrderBefore(a.c.wl, b.c.wl);
-  };
-  // Sorted lazily: most searches stop after a few victims, so order a prefix
-  // and extend it only when the search gets there.
-  size_t sorted = 0;
-  auto ensure_sorted = [&](size_t i) {
-    if (i < sorted) return;
-    size_t upto = std::min(keyed.size(), std::max<size_t>(32, sorted * 4));
-    std::partial_sort(keyed.begin() + static_cast<std::ptrdiff_t>(sorted),
-                      keyed.begin() + static_cast<std::ptrdiff_t>(upto), keyed.end(), keyed_less);
-    sorted = upto;
-  };
-  bool any_h = false, any_other = false;
-  for (const auto& c : cands) {  // order does not matter here
-    if (c.variant == Variant::kHierarchicalReclaim) any_h = true;
-    if (c.variant != Variant::kWithinCQ) any_other = true;
+  if (!any) return {};
+  // CouldFit over the candidates: even removing them all must leave room.
+  for (const auto& [fr, v] : usage) {
+    int64_t room = std::max<int64_t>(0, cq.Available(fr));
+    for (const HolderOrder::Holder& h : view.holders) {
+      if (room >= v) break;
+      if (classify(h, &c) < 0) continue;
+      for (const auto& [wfr, wv] : c.wl->usage) {
+        if (wfr == fr) room = SatAdd(room, wv);
+      }
+    }
+    if (room < v) return {};
   }
   bool under_nominal = true;
   for (FrId fr : need) {
     if (!(cq.usage(fr) < cq.quota(fr).nominal)) under_nominal = false;
   }
-  std::vector<bool> attempts;
+  if (any_other && forbidden && under_nominal) {
+    for (const HolderOrder::Holder& h : view.holders) {
+      if (classify(h, &c) >= 0 && c.variant == Variant::kHierarchicalReclaim) {
+        any_h = true;
+        break;
+      }
+    }
+  }
+  std::array<bool, 2> attempts{};
+  int n_attempts = 2;
   if (!any_other || (forbidden && !under_nominal)) {
-    attempts = {true};
+    attempts = {true, true};
+    n_attempts = 1;
   } else if (forbidden && !any_h) {
     attempts = {false, true};
   } else {
@@ -270,23 +307,46 @@ std::vector<PreemptionTarget> Preemptor::Classic(const WorkloadInfo& wl,
   }
   auto reason_of = [](Variant v) {
     switch (v) {
-      case Variant::kWithinCQ: return "InClusterQueue";
-      case Variant::kReclaimWhileBorrowing: return "InCohortReclaimWhileBorrowing";
-      default: return "InCohortReclamation";
+      case Variant::kWithinCQ:
+        return "InClusterQueue";
+      case Variant::kReclaimWhileBorrowing:
+        return "InCohortReclaimWhileBorrowing";
+      default:
+        return "InCohortReclamation";
     }
   };
-  for (bool borrow : attempts) {
+  // The first group that can hold candidates is tried during the scan, in
+  // holder order; later groups are kept in their buckets and tried after it,
+  // so the order is the group-major one without a pass over every holder
+  // when the first group already makes room.
+  const int first = view.any_evicted ? 0 : 3;
+  for (int a = 0; a < n_attempts; ++a) {
+    const bool borrow = attempts[static_cast<size_t>(a)];
     std::vector<PreemptionTarget> targets;
-    for (size_t i = 0; i < keyed.size(); ++i) {
-      ensure_sorted(i);
-      const Candidate& c = keyed[i].c;
-      if (!CandidateValid(c, cq, need, borrow)) continue;
-      RemoveWorkloadUsage(*c.wl);
-      targets.push_back({c.wl, reason_of(c.variant)});
-      if (Fits(cq, usage, borrow)) {
-        targets = FillBack(std::move(targets), cq, usage, borrow);
-        for (const auto& t : targets) AddWorkloadUsage(*t.workload);
-        return targets;
+    for (auto& b : buckets_) b.clear();
+    auto try_one = [&](const Candidate& x) {
+      if (!CandidateValid(x, cq, need, borrow)) return false;
+      RemoveWorkloadUsage(*x.wl);
+      targets.push_back({x.wl, reason_of(x.variant)});
+      return Fits(cq, usage, borrow);
+    };
+    auto done = [&]() {
+      targets = FillBack(std::move(targets), cq, usage, borrow);
+      for (const auto& t : targets) AddWorkloadUsage(*t.workload);
+      return targets;
+    };
+    for (const HolderOrder::Holder& h : view.holders) {
+      const int g = classify(h, &c);
+      if (g < 0) continue;
+      if (g == first) {
+        if (try_one(c)) return done();
+      } else {
+        buckets_[static_cast<size_t>(g)].push_back(c);
+      }
+    }
+    for (int g = first + 1; g < 6; ++g) {
+      for (const Candidate& x : buckets_[static_cast<size_t>(g)]) {
+        if (try_one(x)) return done();
       }
     }
     for (const auto& t : targets) AddWorkloadUsage(*t.workload);
@@ -327,8 +387,8 @@ class TargetOrdering {
           continue;
         }
         int cmp = best_cq ? CompareShare(s, best_cq_share) : 1;
-        if (cmp > 0 || (cmp == 0 && ReservationOrderBefore(it->second.front(),
-                                                              lists_[best_cq].front()))) {
+        if (cmp > 0 ||
+            (cmp == 0 && ReservationOrderBefore(it->second.front(), lists_[best_cq].front()))) {
           best_cq = x;
           best_cq_share = s;
         }

@@ -11,8 +11,11 @@
 #include <utility>
 #include <vector>
 
+#include <array>
+
 #include "api/configuration.h"
 #include "engine/flavor_assigner.h"
+#include "engine/holder_order.h"
 #include "engine/workload_info.h"
 
 namespace kuota::engine {
@@ -37,13 +40,30 @@ class Preemptor final : public PreemptionOracle {
   FitMode SimulatePreemption(const ClusterQueueNode& cq, const WorkloadInfo& wl, FrId fr,
                              int64_t value, int* borrow_after) override;
 
+  // The quota holders in candidate order; the scheduler freezes it while it
+  // nominates, so each tree's list is built once per cycle.
+  HolderOrder& holders() { return holders_; }
+
  private:
-  enum class Variant { kWithinCQ, kHierarchicalReclaim, kReclaimWithoutBorrowing,
-                       kReclaimWhileBorrowing };
+  enum class Variant {
+    kWithinCQ,
+    kHierarchicalReclaim,
+    kReclaimWithoutBorrowing,
+    kReclaimWhileBorrowing
+  };
   struct Candidate {
     WorkloadInfo* wl;
     Variant variant;
     const QuotaNode* lca;  // for cohort candidates: the ancestor it was found under
+  };
+  struct Ancestor {
+    const QuotaNode* node;
+    bool adv;  // candidates found under it may be taken by hierarchical reclaim
+  };
+  struct CqInfo {
+    bool eligible = false;  // gives cohort candidates
+    bool adv = false;
+    const QuotaNode* lca = nullptr;
   };
 
   std::vector<PreemptionTarget> Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq,
@@ -62,6 +82,12 @@ class Preemptor final : public PreemptionOracle {
 
   const FlavorResourceTable& frs_;
   const api::FairSharingConfig& fair_sharing_;
+  HolderOrder holders_;
+  // Scratch of Classic, kept to reuse its capacity.
+  std::array<std::vector<Candidate>, 6> buckets_;
+  std::vector<std::pair<FrId, int64_t>> rem_;
+  std::vector<Ancestor> ancestors_;
+  std::vector<CqInfo> cq_info_;
 };
 
 // Removes / restores a workload's usage on the quota tree (what-if guards).

@@ -35,6 +35,8 @@ Scheduler::Scheduler(EngineState& state)
       preemptor_(state.frs, state.config.fair_sharing),
       assigner_(state.flavors, state.frs, state.config.fair_sharing, &preemptor_) {}
 
+Scheduler::~Scheduler() = default;
+
 void Scheduler::Nominate(Entry& e) {
   WorkloadInfo& wl = *e.wl;
   ClusterQueueNode& cq = *e.cq;
@@ -45,10 +47,11 @@ void Scheduler::Nominate(Entry& e) {
       return;
     }
   }
-  api::Labels ns_labels;
+  static const api::Labels kNoLabels;
+  const api::Labels* ns_labels = &kNoLabels;
   auto ns = s_.namespaces.find(wl.ns());
-  if (ns != s_.namespaces.end()) ns_labels = ns->second.metadata.labels;
-  if (!cq.spec().namespace_selector || !cq.spec().namespace_selector->Matches(ns_labels)) {
+  if (ns != s_.namespaces.end()) ns_labels = &ns->second.metadata.labels;
+  if (!cq.spec().namespace_selector || !cq.spec().namespace_selector->Matches(*ns_labels)) {
     e.inadmissible = true;
     e.requeue = Entry::Requeue::kNamespaceMismatch;
     e.message = "Workload namespace doesn't match ClusterQueue selector";
@@ -284,7 +287,10 @@ CycleResult Scheduler::RunCycle() {
   taken_by_.clear();
   cycle_usage_.clear();
   const Time now = s_.clock.Now();
-  std::vector<Entry> entries;
+  // Reused across cycles: its buffer (one entry per ClusterQueue) is not
+  // allocated and freed every cycle.
+  std::vector<Entry>& entries = entries_;
+  entries.clear();
   for (const auto& [name, cq] : s_.tree.cluster_queues()) {
     cq->pending().ReleaseExpiredBackoff(now);
     if (!cq->active()) continue;
@@ -297,7 +303,10 @@ CycleResult Scheduler::RunCycle() {
     entries.push_back(std::move(e));
   }
   out.heads = static_cast<int>(entries.size());
+  // No workload starts or stops holding quota while heads are nominated.
+  preemptor_.holders().Freeze();
   for (auto& e : entries) Nominate(e);
+  preemptor_.holders().Thaw();
 
   if (s_.config.fair_sharing.enable) {
     while (true) {
@@ -328,6 +337,7 @@ CycleResult Scheduler::RunCycle() {
     for (const auto& [fr, v] : usage) cq->RemoveUsage(fr, v);
   }
   cycle_usage_.clear();
+  out.pending.reserve(entries.size());
   for (auto& e : entries) {
     if (e.status == Entry::Status::kAdmitted) continue;
     Requeue(e);
@@ -339,6 +349,7 @@ CycleResult Scheduler::RunCycle() {
     }
   }
   preempted_.clear();
+  entries.clear();
   return out;
 }
 

@@ -47,6 +47,7 @@ struct CycleResult {
 class Scheduler {
  public:
   explicit Scheduler(EngineState& state);
+  ~Scheduler();  // out of line: Entry is complete only in scheduler.cc
   CycleResult RunCycle();
 
  private:
@@ -66,8 +67,10 @@ class Scheduler {
   std::vector<WorkloadInfo*> preempted_;  // victims chosen this cycle
   std::set<Entry*> processed_;
   // Workloads that took capacity this cycle, with the root of their tree.
-  std::vector<std::pair<std::string, const QuotaNode*>> taken_by_;            // fair-sharing entries already processed
+  std::vector<std::pair<std::string, const QuotaNode*>>
+      taken_by_;  // fair-sharing entries already processed
   std::vector<std::pair<ClusterQueueNode*, FrUsage>> cycle_usage_;  // undone at cycle end
+  std::vector<Entry> entries_;  // this cycle's heads; kept for its capacity
 };
 
 }  // namespace kuota::engine

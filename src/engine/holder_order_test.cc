@@ -1,0 +1,106 @@
+// HolderOrder: every quota holder of one tree (and only of that tree), in
+// Kueue's candidate order (priority, then most recent reservation, then UID,
+// then name); while frozen each tree's list is built once, and Thaw drops it.
+#include "engine/holder_order.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "testing/engine_harness.h"
+
+namespace kuota::engine {
+namespace {
+
+using testing::At;
+using testing::EngineHarness;
+using testing::MakeClusterQueue;
+using testing::MakeFlavorQuotas;
+using testing::MakeLocalQueue;
+using testing::MakeResourceFlavor;
+using testing::MakeWorkload;
+using Keys = std::vector<std::string>;
+
+api::ClusterQueue Queue(const std::string& name, const std::string& cohort) {
+  return MakeClusterQueue(name)
+      .Cohort(cohort)
+      .ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "10")})
+      .Obj();
+}
+
+api::Workload Holding(const std::string& name, const std::string& cq, int32_t priority,
+                      int64_t reserved_s, const std::string& uid) {
+  auto w = MakeWorkload(name, "ns")
+               .Queue("lq-" + cq)
+               .Priority(priority)
+               .PodSet("main", 1, {{"cpu", "1"}})
+               .ReserveQuota(cq, {{"cpu", "default"}}, At(reserved_s))
+               .Admitted(At(reserved_s))
+               .Obj();
+  w.metadata.uid = uid;
+  return w;
+}
+
+Keys KeysOf(const HolderOrder::View& v) {
+  Keys out;
+  for (const auto& h : v.holders) {
+    out.push_back(h.wl->key + "@" + v.cqs[static_cast<size_t>(h.cq)]->name());
+  }
+  return out;
+}
+
+class HolderOrderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(h_.Apply(MakeResourceFlavor("default"), Queue("a", "team"), Queue("b", "team"),
+                         Queue("lone", ""), MakeLocalQueue("lq-a", "ns").ClusterQueue("a"),
+                         MakeLocalQueue("lq-b", "ns").ClusterQueue("b"),
+                         MakeLocalQueue("lq-lone", "ns").ClusterQueue("lone")));
+    ASSERT_TRUE(h_.Apply(Holding("high", "a", 5, 1, "u1"),     // highest priority: last
+                         Holding("old", "b", 0, 10, "u2"),     // older reservation
+                         Holding("new", "a", 0, 20, "u9"),     // newest first among priority 0
+                         Holding("tie-z", "b", 0, 15, "u5"),   // same time: lower UID first
+                         Holding("tie-a", "a", 0, 15, "u7"),   //
+                         Holding("alone", "lone", 0, 1, "u0")  // another tree
+                         ));
+  }
+  const QuotaNode* Root(const std::string& cq) {
+    return QuotaTree::Root(h_.engine().tree().FindClusterQueue(cq));
+  }
+  EngineHarness h_;
+};
+
+TEST_F(HolderOrderTest, TreeHoldersInCandidateOrder) {
+  HolderOrder order;
+  EXPECT_EQ(KeysOf(order.For(Root("a"))),
+            (Keys{"ns/new@a", "ns/tie-z@b", "ns/tie-a@a", "ns/old@b", "ns/high@a"}));
+  EXPECT_EQ(KeysOf(order.For(Root("lone"))), Keys{"ns/alone@lone"});
+}
+
+TEST_F(HolderOrderTest, FrozenListIsBuiltOnceAndThawDropsIt) {
+  HolderOrder order;
+  order.Freeze();
+  const HolderOrder::View& first = order.For(Root("a"));
+  ASSERT_EQ(first.holders.size(), 5u);
+  const HolderOrder::View& lone = order.For(Root("lone"));
+  // A holder that stops holding while frozen is still listed: the list is reused.
+  ASSERT_TRUE(h_.engine().FinishWorkload("ns/old").ok());
+  EXPECT_EQ(&order.For(Root("a")), &first);
+  EXPECT_EQ(first.holders.size(), 5u);
+  EXPECT_EQ(lone.holders.size(), 1u);  // still valid after another tree was built
+  order.Thaw();
+  EXPECT_EQ(KeysOf(order.For(Root("a"))),
+            (Keys{"ns/new@a", "ns/tie-z@b", "ns/tie-a@a", "ns/high@a"}));
+}
+
+TEST_F(HolderOrderTest, ReservationOrderBeforeIsStrict) {
+  const WorkloadInfo* a = h_.Find("ns/tie-a");
+  const WorkloadInfo* z = h_.Find("ns/tie-z");
+  EXPECT_TRUE(ReservationOrderBefore(z, a));
+  EXPECT_FALSE(ReservationOrderBefore(a, z));
+  EXPECT_FALSE(ReservationOrderBefore(a, a));
+}
+
+}  // namespace
+}  // namespace kuota::engine

@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
                  "thread is taken (default: only on --port)")
       ->check(CLI::Range(0, 65535));
   app.add_option("--config", o.config_file,
-                 "Kueue Configuration file (config.kueue.x-k8s.io/v1beta1): fairSharing, "
+                 "Kueue Configuration file (config.kueue.x-k8s.io/v1beta1 or v1beta2; v1beta2 runs "
+                 "waitForPodsReady unless featureGates.DisableWaitForPodsReady): fairSharing, "
                  "waitForPodsReady, integrations.frameworks, manageJobsWithoutQueueName");
   app.add_option("--kubeconfig-out", o.kubeconfig_path,
                  "Where to write a kubeconfig for kubectl (default: <data-dir>/kubeconfig)");

@@ -3,6 +3,8 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
+#include <chrono>
+
 #include <nlohmann/json.hpp>
 
 #include <httplib.h>
@@ -55,6 +57,9 @@ Status ConversionWebhook::Start(const std::string& address, int port, const auth
                                " (--webhook-port)");
   }
   thread_ = std::thread([this] { server_->listen_after_bind(); });
+  // httplib's stop() does nothing before the loop runs: a Stop() right after
+  // Start() would then wait forever on a server that starts afterwards.
+  while (!server_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return Status::Ok();
 }
 

@@ -268,6 +268,8 @@ Status RunDriver(const DriverOptions& options) {
     std::fprintf(stderr, "kuotad: health and metrics at http://%s:%d/healthz, /readyz, /metrics\n",
                  options.address.c_str(), port);
     health_thread = std::thread([&] { health->listen_after_bind(); });
+    // httplib's stop() is lost before the loop runs (finish() would then wait forever).
+    while (!health->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   // The CRDs' conversion webhook: served by every replica, leader or not.
   ConversionWebhook webhook;

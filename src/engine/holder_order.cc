@@ -18,6 +18,9 @@ bool ReservationOrderBefore(const WorkloadInfo* a, const WorkloadInfo* b) {
 void HolderOrder::Thaw() {
   frozen_ = false;
   used_ = 0;
+  // Released, not kept for the next cycle: the lists are rebuilt then anyway,
+  // and their memory serves the rest of the cycle.
+  cached_.clear();
 }
 
 const HolderOrder::View& HolderOrder::For(const QuotaNode* root) {

@@ -40,7 +40,7 @@ class HolderOrder {
   };
 
   // Freezing promises that no workload starts or stops holding quota, and no
-  // tree changes, until Thaw(); Thaw drops the cached lists.
+  // tree changes, until Thaw(); Thaw drops the cached lists and frees them.
   void Freeze() { frozen_ = true; }
   void Thaw();
   bool frozen() const { return frozen_; }

@@ -45,7 +45,7 @@ Status ValidateWorkloadOf(const jobs::JobKind& kind, const server::Json& job) {
   if (!wl.ok()) return wl.status();
   codec::DecodeOptions opts;
   opts.validate_names = false;
-  auto decoded = codec::DecodeObject(wl->dump(), opts);
+  auto decoded = codec::DecodeJsonObject(*wl, opts);
   if (decoded.ok()) return Status::Ok();
   std::string m = StripDocumentPrefix(decoded.status().message());
   // spec.podSets[i].template... is the job's own template field.
@@ -149,7 +149,7 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
   ApplyKueueDefaults(resource.kind, *object);
   codec::DecodeOptions opts;
   opts.max_bytes = 3u << 20;
-  auto decoded = codec::DecodeObject(object->dump(), opts);
+  auto decoded = codec::DecodeJsonObject(*object, opts);
   if (!decoded.ok()) {
     return Status(decoded.status().code(), StripDocumentPrefix(decoded.status().message()));
   }

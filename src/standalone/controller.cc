@@ -10,7 +10,6 @@
 #include "engine/queue_manager.h"
 #include "jobs/pod_kind.h"
 #include "jobs/registry.h"
-#include "standalone/events.h"
 #include "standalone/meta_string.h"
 #include "standalone/workload_status_json.h"
 
@@ -64,10 +63,22 @@ nlohmann::json WorkloadRef(const engine::WorkloadInfo& wl) {
 Result<api::Object> Decode(const nlohmann::json& obj) {
   codec::DecodeOptions opts;
   opts.validate = false;  // stored objects passed admission; be lenient on reload
-  return codec::DecodeObject(obj.dump(), opts);
+  return codec::DecodeJsonObject(obj, opts);
 }
 
+// Status writes queued before a batch is written anyway (a burst's
+// transaction stays a bounded size).
+constexpr size_t kMaxStatusBatch = 1024;
+
 }  // namespace
+
+// One queued Workload status write.
+struct Controller::StatusWrite {
+  std::string key;
+  Json patch;     // the status subresource over the resourceVersion read
+  Json status;    // what it writes
+  Json previous;  // last_status_ before it was queued, restored if it fails
+};
 
 Controller::Controller(store::ObjectStore& store, const Clock& clock, ControllerOptions options)
     : store_(store),
@@ -75,7 +86,8 @@ Controller::Controller(store::ObjectStore& store, const Clock& clock, Controller
       options_(options),
       engine_(clock, options.config),
       errors_(store, clock, "kuota-controller"),
-      pod_groups_(store) {
+      pod_groups_(store),
+      events_(store, clock) {
   if (options_.metrics != nullptr) metrics_.emplace(*options_.metrics);
 }
 
@@ -100,7 +112,11 @@ bool Controller::WaitIdle(std::chrono::milliseconds timeout) {
   const int64_t target = store_.CurrentResourceVersion();
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
-    if (!busy_ && processed_rv_ >= target && processed_rv_ >= store_.CurrentResourceVersion()) {
+    // Events recorded so far are written too.
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (!busy_ && processed_rv_ >= target && events_.WaitIdle(left) &&
+        processed_rv_ >= store_.CurrentResourceVersion()) {
       return true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -134,6 +150,8 @@ Status Controller::InitialSync() {
   started_ = true;
   for (const engine::WorkloadInfo* wl : engine_.Workloads()) SyncWorkloadStatus(wl->key);
   Schedule();
+  FlushStatuses();
+  queues_dirty_ = true;
   WriteQueueStatus(true);
   return Status::Ok();
 }
@@ -156,6 +174,9 @@ void Controller::Run() {
       if (!resync.empty()) std::fprintf(stderr, "kuotad: controller: %s\n", resync.c_str());
     }
   }
+  // What was decided last is written before the loop ends.
+  std::string err = CatchAll([&] { FlushStatuses(); });
+  if (!err.empty()) std::fprintf(stderr, "kuotad: controller: %s\n", err.c_str());
 }
 
 void Controller::RunOnce() {
@@ -172,14 +193,26 @@ void Controller::RunOnce() {
     }
     if (stop_) return;
     if (!watcher_->Alive()) {
-      // Fell behind or the watch ended: resynchronize from a fresh list.
-      std::fprintf(stderr, "kuotad: watch ended; resynchronizing\n");
+      // Fell behind (a burst of writes) or the watch ended: resume after the
+      // last event handled, from the store's event log; only when the log no
+      // longer reaches back that far, resynchronize from a fresh list.
+      FlushStatuses();
+      Result<std::unique_ptr<store::Watcher>> resumed = store_.Watch("", "", processed_rv_);
+      if (resumed.ok()) {
+        std::fprintf(stderr, "kuotad: watch fell behind; resumed after resourceVersion %lld\n",
+                     static_cast<long long>(processed_rv_.load()));
+        watcher_ = std::move(resumed).value();
+        return;
+      }
+      std::fprintf(stderr, "kuotad: watch ended (%s); resynchronizing\n",
+                   resumed.status().message().c_str());
       if (!InitialSync().ok()) std::this_thread::sleep_for(std::chrono::seconds(1));
       return;
     }
     (void)any;
     CheckPodsReady();
     Schedule();
+    FlushStatuses();
     WriteQueueStatus(false);
     AnswerQueries();
     busy_ = store_.CurrentResourceVersion() > processed_rv_;
@@ -210,7 +243,9 @@ bool Controller::IsOwnEcho(const store::WatchEvent& ev) {
 
 void Controller::HandleEvent(const store::WatchEvent& ev) {
   if (ev.type == store::EventType::kBookmark) return;
+  if (ev.resource == "events") return;  // Events inform people, not the scheduler
   if (IsOwnEcho(ev)) return;
+  queues_dirty_ = true;
   if (ev.type == store::EventType::kDeleted) {
     errors_.Forget(ev.resource, ev.object);
     std::string err = CatchAll([&] { DeleteObject(ev.resource, ev.object); });
@@ -286,6 +321,9 @@ bool Controller::FinalizeWorkload(const Json& object) {
       rest.push_back(f);
     }
   }
+  // A status queued for it is written first (or conflicts) before the finalizer
+  // goes.
+  if (status_batch_keys_.count(ObjectKey(object)) != 0) FlushStatuses();
   // Being deleted: its quota is free from now on, whoever's finalizer is left.
   DeleteObject(kWorkloads, object);
   if (!ours) return true;
@@ -518,12 +556,18 @@ void Controller::Schedule() {
     // an admission even when a later cycle of this burst preempts it.
     for (const auto& a : r.admitted) SyncWorkloadStatus(a.workload);
     for (const auto& p : r.preempted) SyncWorkloadStatus(p.workload);
+    // Evictions are written as soon as they are decided: a victim the runner
+    // finished meanwhile must conflict before its preemptor is admitted.
+    if (!r.preempted.empty()) FlushStatuses();
     if (r.admitted.empty() && r.preempted.empty()) break;
   }
   for (const auto& key : touched) SyncWorkloadStatus(key);
+  FlushStatuses();
 }
 
 void Controller::SyncWorkloadStatus(const std::string& key) {
+  // A second transition of a workload goes over the version its first wrote.
+  if (status_batch_keys_.count(key) != 0) FlushStatuses();
   const engine::WorkloadInfo* wl = engine_.FindWorkload(key);
   if (wl == nullptr) return;
   Json status = WorkloadStatusToJson(wl->object.status);
@@ -586,11 +630,52 @@ void Controller::SyncWorkloadStatus(const std::string& key) {
   if (auto rv = workload_rv_.find(key); rv != workload_rv_.end() && !rv->second.empty()) {
     patch["metadata"]["resourceVersion"] = rv->second;
   }
-  store::UpdateOptions uo;
-  uo.status_only = true;
-  auto stored = store_.Update(kWorkloads, patch, uo);
+  StatusWrite write;
+  write.key = key;
+  write.patch = std::move(patch);
+  write.status = status;
+  write.previous = std::move(last);
+  last = std::move(status);  // as queued; restored if the write fails
+  status_batch_.push_back(std::move(write));
+  status_batch_keys_.insert(key);
+  queues_dirty_ = true;
+  if (status_batch_.size() >= kMaxStatusBatch) FlushStatuses();
+}
+
+void Controller::FlushStatuses() {
+  // Conflicts queue new writes; a few rounds, the rest waits for the next
+  // flush.
+  for (int round = 0; round < 4 && !status_batch_.empty(); ++round) {
+    std::vector<StatusWrite> batch;
+    batch.swap(status_batch_);
+    status_batch_keys_.clear();
+    std::vector<store::BatchWrite> writes;
+    writes.reserve(batch.size());
+    for (StatusWrite& w : batch) {
+      store::BatchWrite bw;
+      bw.op = store::BatchWrite::Op::kUpdate;
+      bw.resource = kWorkloads;
+      bw.object = std::move(w.patch);
+      bw.update.status_only = true;
+      writes.push_back(std::move(bw));
+    }
+    std::vector<Result<Json>> results = store_.WriteBatch(std::move(writes));
+    for (size_t i = 0; i < batch.size(); ++i) {
+      StatusWritten(batch[i], i < results.size() ? std::move(results[i])
+                                                 : Result<Json>(Status::Internal("not written")));
+    }
+  }
+}
+
+void Controller::StatusWritten(StatusWrite& write, Result<Json> stored) {
+  const std::string& key = write.key;
   if (!stored.ok()) {
-    if (stored.status().code() == StatusCode::kConflict && conflict_depth_ < 3) {
+    auto last = last_status_.find(key);
+    if (last != last_status_.end() && last->second == write.status) {
+      last->second = std::move(write.previous);
+    }
+    const engine::WorkloadInfo* wl = engine_.FindWorkload(key);
+    if (wl != nullptr && stored.status().code() == StatusCode::kConflict && conflict_depth_ < 3) {
       // Take the stored object as the truth and decide again from it.
       const std::string ns = wl->ns(), name = wl->name();
       auto fresh = store_.Get(kWorkloads, ns, name);
@@ -601,7 +686,8 @@ void Controller::SyncWorkloadStatus(const std::string& key) {
       }
       return;
     }
-    if (stored.status().code() != StatusCode::kNotFound) {
+    if (stored.status().code() != StatusCode::kNotFound &&
+        stored.status().code() != StatusCode::kConflict) {
       std::fprintf(stderr, "kuotad: writing status of %s: %s\n", key.c_str(),
                    stored.status().message().c_str());
     }
@@ -609,8 +695,10 @@ void Controller::SyncWorkloadStatus(const std::string& key) {
   }
   NoteOwnWrite(kWorkloads, *stored);
   workload_rv_[key] = MetaString(*stored, "resourceVersion");
-  last = status;
-  // Jobs follow their workload.
+  // Jobs follow their workload (as it is now: a later cycle may have evicted
+  // it).
+  const engine::WorkloadInfo* wl = engine_.FindWorkload(key);
+  if (wl == nullptr) return;
   if (wl->state == engine::WorkloadState::kAdmitted) {
     StartJob(key);
   } else if (wl->state == engine::WorkloadState::kPending ||
@@ -756,7 +844,7 @@ void Controller::StopJobUnsafe(const std::string& workload_key) {
 
 void Controller::RecordEvent(const Json& involved, const std::string& type,
                              const std::string& reason, const std::string& message) {
-  standalone::RecordEvent(store_, clock_, involved, type, reason, message, "kuota-controller");
+  events_.Record(involved, type, reason, message);
 }
 
 std::string Controller::ActiveSince(const std::string& id, const Json& active,
@@ -782,7 +870,13 @@ void Controller::WriteQueueStatus(bool force) {
     last_metrics_publish_ = now;
     metrics_->Publish(engine_.state());
   }
+  // Nothing a queue status shows changed since the last pass: nothing to build.
+  if (!force && !queues_dirty_) return;
+  queues_dirty_ = false;
   const engine::EngineState& s = engine_.state();
+  // The statuses that changed, written in one transaction below.
+  std::vector<store::BatchWrite> writes;
+  std::vector<std::pair<std::string, Json>> written;  // id -> status, per write
   auto write = [&](const std::string& resource, const std::string& ns, const std::string& name,
                    const std::string& kind, Json status) {
     const std::string id = resource + "/" + ns + "/" + name;
@@ -793,13 +887,13 @@ void Controller::WriteQueueStatus(bool force) {
                 {"metadata", {{"name", name}}},
                 {"status", status}};
     if (!ns.empty()) obj["metadata"]["namespace"] = ns;
-    store::UpdateOptions uo;
-    uo.status_only = true;
-    auto stored = store_.Update(resource, obj, uo);
-    if (stored.ok()) {
-      NoteOwnWrite(resource, *stored);
-      queue_status_[id] = std::move(status);
-    }
+    store::BatchWrite bw;
+    bw.op = store::BatchWrite::Op::kUpdate;
+    bw.resource = resource;
+    bw.object = std::move(obj);
+    bw.update.status_only = true;
+    writes.push_back(std::move(bw));
+    written.emplace_back(id, std::move(status));
   };
   const std::string ts = FormatRfc3339(clock_.Now());
   for (const auto& entry : s.tree.cluster_queues()) {
@@ -895,6 +989,21 @@ void Controller::WriteQueueStatus(bool force) {
                    {"conditions", Json::array({active})}};
     write("localqueues.kueue.x-k8s.io", lq.metadata.namespace_, lq.metadata.name, "LocalQueue",
           std::move(status));
+  }
+  if (writes.empty()) return;
+  std::vector<std::string> resources;
+  resources.reserve(writes.size());
+  for (const store::BatchWrite& w : writes) resources.push_back(w.resource);
+  std::vector<Result<Json>> results = store_.WriteBatch(std::move(writes));
+  for (size_t i = 0; i < results.size() && i < written.size(); ++i) {
+    if (!results[i].ok()) {
+      // Try again on the next pass (a queue deleted meanwhile is gone from the
+      // engine too).
+      if (results[i].status().code() != StatusCode::kNotFound) queues_dirty_ = true;
+      continue;
+    }
+    NoteOwnWrite(resources[i], *results[i]);
+    queue_status_[written[i].first] = std::move(written[i].second);
   }
 }
 
@@ -997,7 +1106,8 @@ bool Controller::FitsMachine(const nlohmann::json& workload) {
     return true;
   }
   const std::string message =
-      "couldn't assign flavors to pod set: the workload cannot run on this machine even when it "
+      "couldn't assign flavors to pod set: the workload cannot run on this "
+      "machine even when it "
       "is empty: it needs " +
       shortfall;
   (void)engine_.Delete("Workload", MetaString(workload, "namespace"), MetaString(workload, "name"));

@@ -6,6 +6,9 @@
 // unsuspension with the flavors' node labels and tolerations (suspension and
 // restore on eviction), managed plain pods ungated or deleted the same way
 // (pod_group_controller.h), ClusterQueue and LocalQueue status, and Events.
+// Workload statuses are written in batches, one store transaction each (in
+// decision order, each over the resourceVersion it read); Events go through
+// an EventRecorder, off the controller's thread and coalesced.
 // Owns one engine and one thread; Start/Stop/WaitIdle are thread-safe.
 #pragma once
 
@@ -28,6 +31,7 @@
 #include "engine/engine.h"
 #include "metrics/registry.h"
 #include "server/pending_workloads_source.h"
+#include "standalone/event_recorder.h"
 #include "standalone/job_management.h"
 #include "standalone/kueue_metrics.h"
 #include "standalone/object_errors.h"
@@ -111,10 +115,21 @@ class Controller : public server::PendingWorkloadsSource {
   // and tolerations.
   std::vector<jobs::PodSetPlacement> PlacementOf(const engine::WorkloadInfo& wl);
   void Schedule();
+  // Queues the workload's status write when the engine's status differs from
+  // the one stored (recording its Events); written by FlushStatuses. A
+  // workload already queued is flushed first, so every transition is
+  // published, in order, each over the version the previous one wrote.
   void SyncWorkloadStatus(const std::string& key);
+  // Writes the queued statuses in one store transaction, then acts on each
+  // result (jobs started or stopped; on a conflict the stored workload is
+  // read and decided again).
+  void FlushStatuses();
+  struct StatusWrite;
+  void StatusWritten(StatusWrite& write, Result<Json> stored);
   void StartJob(const std::string& workload_key);
   void StartJobUnsafe(const std::string& workload_key);  // may throw
-  // Reports `err` (from a Start/StopJobUnsafe; empty: none) on the workload's job.
+  // Reports `err` (from a Start/StopJobUnsafe; empty: none) on the workload's
+  // job.
   void ReportJobError(const std::string& workload_key, const std::string& err);
   void StopJob(const std::string& workload_key);
   void StopJobUnsafe(const std::string& workload_key);  // may throw
@@ -143,7 +158,10 @@ class Controller : public server::PendingWorkloadsSource {
   ObjectErrors errors_;                        // stored objects the controller could not use
   PodGroupController pod_groups_;              // managed plain pods, by workload
   std::map<std::string, int64_t> own_writes_;  // "resource/ns/name" -> rv we wrote
-  std::map<std::string, Json> last_status_;    // workload key -> status as stored
+  std::map<std::string, Json> last_status_;    // workload key -> status as stored (or queued)
+  std::vector<StatusWrite> status_batch_;      // queued status writes, in decision order
+  std::set<std::string> status_batch_keys_;    // their workload keys
+  bool queues_dirty_ = true;  // something changed since queue statuses were last built
   std::map<std::string, int64_t> applied_generation_;  // "resource/ns/name" -> generation
   std::map<std::string, std::string> job_workload_;    // job uid -> workload key
   std::map<std::string, Json> queue_status_;           // "resource/name" -> status written
@@ -152,6 +170,8 @@ class Controller : public server::PendingWorkloadsSource {
   bool started_ = false;  // the initial list is applied: write back what changes
   std::map<std::string, std::string> workload_rv_;  // workload key -> resourceVersion seen
   int conflict_depth_ = 0;
+
+  EventRecorder events_;  // after the state above, so it is destroyed first
 
   std::mutex queries_mu_;
   std::vector<std::shared_ptr<PendingQuery>> queries_;  // guarded by queries_mu_

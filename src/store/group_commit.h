@@ -2,13 +2,16 @@
 // write queue does. Writers queue up; the one at the front becomes the
 // leader, hands every queued write (up to max_batch) to the batch runner,
 // which applies them in one transaction and commits once, and then wakes the
-// others with their results. Thread-safe: Submit may be called from any thread.
+// others with their results. A writer may queue several writes at once
+// (SubmitAll): they stay together in one batch. Thread-safe: Submit and
+// SubmitAll may be called from any thread.
 #pragma once
 
 #include <cstddef>
 #include <deque>
 #include <functional>
 #include <span>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -34,14 +37,19 @@ class GroupCommit {
   GroupCommit(size_t max_batch, BatchRunner runner)
       : max_batch_(max_batch == 0 ? 1 : max_batch), runner_(std::move(runner)) {}
 
+  using Apply = std::function<Result<nlohmann::json>(WriteTxn&)>;
+
   // Queues `apply` and returns its result once its batch has committed (or
   // failed).
-  Result<nlohmann::json> Submit(std::function<Result<nlohmann::json>(WriteTxn&)> apply)
-      EXCLUDES(mu_);
+  Result<nlohmann::json> Submit(Apply apply) EXCLUDES(mu_);
+  // Queues `applies` as one unit: they run in order in the same batch (and so
+  // the same transaction), even when they are more than max_batch. Returns
+  // their results in order once that batch has committed (or failed).
+  std::vector<Result<nlohmann::json>> SubmitAll(std::vector<Apply> applies) EXCLUDES(mu_);
 
  private:
   struct Waiter {
-    Write write;
+    std::vector<Write> writes;
     bool done = false;
     CondVar cv;
     explicit Waiter(Mutex* mu) : cv(mu) {}

@@ -8,12 +8,35 @@ namespace kuota::store {
 
 const char* EventTypeName(EventType t) {
   switch (t) {
-    case EventType::kAdded: return "ADDED";
-    case EventType::kModified: return "MODIFIED";
-    case EventType::kDeleted: return "DELETED";
-    case EventType::kBookmark: return "BOOKMARK";
+    case EventType::kAdded:
+      return "ADDED";
+    case EventType::kModified:
+      return "MODIFIED";
+    case EventType::kDeleted:
+      return "DELETED";
+    case EventType::kBookmark:
+      return "BOOKMARK";
   }
   return "UNKNOWN";
+}
+
+std::vector<Result<Json>> ObjectStore::WriteBatch(std::vector<BatchWrite> writes) {
+  std::vector<Result<Json>> results;
+  results.reserve(writes.size());
+  for (BatchWrite& w : writes) {
+    switch (w.op) {
+      case BatchWrite::Op::kCreate:
+        results.push_back(Create(w.resource, std::move(w.object)));
+        break;
+      case BatchWrite::Op::kUpdate:
+        results.push_back(Update(w.resource, std::move(w.object), w.update));
+        break;
+      case BatchWrite::Op::kDelete:
+        results.push_back(Delete(w.resource, w.ns, w.name, w.del));
+        break;
+    }
+  }
+  return results;
 }
 
 Result<std::unique_ptr<ObjectStore>> ObjectStore::Open(const StoreOptions& options) {

@@ -43,7 +43,7 @@ const char* EventTypeName(EventType t);  // "ADDED", "MODIFIED", "DELETED", "BOO
 struct WatchEvent {
   EventType type = EventType::kAdded;
   std::string resource;
-  Json object;             // the object after the change (before it, for DELETED)
+  Json object;  // the object after the change (before it, for DELETED)
   int64_t resource_version = 0;
 };
 
@@ -66,7 +66,7 @@ struct ListOptions {
 };
 
 struct ListResult {
-  std::vector<Json> items;     // ordered by namespace, then name
+  std::vector<Json> items;         // ordered by namespace, then name
   std::vector<std::string> texts;  // with ListOptions::as_text, instead of items
   // The store's resourceVersion when this page was read (a later page of the
   // same list may be newer). Every event up to it has been handed to the
@@ -86,6 +86,18 @@ struct UpdateOptions {
 struct DeleteOptions {
   std::optional<std::string> precondition_uid;
   std::optional<std::string> precondition_resource_version;
+};
+
+// One write of ObjectStore::WriteBatch: what Create, Update or Delete take.
+struct BatchWrite {
+  enum class Op { kCreate, kUpdate, kDelete };
+  Op op = Op::kUpdate;
+  std::string resource;
+  Json object;           // kCreate, kUpdate
+  UpdateOptions update;  // kUpdate
+  std::string ns;        // kDelete
+  std::string name;      // kDelete
+  DeleteOptions del;     // kDelete
 };
 
 class Watcher {
@@ -130,11 +142,19 @@ class ObjectStore {
   virtual Result<Json> Delete(const std::string& resource, const std::string& ns,
                               const std::string& name, const DeleteOptions& options = {}) = 0;
 
+  // Applies `writes` in order as one transaction: they are committed (and
+  // synced) together, so after a crash either every write of the batch that
+  // succeeded is there or none is, and a watcher sees them in order. Each
+  // write succeeds or fails on its own, as the single call would (a Conflict
+  // undoes only that write), and sees the writes before it. Returns one
+  // result per write, in order. The default runs them one call at a time (a
+  // store without transactions).
+  virtual std::vector<Result<Json>> WriteBatch(std::vector<BatchWrite> writes);
+
   // Streams changes to `resource` (empty: every resource) in namespace `ns`
   // (empty: all) after `from_resource_version` (0: from now). A version older
   // than the kept event log gives a kGone status ("too old resource version").
-  virtual Result<std::unique_ptr<Watcher>> Watch(const std::string& resource,
-                                                 const std::string& ns,
+  virtual Result<std::unique_ptr<Watcher>> Watch(const std::string& resource, const std::string& ns,
                                                  int64_t from_resource_version) = 0;
 
   virtual int64_t CurrentResourceVersion() = 0;

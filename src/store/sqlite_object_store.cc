@@ -80,8 +80,8 @@ SqliteObjectStore::SqliteObjectStore(const StoreOptions& options, const StoreTun
         MutexLock lock(db_->mu());
         // The ring reaches no further back than the event log (give or take
         // a batch being published), so a trimmed version is Gone either way.
-        size_t ring = std::min<size_t>(tuning.ring_capacity,
-                                       static_cast<size_t>(options.event_log_size));
+        size_t ring =
+            std::min<size_t>(tuning.ring_capacity, static_cast<size_t>(options.event_log_size));
         return std::make_shared<WatchHub>(ring, tuning.watcher_queue_limit,
                                           db_->resource_version());
       }()),
@@ -172,18 +172,69 @@ Status SqliteObjectStore::Store(WriteTxn& txn, const std::string& resource,
 // ---- Create ----------------------------------------------------------------
 
 Result<Json> SqliteObjectStore::Create(const std::string& resource, Json object) {
-  KUOTA_ASSIGN_OR_RETURN(ObjectMetaFields meta, ReadMetaFields(object));
-  DropNullMetaFields(object);
-  if (meta.name.empty() && meta.generate_name.empty()) {
-    return Status::Invalid("metadata.name: Required value: name or generateName is required");
-  }
-  return writes_.Submit([&](WriteTxn& txn) {
-    return ApplyCreate(txn, resource, std::move(object), meta);
-  });
+  BatchWrite w;
+  w.op = BatchWrite::Op::kCreate;
+  w.resource = resource;
+  w.object = std::move(object);
+  KUOTA_ASSIGN_OR_RETURN(GroupCommit::Apply apply, Prepare(w));
+  return writes_.Submit(std::move(apply));
 }
 
-Result<Json> SqliteObjectStore::ApplyCreate(WriteTxn& txn, const std::string& resource,
-                                            Json object, const ObjectMetaFields& meta) {
+Result<GroupCommit::Apply> SqliteObjectStore::Prepare(BatchWrite& w) {
+  switch (w.op) {
+    case BatchWrite::Op::kCreate: {
+      KUOTA_ASSIGN_OR_RETURN(ObjectMetaFields meta, ReadMetaFields(w.object));
+      DropNullMetaFields(w.object);
+      if (meta.name.empty() && meta.generate_name.empty()) {
+        return Status::Invalid("metadata.name: Required value: name or generateName is required");
+      }
+      return GroupCommit::Apply([this, &w, meta = std::move(meta)](WriteTxn& txn) {
+        return ApplyCreate(txn, w.resource, std::move(w.object), meta);
+      });
+    }
+    case BatchWrite::Op::kUpdate: {
+      KUOTA_ASSIGN_OR_RETURN(ObjectMetaFields meta, ReadMetaFields(w.object));
+      DropNullMetaFields(w.object);
+      if (meta.name.empty()) {
+        return Status::Invalid("metadata.name: Required value: name is required");
+      }
+      if (!meta.resource_version.empty()) {
+        KUOTA_RETURN_IF_ERROR(
+            ParseResourceVersion(meta.resource_version, "metadata.resourceVersion").status());
+      }
+      return GroupCommit::Apply([this, &w, meta = std::move(meta)](WriteTxn& txn) {
+        return ApplyUpdate(txn, w.resource, std::move(w.object), meta, w.update.status_only);
+      });
+    }
+    case BatchWrite::Op::kDelete:
+      return GroupCommit::Apply(
+          [this, &w](WriteTxn& txn) { return ApplyDelete(txn, w.resource, w.ns, w.name, w.del); });
+  }
+  return Status::Invalid("unknown write");
+}
+
+std::vector<Result<Json>> SqliteObjectStore::WriteBatch(std::vector<BatchWrite> writes) {
+  std::vector<Result<Json>> results(writes.size(), Status::Internal("write was not run"));
+  std::vector<GroupCommit::Apply> applies;
+  std::vector<size_t> queued;  // index in `writes` of each of `applies`
+  for (size_t i = 0; i < writes.size(); ++i) {
+    Result<GroupCommit::Apply> apply = Prepare(writes[i]);
+    if (!apply.ok()) {
+      results[i] = apply.status();
+      continue;
+    }
+    applies.push_back(std::move(apply).value());
+    queued.push_back(i);
+  }
+  std::vector<Result<Json>> done = writes_.SubmitAll(std::move(applies));
+  for (size_t j = 0; j < queued.size() && j < done.size(); ++j) {
+    results[queued[j]] = std::move(done[j]);
+  }
+  return results;
+}
+
+Result<Json> SqliteObjectStore::ApplyCreate(WriteTxn& txn, const std::string& resource, Json object,
+                                            const ObjectMetaFields& meta) {
   StoreDatabase& db = txn.db();
   db.mu()->AssertHeld();  // the batch leader holds it for the whole transaction
   std::string name = meta.name;
@@ -202,8 +253,7 @@ Result<Json> SqliteObjectStore::ApplyCreate(WriteTxn& txn, const std::string& re
       if (i + 1 == kAttempts) return AlreadyExistsError(resource, candidate);
     }
   } else {
-    KUOTA_ASSIGN_OR_RETURN(std::optional<ObjectRow> taken,
-                           db.GetObject(resource, meta.ns, name));
+    KUOTA_ASSIGN_OR_RETURN(std::optional<ObjectRow> taken, db.GetObject(resource, meta.ns, name));
     if (taken) return AlreadyExistsError(resource, name);
   }
   const int64_t rv = txn.NextResourceVersion();
@@ -222,7 +272,8 @@ Result<Json> SqliteObjectStore::ApplyCreate(WriteTxn& txn, const std::string& re
   return object;
 }
 
-// ---- Get / List --------------------------------------------------------------
+// ---- Get / List
+// --------------------------------------------------------------
 
 Result<Json> SqliteObjectStore::Get(const std::string& resource, const std::string& ns,
                                     const std::string& name) {
@@ -237,8 +288,10 @@ Result<Json> SqliteObjectStore::Get(const std::string& resource, const std::stri
 
 Result<ListResult> SqliteObjectStore::List(const std::string& resource,
                                            const ListOptions& options) {
-  KUOTA_ASSIGN_OR_RETURN(ListLabelSelector labels, ListLabelSelector::Parse(options.label_selector));
-  KUOTA_ASSIGN_OR_RETURN(ListFieldSelector fields, ListFieldSelector::Parse(options.field_selector));
+  KUOTA_ASSIGN_OR_RETURN(ListLabelSelector labels,
+                         ListLabelSelector::Parse(options.label_selector));
+  KUOTA_ASSIGN_OR_RETURN(ListFieldSelector fields,
+                         ListFieldSelector::Parse(options.field_selector));
   if (options.limit < 0) return Status::Invalid("limit: Invalid value: must not be negative");
   std::optional<ObjectKey> after;
   if (!options.continue_token.empty()) {
@@ -258,8 +311,8 @@ Result<ListResult> SqliteObjectStore::List(const std::string& resource,
     out.resource_version = db_->resource_version();
     // Without selectors SQLite does the paging; with them every remaining
     // row is read, so the page and `remaining` count only matching objects.
-    KUOTA_ASSIGN_OR_RETURN(rows, db_->ListObjects(resource, options.ns, after,
-                                                  filtered ? 0 : options.limit));
+    KUOTA_ASSIGN_OR_RETURN(
+        rows, db_->ListObjects(resource, options.ns, after, filtered ? 0 : options.limit));
     if (!filtered && options.limit > 0 && static_cast<int64_t>(rows.size()) == options.limit) {
       if (options.count_remaining) {
         ObjectKey last{rows.back().ns, rows.back().name};
@@ -294,9 +347,9 @@ Result<ListResult> SqliteObjectStore::List(const std::string& resource,
     if (filtered) {
       auto meta = obj.find("metadata");
       Json no_labels;
-      const Json& obj_labels =
-          meta != obj.end() && meta->is_object() && meta->contains("labels") ? (*meta)["labels"]
-                                                                             : no_labels;
+      const Json& obj_labels = meta != obj.end() && meta->is_object() && meta->contains("labels")
+                                   ? (*meta)["labels"]
+                                   : no_labels;
       if (!labels.Matches(obj_labels) || !fields.Matches(obj)) continue;
       if (page_full) {
         ++out.remaining;
@@ -317,29 +370,25 @@ Result<ListResult> SqliteObjectStore::List(const std::string& resource,
   return out;
 }
 
-// ---- Update ------------------------------------------------------------------
+// ---- Update
+// ------------------------------------------------------------------
 
 Result<Json> SqliteObjectStore::Update(const std::string& resource, Json object,
                                        const UpdateOptions& options) {
-  KUOTA_ASSIGN_OR_RETURN(ObjectMetaFields meta, ReadMetaFields(object));
-  DropNullMetaFields(object);
-  if (meta.name.empty()) return Status::Invalid("metadata.name: Required value: name is required");
-  if (!meta.resource_version.empty()) {
-    KUOTA_RETURN_IF_ERROR(
-        ParseResourceVersion(meta.resource_version, "metadata.resourceVersion").status());
-  }
-  return writes_.Submit([&](WriteTxn& txn) {
-    return ApplyUpdate(txn, resource, std::move(object), meta, options.status_only);
-  });
+  BatchWrite w;
+  w.op = BatchWrite::Op::kUpdate;
+  w.resource = resource;
+  w.object = std::move(object);
+  w.update = options;
+  KUOTA_ASSIGN_OR_RETURN(GroupCommit::Apply apply, Prepare(w));
+  return writes_.Submit(std::move(apply));
 }
 
-Result<Json> SqliteObjectStore::ApplyUpdate(WriteTxn& txn, const std::string& resource,
-                                            Json object, const ObjectMetaFields& meta,
-                                            bool status_only) {
+Result<Json> SqliteObjectStore::ApplyUpdate(WriteTxn& txn, const std::string& resource, Json object,
+                                            const ObjectMetaFields& meta, bool status_only) {
   StoreDatabase& db = txn.db();
   db.mu()->AssertHeld();  // the batch leader holds it for the whole transaction
-  KUOTA_ASSIGN_OR_RETURN(std::optional<ObjectRow> row,
-                         db.GetObject(resource, meta.ns, meta.name));
+  KUOTA_ASSIGN_OR_RETURN(std::optional<ObjectRow> row, db.GetObject(resource, meta.ns, meta.name));
   if (!row) return NotFoundError(resource, meta.name);
   KUOTA_ASSIGN_OR_RETURN(Json stored, ParseStored(resource, *row));
   if (!meta.resource_version.empty() && meta.resource_version != std::to_string(row->rv)) {
@@ -352,14 +401,26 @@ Result<Json> SqliteObjectStore::ApplyUpdate(WriteTxn& txn, const std::string& re
 
   Json next;
   if (status_only) {
-    // The status subresource: everything but .status comes from the stored object.
-    next = stored;
+    // The status subresource: everything but .status comes from the stored
+    // object, which is ours to change (parsed for this write): no copy.
     auto status = object.find("status");
+    auto had = stored.find("status");
+    const bool same =
+        status == object.end() ? had == stored.end() : had != stored.end() && *had == *status;
+    if (same) return stored;  // nothing changed: no write, no event
+    // Deletion follows finalizers, which a status write cannot change.
+    const bool deleting = HasDeletionTimestamp(stored) && Finalizers(stored).empty();
+    next = std::move(stored);
     if (status == object.end()) {
       next.erase("status");
     } else {
       next["status"] = std::move(*status);
     }
+    txn.NextResourceVersion();
+    next["metadata"]["resourceVersion"] = std::to_string(txn.resource_version());
+    KUOTA_RETURN_IF_ERROR(Store(txn, resource, meta, next, row->uid,
+                                deleting ? EventType::kDeleted : EventType::kModified));
+    return next;
   } else {
     next = std::move(object);
     Json& m = next["metadata"];
@@ -372,8 +433,10 @@ Result<Json> SqliteObjectStore::ApplyUpdate(WriteTxn& txn, const std::string& re
       for (const std::string& f : Finalizers(next)) {
         if (std::find(had.begin(), had.end(), f) == had.end()) {
           return Status::Invalid(
-              "metadata.finalizers: Forbidden: no new finalizers can be added if the object "
-              "is being deleted, found new finalizer \"" + f + "\"");
+              "metadata.finalizers: Forbidden: no new "
+              "finalizers can be added if the object "
+              "is being deleted, found new finalizer \"" +
+              f + "\"");
         }
       }
     }
@@ -392,12 +455,19 @@ Result<Json> SqliteObjectStore::ApplyUpdate(WriteTxn& txn, const std::string& re
   return next;
 }
 
-// ---- Delete ------------------------------------------------------------------
+// ---- Delete
+// ------------------------------------------------------------------
 
 Result<Json> SqliteObjectStore::Delete(const std::string& resource, const std::string& ns,
                                        const std::string& name, const DeleteOptions& options) {
-  return writes_.Submit(
-      [&](WriteTxn& txn) { return ApplyDelete(txn, resource, ns, name, options); });
+  BatchWrite w;
+  w.op = BatchWrite::Op::kDelete;
+  w.resource = resource;
+  w.ns = ns;
+  w.name = name;
+  w.del = options;
+  KUOTA_ASSIGN_OR_RETURN(GroupCommit::Apply apply, Prepare(w));
+  return writes_.Submit(std::move(apply));
 }
 
 Result<Json> SqliteObjectStore::ApplyDelete(WriteTxn& txn, const std::string& resource,
@@ -438,7 +508,8 @@ Result<Json> SqliteObjectStore::ApplyDelete(WriteTxn& txn, const std::string& re
   return stored;
 }
 
-// ---- Watch -------------------------------------------------------------------
+// ---- Watch
+// -------------------------------------------------------------------
 
 Result<std::unique_ptr<Watcher>> SqliteObjectStore::Watch(const std::string& resource,
                                                           const std::string& ns,

@@ -11,6 +11,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "base/clock.h"
 #include "store/group_commit.h"
@@ -25,11 +26,11 @@ namespace kuota::store {
 
 // Internal knobs, with defaults for production; tests shrink them.
 struct StoreTuning {
-  size_t max_batch = 256;               // writes grouped into one transaction
-  size_t ring_capacity = 4096;          // recent events kept in memory for watches
-  size_t watcher_queue_limit = 10000;   // events a watcher may lag before it is closed
-  int64_t catchup_page_size = 500;      // events read from SQLite per page
-  int busy_timeout_ms = 5000;           // waiting for another process' lock at open
+  size_t max_batch = 256;              // writes grouped into one transaction
+  size_t ring_capacity = 4096;         // recent events kept in memory for watches
+  size_t watcher_queue_limit = 10000;  // events a watcher may lag before it is closed
+  int64_t catchup_page_size = 500;     // events read from SQLite per page
+  int busy_timeout_ms = 5000;          // waiting for another process' lock at open
 };
 
 class SqliteObjectStore final : public ObjectStore {
@@ -48,6 +49,8 @@ class SqliteObjectStore final : public ObjectStore {
                       const UpdateOptions& options = {}) override;
   Result<Json> Delete(const std::string& resource, const std::string& ns, const std::string& name,
                       const DeleteOptions& options = {}) override;
+  // One group-commit unit: the batch is never split across transactions.
+  std::vector<Result<Json>> WriteBatch(std::vector<BatchWrite> writes) override;
   Result<std::unique_ptr<Watcher>> Watch(const std::string& resource, const std::string& ns,
                                          int64_t from_resource_version) override;
   int64_t CurrentResourceVersion() override;
@@ -67,6 +70,9 @@ class SqliteObjectStore final : public ObjectStore {
   SqliteObjectStore(const StoreOptions& options, const StoreTuning& tuning,
                     std::shared_ptr<StoreDatabase> db);
 
+  // Checks `write` as Create/Update/Delete do before queueing it and returns
+  // what the batch leader runs; `write` must outlive the returned function.
+  Result<GroupCommit::Apply> Prepare(BatchWrite& write);
   // GroupCommit's batch runner: ApplyBatch, then publish what committed.
   void RunBatch(std::span<GroupCommit::Write* const> batch);
   // Runs the batch in one transaction; returns the events it committed.

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "api/codec/decoders.h"
+#include "api/codec/json_tree.h"
 #include "api/codec/yaml_tree.h"
 #include "api/validation/field_errors.h"
 #include "api/validation/validate.h"
@@ -203,7 +204,8 @@ class StreamDecoder {
     if (st.ok()) st = r.Finish();
     if (!st.ok()) return fail(st);
     if (!entry->namespaced) {
-      // As the API server does on create: cluster-scoped objects have no namespace.
+      // As the API server does on create: cluster-scoped objects have no
+      // namespace.
       if (api::ObjectMeta* meta = MetadataOf(decoded.object.value)) meta->namespace_.clear();
     }
     if (options_.validate) {
@@ -267,13 +269,26 @@ Result<std::vector<DecodedObject>> DecodeStream(std::string_view text,
   return out;
 }
 
-}  // namespace
+Result<std::vector<DecodedObject>> DecodeJson(const nlohmann::json& object,
+                                              const DecodeOptions& options) {
+  KUOTA_ASSIGN_OR_RETURN(std::unique_ptr<JsonTree> tree, JsonToTree(object));
+  if (tree->approx_bytes > options.max_bytes) {
+    return Status::TooLarge("input is about " + std::to_string(tree->approx_bytes) +
+                            " bytes, over the limit of " + std::to_string(options.max_bytes) +
+                            " bytes");
+  }
+  std::vector<DecodedObject> out;
+  if (tree->doc.root->is_null()) return out;  // as an empty document
+  StreamDecoder decoder(options, tree->approx_bytes, out);
+  KUOTA_RETURN_IF_ERROR(decoder.Document(tree->doc, 0));
+  return out;
+}
 
-Result<std::vector<DecodedObject>> DecodeDocuments(std::string_view text,
-                                                   const DecodeOptions& options) {
-  // The boundary: nothing thrown below (allocation failure included) escapes.
+// The boundary: nothing thrown below (allocation failure included) escapes.
+template <typename F>
+Result<std::vector<DecodedObject>> Guarded(F&& decode) {
   try {
-    return DecodeStream(text, options);
+    return decode();
   } catch (const std::bad_alloc&) {
     return Status::TooLarge("out of memory while decoding");
   } catch (const std::exception& e) {
@@ -283,13 +298,27 @@ Result<std::vector<DecodedObject>> DecodeDocuments(std::string_view text,
   }
 }
 
-Result<api::Object> DecodeObject(std::string_view text, const DecodeOptions& options) {
-  Result<std::vector<DecodedObject>> objects = DecodeDocuments(text, options);
+Result<api::Object> ExactlyOne(Result<std::vector<DecodedObject>> objects) {
   if (!objects.ok()) return objects.status();
   if (objects->size() != 1) {
     return Status::Invalid("expected exactly one object, found " + std::to_string(objects->size()));
   }
   return std::move(objects->front().object);
+}
+
+}  // namespace
+
+Result<std::vector<DecodedObject>> DecodeDocuments(std::string_view text,
+                                                   const DecodeOptions& options) {
+  return Guarded([&] { return DecodeStream(text, options); });
+}
+
+Result<api::Object> DecodeObject(std::string_view text, const DecodeOptions& options) {
+  return ExactlyOne(DecodeDocuments(text, options));
+}
+
+Result<api::Object> DecodeJsonObject(const nlohmann::json& object, const DecodeOptions& options) {
+  return ExactlyOne(Guarded([&] { return DecodeJson(object, options); }));
 }
 
 }  // namespace kuota::codec

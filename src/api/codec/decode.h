@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "api/object.h"
 #include "base/result.h"
 
@@ -40,5 +42,12 @@ Result<std::vector<DecodedObject>> DecodeDocuments(std::string_view text,
 
 // Decodes exactly one object (one document).
 Result<api::Object> DecodeObject(std::string_view text, const DecodeOptions& options = {});
+
+// Decodes one object that is already JSON (an API body, a stored or watched
+// object) as DecodeObject(object.dump()) would, with the same errors, but
+// without printing and parsing it again (and without yaml-cpp).
+// options.max_bytes bounds the size of its JSON text.
+Result<api::Object> DecodeJsonObject(const nlohmann::json& object,
+                                     const DecodeOptions& options = {});
 
 }  // namespace kuota::codec

@@ -1,0 +1,233 @@
+// The controller writes a scheduling burst's Workload statuses as one store
+// batch (one transaction: store/write_batch_test.cc), not one write each,
+// publishing every admission, and its Events off its own thread: a real
+// SQLite store behind a store that counts the calls.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "standalone/controller.h"
+#include "store/sqlite_object_store.h"
+
+namespace kuota::standalone {
+namespace {
+
+using Json = nlohmann::json;
+constexpr char kWorkloads[] = "workloads.kueue.x-k8s.io";
+
+// Forwards to a real store; remembers the Workload writes of each call.
+class CountingStore final : public store::ObjectStore {
+ public:
+  explicit CountingStore(store::ObjectStore& inner) : inner_(inner) {}
+
+  Result<Json> Create(const std::string& r, Json o) override { return inner_.Create(r, o); }
+  Result<Json> Get(const std::string& r, const std::string& ns, const std::string& n) override {
+    return inner_.Get(r, ns, n);
+  }
+  Result<store::ListResult> List(const std::string& r, const store::ListOptions& o) override {
+    return inner_.List(r, o);
+  }
+  Result<Json> Update(const std::string& r, Json o, const store::UpdateOptions& u) override {
+    if (r == kWorkloads) {
+      std::lock_guard<std::mutex> lock(mu_);
+      single_workload_updates_++;
+    }
+    return inner_.Update(r, std::move(o), u);
+  }
+  Result<Json> Delete(const std::string& r, const std::string& ns, const std::string& n,
+                      const store::DeleteOptions& o) override {
+    return inner_.Delete(r, ns, n, o);
+  }
+  std::vector<Result<Json>> WriteBatch(std::vector<store::BatchWrite> writes) override {
+    int workloads = 0, events = 0;
+    for (const auto& w : writes) {
+      workloads += w.resource == kWorkloads;
+      events += w.resource == "events";
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (workloads > 0) workload_batches_.push_back(workloads);
+      event_writes_ += events;
+    }
+    return inner_.WriteBatch(std::move(writes));
+  }
+  Result<std::unique_ptr<store::Watcher>> Watch(const std::string& r, const std::string& ns,
+                                                int64_t from) override {
+    return inner_.Watch(r, ns, from);
+  }
+  int64_t CurrentResourceVersion() override { return inner_.CurrentResourceVersion(); }
+
+  std::vector<int> workload_batches() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return workload_batches_;
+  }
+  int single_workload_updates() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return single_workload_updates_;
+  }
+  int event_writes() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return event_writes_;
+  }
+
+ private:
+  store::ObjectStore& inner_;
+  std::mutex mu_;
+  std::vector<int> workload_batches_;
+  int single_workload_updates_ = 0;
+  int event_writes_ = 0;
+};
+
+Json Workload(const std::string& name, int priority) {
+  Json container = {
+      {"name", "c"}, {"image", "busybox"}, {"resources", {{"requests", {{"cpu", "1"}}}}}};
+  return {
+      {"apiVersion", "kueue.x-k8s.io/v1beta1"},
+      {"kind", "Workload"},
+      {"metadata", {{"name", name}, {"namespace", "ns"}}},
+      {"spec",
+       {{"queueName", "lq"},
+        {"priority", priority},
+        {"podSets",
+         Json::array({{{"name", "main"},
+                       {"count", 1},
+                       {"template", {{"spec", {{"containers", Json::array({container})}}}}}}})}}}};
+}
+
+class ControllerBatchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "kuota-ctl-XXXXXX").string();
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    ASSERT_NE(mkdtemp(buf.data()), nullptr);
+    dir_ = buf.data();
+    store::StoreOptions options;
+    options.path = dir_ + "/kuota.db";
+    auto opened = store::SqliteObjectStore::Open(options);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    sqlite_ = std::move(opened).value();
+    counting_ = std::make_unique<CountingStore>(*sqlite_);
+    auto must = [&](const std::string& resource, Json obj) {
+      auto r = sqlite_->Create(resource, std::move(obj));
+      ASSERT_TRUE(r.ok()) << resource << ": " << r.status().ToString();
+    };
+    must("namespaces",
+         {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "ns"}}}});
+    must("resourceflavors.kueue.x-k8s.io", {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+                                            {"kind", "ResourceFlavor"},
+                                            {"metadata", {{"name", "rf"}}}});
+    Json cpu = {{"name", "cpu"}, {"nominalQuota", "10"}};
+    must("clusterqueues.kueue.x-k8s.io",
+         {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+          {"kind", "ClusterQueue"},
+          {"metadata", {{"name", "cq"}}},
+          {"spec",
+           {{"namespaceSelector", Json::object()},
+            {"preemption", {{"withinClusterQueue", "LowerPriority"}}},
+            {"resourceGroups",
+             Json::array({{{"coveredResources", Json::array({"cpu"})},
+                           {"flavors", Json::array({{{"name", "rf"},
+                                                     {"resources", Json::array({cpu})}}})}}})}}}});
+    must("localqueues.kueue.x-k8s.io", {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+                                        {"kind", "LocalQueue"},
+                                        {"metadata", {{"name", "lq"}, {"namespace", "ns"}}},
+                                        {"spec", {{"clusterQueue", "cq"}}}});
+    for (int i = 0; i < 20; ++i) must(kWorkloads, Workload("low-" + std::to_string(i), 10));
+  }
+  void TearDown() override {
+    controller_.reset();
+    counting_.reset();
+    sqlite_.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  // Workload name -> whether its QuotaReserved condition is true.
+  std::map<std::string, bool> Reserved() {
+    std::map<std::string, bool> out;
+    auto list = sqlite_->List(kWorkloads, {});
+    EXPECT_TRUE(list.ok());
+    for (const Json& wl : list->items) {
+      bool reserved = false;
+      for (const Json& c : wl.value("status", Json::object()).value("conditions", Json::array())) {
+        if (c.value("type", "") == "QuotaReserved") reserved = c.value("status", "") == "True";
+      }
+      out[wl["metadata"]["name"]] = reserved;
+    }
+    return out;
+  }
+
+  RealClock clock_;
+  std::string dir_;
+  std::unique_ptr<store::SqliteObjectStore> sqlite_;
+  std::unique_ptr<CountingStore> counting_;
+  std::unique_ptr<Controller> controller_;
+};
+
+TEST_F(ControllerBatchTest, ABurstsStatusesAreOneBatchAndPreemptionsFollowAdmissions) {
+  controller_ = std::make_unique<Controller>(*counting_, clock_, ControllerOptions{});
+  ASSERT_TRUE(controller_->Start().ok());
+  int admitted = 0;
+  for (int attempt = 0; attempt < 400 && admitted < 10; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    admitted = 0;
+    for (const auto& [name, reserved] : Reserved()) admitted += reserved;
+  }
+  EXPECT_EQ(admitted, 10);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // Events written
+  // The ten admissions, decided one per cycle (one head per ClusterQueue),
+  // are written as one batch at the end of the burst, not one write each.
+  std::vector<int> batches = counting_->workload_batches();
+  ASSERT_FALSE(batches.empty());
+  EXPECT_GE(batches.front(), 10);
+  EXPECT_EQ(counting_->single_workload_updates(), 0);
+  EXPECT_GE(counting_->event_writes(),
+            10);  // QuotaReserved and Admitted, written in batches
+
+  // Higher-priority work preempts: each victim's eviction is written after
+  // the admission it ends, and the preemptors are admitted.
+  std::map<std::string, bool> held = Reserved();  // as a watcher sees it from here
+  auto watch = sqlite_->Watch(kWorkloads, "", sqlite_->CurrentResourceVersion());
+  ASSERT_TRUE(watch.ok());
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(sqlite_->Create(kWorkloads, Workload("high-" + std::to_string(i), 100)).ok());
+  }
+  bool all_in = false;
+  for (int attempt = 0; attempt < 400 && !all_in; ++attempt) {
+    std::map<std::string, bool> reserved = Reserved();
+    all_in = true;
+    for (int i = 0; i < 5; ++i) all_in = all_in && reserved["high-" + std::to_string(i)];
+    if (!all_in) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(all_in);
+  int evicted_seen = 0;
+  for (int i = 0; i < 10000; ++i) {
+    store::WatchEvent ev;
+    if (!(*watch)->Next(&ev, std::chrono::milliseconds(200))) break;
+    const std::string name = ev.object["metadata"]["name"];
+    bool reserved = false, evicted = false;
+    for (const Json& c :
+         ev.object.value("status", Json::object()).value("conditions", Json::array())) {
+      if (c.value("type", "") == "QuotaReserved") reserved = c.value("status", "") == "True";
+      if (c.value("type", "") == "Evicted") evicted = c.value("status", "") == "True";
+    }
+    if (evicted && !reserved && held[name]) ++evicted_seen;
+    held[name] = reserved;
+  }
+  EXPECT_EQ(evicted_seen,
+            5);  // five lows made room, each seen admitted before its eviction
+  int admitted_after = 0;
+  for (const auto& [name, reserved] : Reserved()) admitted_after += reserved;
+  EXPECT_EQ(admitted_after, 10);
+}
+
+}  // namespace
+}  // namespace kuota::standalone

@@ -72,8 +72,8 @@ TEST_F(ConfigFileTest, V1beta2ErrorsNameFileFieldAndLine) {
   EXPECT_EQ(c.status().message(),
             path +
                 ": document 1 (Configuration, line 4): waitForPodsReady.enable: unknown field: "
-                "config.kueue.x-k8s.io/v1beta2 turns waitForPodsReady on by the section's "
-                "presence");
+                "config.kueue.x-k8s.io/v1beta2 always runs waitForPodsReady (the feature gate "
+                "DisableWaitForPodsReady turns it off)");
 }
 
 TEST_F(ConfigFileTest, OtherKindIsRefused) {

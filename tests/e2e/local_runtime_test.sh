@@ -158,7 +158,8 @@ gpus=$(grep -o 'gpu=[0-9]*' <<<"$logs" | sort -u | wc -l)
 expect_eq "each pod got its own GPU" 2 "$gpus"
 
 # --- kill -9 kuotad: running pods are adopted, not run twice ---------------
-job survivor 500m low "sleep 10; true $TAG-survivor" | k create -f - >/dev/null
+# survivor outlives a kill -9 and a sanitized kuotad's restart on a loaded machine.
+job survivor 500m low "sleep 30; true $TAG-survivor" | k create -f - >/dev/null
 wait_for 10 1 count survivor || bad "survivor did not start"
 before=$(pgrep -f -- "$TAG-survivor" | sort | tr '\n' ' ')
 kill -9 "$PID"; wait "$PID" 2>/dev/null
@@ -167,7 +168,7 @@ start_kuotad
 contains "restarted kuotad adopts the running pod" "Running" \
   "$(k get pods -n ml -l batch.kubernetes.io/job-name=survivor)"
 expect_eq "the pod is not started a second time" "$before" "$(pgrep -f -- "$TAG-survivor" | sort | tr '\n' ' ')"
-wait_for 15 Complete k get job -n ml survivor && ok "the adopted pod's Job completes" || bad "survivor did not complete"
+wait_for 40 Complete k get job -n ml survivor && ok "the adopted pod's Job completes" || bad "survivor did not complete"
 wait_for 5 "0" k get cq cq -o jsonpath='{.status.admittedWorkloads}' && ok "no quota leaked after the restart" || bad "quota still held"
 
 # --- Bad input -----------------------------------------------------------------

@@ -113,7 +113,9 @@ value: 10
 YAML
 
 # --- A single pod: gated while the queue is full, then runs on its flavor ----
-pod first 1 low "sleep 5; true $TAG-first" | k create -f - >/dev/null
+# first runs long enough for the checks on the gated second pod, even on a
+# loaded machine (a sanitized kuotad and kubectl calls beside other tests).
+pod first 1 low "sleep 20; true $TAG-first" | k create -f - >/dev/null
 wait_for 10 1 count first && ok "an admitted pod runs" || bad "first did not start"
 pod second 1 low "sleep 1; true $TAG-second" | k create -f - >/dev/null
 wait_for 5 pod-second- k get workloads -n ml -o name
@@ -136,7 +138,7 @@ contains "kubectl get pods shows STATUS SchedulingGated" "SchedulingGated" \
 expect_eq "its process does not run" 0 "$(count second)"
 expect_eq "the Workload has one pod set from the pod's spec" "main 1" \
   "$(k get -n ml "$wl_second" -o jsonpath='{.spec.podSets[0].name} {.spec.podSets[0].count}')"
-if wait_for 15 Running phase second; then ok "the pod runs once the first one ended"; else bad "second did not run"; fi
+if wait_for 35 Running phase second; then ok "the pod runs once the first one ended"; else bad "second did not run"; fi
 expect_eq "the first pod succeeded" Succeeded "$(phase first)"
 expect_eq "the admitted pod lost its gate" "" \
   "$(k get pod -n ml second -o jsonpath='{.spec.schedulingGates}')"

@@ -89,9 +89,14 @@ k apply -f "$M/kube/003-flavor-t4.yaml" -f "$G/cluster-queue.yaml" -f "$G/local-
 for _ in 1 2 3 4; do k create -f "$G/job-team-a.yaml" >/dev/null; done
 # 3 GPUs a Job against a quota of 10: three admitted, the fourth waits.
 eventually "three of the four Workloads admitted" 20 "3" bash -c "kubectl --kubeconfig $TMP/kubeconfig get workloads -n team-a --no-headers | grep -c ' True '"
-jobs=$(k get jobs -n team-a -o jsonpath='{range .items[*]}{.metadata.name} {.spec.suspend} {.spec.template.spec.nodeSelector.cloud\.google\.com/gke-accelerator}{"\n"}{end}')
-expect_eq "003: three Jobs unsuspended, one still suspended" "3 1" \
-  "$(grep -c ' false ' <<<"$jobs") $(grep -c ' true' <<<"$jobs")"
+# A Job is unsuspended after its Workload's admission is written (a write of
+# its own, as Kueue's job reconciler does), so wait for it too.
+job_states() {
+  jobs=$(k get jobs -n team-a -o jsonpath='{range .items[*]}{.metadata.name} {.spec.suspend} {.spec.template.spec.nodeSelector.cloud\.google\.com/gke-accelerator}{"\n"}{end}')
+  echo "$(grep -c ' false ' <<<"$jobs") $(grep -c ' true' <<<"$jobs")"
+}
+eventually "003: three Jobs unsuspended, one still suspended" 20 "3 1" job_states
+job_states >/dev/null
 expect_eq "003: the admitted Jobs carry the flavor's node label" 3 "$(grep -c ' false nvidia-tesla-t4' <<<"$jobs")"
 wl=$(k get workloads -n team-a -o json)
 expect_eq "003: each Workload is owned by its Job (controller ownerReference)" "4" \

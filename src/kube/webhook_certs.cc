@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "auth/base64.h"
+#include "server/json_fields.h"
 
 namespace kuota::kube {
 namespace {
@@ -34,17 +35,6 @@ auth::TlsPem FromSecret(const Json& secret) {
     if (text) pem.*k.field = *text;
   }
   return pem;
-}
-
-std::string StringAt(const Json& object, std::initializer_list<const char*> path) {
-  const Json* at = &object;
-  for (const char* key : path) {
-    if (!at->is_object()) return "";
-    auto it = at->find(key);
-    if (it == at->end()) return "";
-    at = &*it;
-  }
-  return at->is_string() ? at->get<std::string>() : "";
 }
 
 Json DataOf(const auth::TlsPem& pem) {
@@ -116,8 +106,9 @@ Result<int> InjectCaBundle(KubeClient& client, const std::vector<std::string>& c
       if (crd.status().code() == StatusCode::kNotFound) continue;
       return crd.status().WithContext("reading customresourcedefinition " + name);
     }
-    if (StringAt(*crd, {"spec", "conversion", "strategy"}) != "Webhook") continue;
-    if (StringAt(*crd, {"spec", "conversion", "webhook", "clientConfig", "caBundle"}) == bundle) {
+    if (server::StringField(*crd, {"spec", "conversion", "strategy"}) != "Webhook") continue;
+    if (server::StringField(*crd, {"spec", "conversion", "webhook", "clientConfig", "caBundle"}) ==
+        bundle) {
       continue;
     }
     Json patch = {

@@ -9,6 +9,7 @@
 #include <httplib.h>
 
 #include "auth/base64.h"
+#include "server/json_fields.h"
 
 namespace kuota::server {
 namespace {
@@ -16,17 +17,6 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr const char* kCrdKey = "customresourcedefinitions.apiextensions.k8s.io";
-
-std::string StringAt(const Json& object, std::initializer_list<const char*> path) {
-  const Json* at = &object;
-  for (const char* key : path) {
-    if (!at->is_object()) return "";
-    auto it = at->find(key);
-    if (it == at->end()) return "";
-    at = &*it;
-  }
-  return at->is_string() ? at->get<std::string>() : "";
-}
 
 std::string NewUid() {
   std::random_device rd;
@@ -73,7 +63,7 @@ struct Endpoint {
 
 Result<Endpoint> EndpointOf(const Json& client_config, const std::string& service_address) {
   Endpoint e;
-  const std::string url = StringAt(client_config, {"url"});
+  const std::string url = StringField(client_config, {"url"});
   if (!url.empty()) {
     const std::string scheme = "https://";
     if (url.rfind(scheme, 0) != 0) return Status::Invalid("clientConfig.url must be https://");
@@ -97,8 +87,8 @@ Result<Endpoint> EndpointOf(const Json& client_config, const std::string& servic
   if (service == client_config.end() || !service->is_object()) {
     return Status::Invalid("clientConfig: one of url or service is required");
   }
-  const std::string name = StringAt(*service, {"name"});
-  const std::string ns = StringAt(*service, {"namespace"});
+  const std::string name = StringField(*service, {"name"});
+  const std::string ns = StringField(*service, {"namespace"});
   if (name.empty() || ns.empty()) {
     return Status::Invalid("clientConfig.service: name and namespace are required");
   }
@@ -107,7 +97,7 @@ Result<Endpoint> EndpointOf(const Json& client_config, const std::string& servic
   if (auto port = service->find("port"); port != service->end() && port->is_number_integer()) {
     e.port = port->get<int>();
   }
-  if (std::string path = StringAt(*service, {"path"}); !path.empty()) e.path = path;
+  if (std::string path = StringField(*service, {"path"}); !path.empty()) e.path = path;
   return e;
 }
 
@@ -121,14 +111,14 @@ std::optional<Status> CrdWebhookConversion::Convert(const ResourceInfo& r,
                                                     const std::string& to_version) const {
   Result<Json> crd = store_.Get(kCrdKey, "", r.plural + "." + r.group);
   if (!crd.ok()) return std::nullopt;
-  if (StringAt(*crd, {"spec", "conversion", "strategy"}) != "Webhook") return std::nullopt;
+  if (StringField(*crd, {"spec", "conversion", "strategy"}) != "Webhook") return std::nullopt;
   const std::string desired = r.group + "/" + to_version;
   std::vector<size_t> sent;  // indexes of the objects not yet in `desired`
   Json review_objects = Json::array();
   std::string from = desired;
   for (size_t i = 0; i < objects.size(); ++i) {
-    if (StringAt(objects[i], {"apiVersion"}) == desired) continue;
-    from = StringAt(objects[i], {"apiVersion"});
+    if (StringField(objects[i], {"apiVersion"}) == desired) continue;
+    from = StringField(objects[i], {"apiVersion"});
     sent.push_back(i);
     review_objects.push_back(objects[i]);
   }
@@ -150,7 +140,7 @@ std::optional<Status> CrdWebhookConversion::Convert(const ResourceInfo& r,
     client.set_hostname_addr_map({{endpoint->host, endpoint->connect_to}});
   }
   std::optional<std::string> ca;
-  if (std::string bundle = StringAt(client_config, {"caBundle"}); !bundle.empty()) {
+  if (std::string bundle = StringField(client_config, {"caBundle"}); !bundle.empty()) {
     ca = auth::Base64Decode(bundle);
     if (!ca) return fail("clientConfig.caBundle is not base64");
   }
@@ -193,11 +183,11 @@ std::optional<Status> CrdWebhookConversion::Convert(const ResourceInfo& r,
     return fail("the webhook's answer is not a ConversionReview with a response");
   }
   const Json& response = answer["response"];
-  if (StringAt(response, {"uid"}) != uid) {
-    return fail("expected response uid " + uid + ", got " + StringAt(response, {"uid"}));
+  if (StringField(response, {"uid"}) != uid) {
+    return fail("expected response uid " + uid + ", got " + StringField(response, {"uid"}));
   }
-  if (StringAt(response, {"result", "status"}) != "Success") {
-    return fail(StringAt(response, {"result", "message"}));
+  if (StringField(response, {"result", "status"}) != "Success") {
+    return fail(StringField(response, {"result", "message"}));
   }
   const Json& converted =
       response.contains("convertedObjects") ? response["convertedObjects"] : Json();
@@ -208,13 +198,13 @@ std::optional<Status> CrdWebhookConversion::Convert(const ResourceInfo& r,
   for (size_t j = 0; j < sent.size(); ++j) {
     const Json& out = converted[j];
     const Json& in = objects[sent[j]];
-    if (StringAt(out, {"apiVersion"}) != desired || StringAt(out, {"kind"}) != r.kind) {
-      return fail("converted object " + std::to_string(j) + " is " + StringAt(out, {"apiVersion"}) +
-                  ", Kind=" + StringAt(out, {"kind"}) + ", expected " + desired +
-                  ", Kind=" + r.kind);
+    if (StringField(out, {"apiVersion"}) != desired || StringField(out, {"kind"}) != r.kind) {
+      return fail("converted object " + std::to_string(j) + " is " +
+                  StringField(out, {"apiVersion"}) + ", Kind=" + StringField(out, {"kind"}) +
+                  ", expected " + desired + ", Kind=" + r.kind);
     }
     for (const char* field : {"name", "namespace", "uid"}) {
-      if (StringAt(out, {"metadata", field}) != StringAt(in, {"metadata", field})) {
+      if (StringField(out, {"metadata", field}) != StringField(in, {"metadata", field})) {
         return fail(std::string("converted object ") + std::to_string(j) + ": metadata." + field +
                     " changed");
       }

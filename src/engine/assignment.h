@@ -40,7 +40,8 @@ struct ResourceAssignment {
 struct PodSetAssignmentResult {
   std::string name;
   int32_t count = 0;
-  std::map<std::string, ResourceAssignment> flavors;  // resource -> assignment
+  // resource -> assignment; looked up by string_view too.
+  std::map<std::string, ResourceAssignment, std::less<>> flavors;
   std::vector<std::string> reasons;
   bool failed = false;
 };

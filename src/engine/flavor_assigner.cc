@@ -102,6 +102,12 @@ bool FlavorAssigner::FlavorSuits(const api::ResourceFlavor& flavor, const api::P
       return false;
     }
   }
+  // A pod without nodeSelector or required node affinity suits any flavor's
+  // labels (the common case; no key set is built for it).
+  if (spec.node_selector.empty() &&
+      (!spec.node_affinity.required_terms || spec.node_affinity.required_terms->empty())) {
+    return true;
+  }
   // Only the flavor's own label keys count: a constraint on a key the flavor
   // does not declare says nothing about it (so a label-less flavor matches
   // any pod), as in Kueue since v0.17.x / v0.18.x (kueue#12449).
@@ -178,7 +184,16 @@ FitMode FlavorAssigner::FitsQuota(const ClusterQueueNode& cq, const WorkloadInfo
 Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode& cq,
                                   const std::vector<int32_t>& counts) const {
   Assignment out;
-  std::map<FrId, int64_t> used;  // by earlier pod sets of this workload
+  // Usage per FrId by earlier pod sets of this workload (a handful of FrIds:
+  // a vector searched linearly; sorted by FrId at the end).
+  std::vector<std::pair<FrId, int64_t>>& used = used_;
+  used.clear();
+  auto used_of = [&used](FrId fr) -> int64_t {
+    for (const auto& [f, v] : used) {
+      if (f == fr) return v;
+    }
+    return 0;
+  };
   Mode worst = Mode::kFit;
   const auto pref = cq.spec().flavor_fungibility.preference;
   const bool try_next_on_borrow =
@@ -193,8 +208,8 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode
     psa.count = counts.empty() ? ps.count : counts[i];
     // The pod set's requests by resource name (per_pod is sorted by name),
     // "pods" added where the ClusterQueue covers it.
-    std::vector<std::pair<std::string_view, int64_t>> reqs;
-    reqs.reserve(ps.per_pod.size() + 1);
+    auto& reqs = reqs_;
+    reqs.clear();
     for (const auto& [res, v] : ps.per_pod)
       reqs.emplace_back(res, api::Quantity::Mul(v, psa.count));
     if (cq.covers_pods()) {
@@ -207,57 +222,66 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode
         reqs.emplace(at, "pods", pods);
       }
     }
-    auto find_req = [&reqs](const std::string& res) {
-      auto at = std::lower_bound(reqs.begin(), reqs.end(), std::string_view(res),
+    auto find_req = [&reqs](std::string_view res) {
+      auto at = std::lower_bound(reqs.begin(), reqs.end(), res,
                                  [](const auto& e, std::string_view n) { return e.first < n; });
       return at != reqs.end() && at->first == res ? at : reqs.end();
     };
+    // Resources already assigned in this pod set (by an earlier group).
+    auto assigned = [&psa](std::string_view res) {
+      return psa.flavors.find(res) != psa.flavors.end();
+    };
 
-    for (const auto& [res_view, value] : reqs) {
-      const std::string res(res_view);
-      if (psa.flavors.count(res)) continue;
-      int gi = cq.GroupOf(res);
+    for (size_t q = 0; q < reqs.size(); ++q) {
+      const std::string_view res = reqs[q].first;
+      const int64_t value = reqs[q].second;
+      if (assigned(res)) continue;
+      int gi = cq.GroupOf(std::string(res));
       if (gi < 0) {
         if (value == 0) continue;
-        psa.reasons.push_back("resource " + res + " unavailable in ClusterQueue");
+        psa.reasons.push_back("resource " + std::string(res) + " unavailable in ClusterQueue");
         psa.failed = true;
         break;
       }
       const ResourceGroupInfo& group = cq.resource_groups()[static_cast<size_t>(gi)];
       // The group's requested resources, in covered order.
-      std::vector<std::pair<size_t, int64_t>> group_reqs;
+      auto& group_reqs = group_reqs_;
+      group_reqs.clear();
       for (size_t r = 0; r < group.covered.size(); ++r) {
         auto it = find_req(group.covered[r]);
         if (it != reqs.end()) group_reqs.emplace_back(r, it->second);
       }
+      // Reasons of this group go straight onto the pod set's list; they are
+      // taken back when the chosen flavor fits.
+      const size_t reasons_before = psa.reasons.size();
       std::optional<Rep> best;
-      std::map<std::string, ResourceAssignment> best_assign;
-      std::vector<std::string> reasons;
-      bool chosen = false;
-      for (const auto& fig : group.flavors) {
+      size_t best_flavor = 0;
+      auto& best_assign = best_assign_;
+      auto& assign = assign_;
+      best_assign.clear();
+      for (size_t f = 0; f < group.flavors.size(); ++f) {
+        const auto& fig = group.flavors[f];
         auto fit = flavors_.find(fig.name);
         if (fit == flavors_.end()) {
-          reasons.push_back("flavor " + fig.name + " not found");
+          psa.reasons.push_back("flavor " + fig.name + " not found");
           continue;
         }
         std::string why;
         if (!FlavorSuits(fit->second, *ps.spec, &why)) {
-          reasons.push_back(why);
+          psa.reasons.push_back(std::move(why));
           continue;
         }
         Rep rep;
-        std::map<std::string, ResourceAssignment> assign;
+        assign.clear();
         for (const auto& [r, v] : group_reqs) {
           FrId fr = fig.frs[r];
           int borrow = 0;
-          std::string reason;
-          auto uit = used.find(fr);
-          int64_t assumed = uit == used.end() ? 0 : uit->second;
-          FitMode m = FitsQuota(cq, wl, fr, assumed, v, &borrow, &reason);
-          if (!reason.empty()) reasons.push_back(reason);
+          std::string& reason = psa.reasons.emplace_back();
+          FitMode m = FitsQuota(cq, wl, fr, used_of(fr), v, &borrow, &reason);
+          if (reason.empty()) psa.reasons.pop_back();
           rep.mode = std::min(rep.mode, m);
           rep.borrow = std::max(rep.borrow, borrow);
-          assign[group.covered[r]] = ResourceAssignment{fig.name, fr, m, borrow, v};
+          assign.push_back({r, fr, m, borrow, v});
         }
         bool try_next = rep.mode == FitMode::kNoFit || rep.mode == FitMode::kNoCandidates ||
                         ((rep.mode == FitMode::kPreempt || rep.mode == FitMode::kReclaim) &&
@@ -265,25 +289,28 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode
                         (rep.borrow > 0 && try_next_on_borrow);
         if (!try_next) {
           best = rep;
-          best_assign = std::move(assign);
-          chosen = true;
+          best_flavor = f;
+          best_assign.swap(assign);
           break;
         }
         if (IsPreferred(rep, best, pref)) {
           best = rep;
-          best_assign = std::move(assign);
+          best_flavor = f;
+          best_assign.swap(assign);
         }
       }
       if (!best || best->mode == FitMode::kNoFit) {
-        psa.reasons.insert(psa.reasons.end(), reasons.begin(), reasons.end());
         psa.failed = true;
         break;
       }
-      (void)chosen;
-      if (best->mode != FitMode::kFit) {
-        psa.reasons.insert(psa.reasons.end(), reasons.begin(), reasons.end());
+      if (best->mode == FitMode::kFit) psa.reasons.resize(reasons_before);
+      // Every requested resource of the group takes the chosen flavor.
+      const std::string& flavor_name = group.flavors[best_flavor].name;
+      for (const auto& c : best_assign) {
+        psa.flavors.insert_or_assign(
+            group.covered[c.covered],
+            ResourceAssignment{flavor_name, c.fr, c.mode, c.borrow, c.value});
       }
-      for (auto& [r, ra] : best_assign) psa.flavors[r] = ra;
     }
     Mode ps_mode = Mode::kFit;
     if (psa.failed) {
@@ -292,7 +319,10 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode
       for (const auto& [r, ra] : psa.flavors) {
         ps_mode = std::min(ps_mode, CoarseMode(ra.mode));
         out.borrowing = std::max(out.borrowing, ra.borrow);
-        used[ra.fr] = SatAdd(used[ra.fr], ra.value);
+        auto it = std::find_if(used.begin(), used.end(),
+                               [fr = ra.fr](const auto& u) { return u.first == fr; });
+        if (it == used.end()) it = used.insert(used.end(), {ra.fr, 0});
+        it->second = SatAdd(it->second, ra.value);
       }
     }
     worst = std::min(worst, ps_mode);
@@ -300,6 +330,7 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode
     if (ps_mode == Mode::kNoFit) break;  // later pod sets are not evaluated
   }
   out.mode = worst;
+  std::sort(used.begin(), used.end());
   out.usage.assign(used.begin(), used.end());
   return out;
 }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/configuration.h"
@@ -42,7 +43,14 @@ class FlavorAssigner {
                     const std::vector<int32_t>& counts = {}) const;
 
  private:
-  struct Choice;
+  // One resource of a group under the flavor being tried.
+  struct Choice {
+    size_t covered;  // index into ResourceGroupInfo::covered
+    FrId fr;
+    FitMode mode;
+    int borrow;
+    int64_t value;
+  };
   // The flavor's taints are tolerated (by the pod or the flavor) and its own
   // node labels satisfy the pod's nodeSelector and required node affinity.
   bool FlavorSuits(const api::ResourceFlavor& flavor, const api::PodSpec& spec,
@@ -54,6 +62,12 @@ class FlavorAssigner {
   const FlavorResourceTable& frs_;
   const api::FairSharingConfig& fair_sharing_;
   PreemptionOracle* oracle_;  // borrowed; may be null (then no preemption)
+  // Scratch of Assign, kept for its capacity (no allocation per head).
+  mutable std::vector<std::pair<std::string_view, int64_t>> reqs_;
+  mutable std::vector<std::pair<size_t, int64_t>> group_reqs_;
+  mutable std::vector<Choice> assign_;
+  mutable std::vector<Choice> best_assign_;
+  mutable std::vector<std::pair<FrId, int64_t>> used_;
 };
 
 // True when the pod's nodeSelector and required node affinity, restricted to

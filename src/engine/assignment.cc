@@ -1,6 +1,7 @@
 #include "engine/assignment.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace kuota::engine {
 
@@ -38,26 +39,46 @@ std::set<FrId> Assignment::NeedPreemption() const {
 }
 
 std::string Assignment::Message() const {
-  std::string out;
+  // Each pod set's reasons sorted and deduplicated by pointer, without
+  // copying the strings; the message is sized once before it is written.
+  constexpr std::string_view kHead = "couldn't assign flavors to pod set ";
+  // Per thread, kept for their capacity (every pending head formats one).
+  thread_local std::vector<const std::string*> sorted;
+  thread_local std::vector<size_t> ends;  // where each pod set's reasons end in `sorted`
+  sorted.clear();
+  ends.clear();
+  size_t size = 0;
   for (const auto& ps : pod_sets) {
     if (ps.reasons.empty()) continue;
-    // Sorted and deduplicated by pointer, without copying the strings.
-    std::vector<const std::string*> reasons;
-    reasons.reserve(ps.reasons.size());
-    for (const auto& r : ps.reasons) reasons.push_back(&r);
-    std::sort(reasons.begin(), reasons.end(),
+    const size_t begin = sorted.size();
+    for (const auto& r : ps.reasons) sorted.push_back(&r);
+    auto first = sorted.begin() + static_cast<std::ptrdiff_t>(begin);
+    std::sort(first, sorted.end(),
               [](const std::string* a, const std::string* b) { return *a < *b; });
-    reasons.erase(std::unique(reasons.begin(), reasons.end(),
-                              [](const std::string* a, const std::string* b) { return *a == *b; }),
-                  reasons.end());
+    sorted.erase(std::unique(first, sorted.end(),
+                             [](const std::string* a, const std::string* b) { return *a == *b; }),
+                 sorted.end());
+    ends.push_back(sorted.size());
+    size += (size ? 2 : 0) + kHead.size() + ps.name.size() + 2;
+    for (auto it = first; it != sorted.end(); ++it) {
+      size += (it == first ? 0 : 2) + (*it)->size();
+    }
+  }
+  std::string out;
+  out.reserve(size);
+  size_t at = 0;
+  size_t e = 0;
+  for (const auto& ps : pod_sets) {
+    if (ps.reasons.empty()) continue;
     if (!out.empty()) out += "; ";
-    out += "couldn't assign flavors to pod set ";
+    out += kHead;
     out += ps.name;
     out += ": ";
-    for (size_t i = 0; i < reasons.size(); ++i) {
-      if (i) out += ", ";
-      out += *reasons[i];
+    for (size_t i = at; i < ends[e]; ++i) {
+      if (i != at) out += ", ";
+      out += *sorted[i];
     }
+    at = ends[e++];
   }
   return out;
 }

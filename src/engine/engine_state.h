@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/object.h"
@@ -47,8 +48,8 @@ struct EngineState {
 
 // Sets (or replaces) a condition, keeping lastTransitionTime when the status
 // does not change.
-void SetCondition(std::vector<api::Condition>& conditions, const std::string& type,
-                  const std::string& status, const std::string& reason,
-                  const std::string& message, Time now);
+void SetCondition(std::vector<api::Condition>& conditions, std::string_view type,
+                  std::string_view status, std::string_view reason, std::string_view message,
+                  Time now);
 
 }  // namespace kuota::engine

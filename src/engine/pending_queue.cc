@@ -23,11 +23,61 @@ PendingQueue::Entry PendingQueue::SlotEntry(const WorkloadInfo* wl) const {
   return Entry{wl->slot_priority, wl->slot_time, wl->seq, const_cast<WorkloadInfo*>(wl)};
 }
 
+void PendingQueue::Place(size_t i, const Entry& e) {
+  heap_[i] = e;
+  e.wl->slot_index = i;
+}
+
+void PendingQueue::SiftUp(size_t i) {
+  const Entry e = heap_[i];
+  while (i > 0) {
+    const size_t parent = (i - 1) / 2;
+    if (!(e < heap_[parent])) break;
+    Place(i, heap_[parent]);
+    i = parent;
+  }
+  Place(i, e);
+}
+
+void PendingQueue::SiftDown(size_t i) {
+  const Entry e = heap_[i];
+  const size_t n = heap_.size();
+  while (true) {
+    size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && heap_[child + 1] < heap_[child]) ++child;
+    if (!(heap_[child] < e)) break;
+    Place(i, heap_[child]);
+    i = child;
+  }
+  Place(i, e);
+}
+
+void PendingQueue::HeapPush(const Entry& e) {
+  heap_.push_back(e);
+  SiftUp(heap_.size() - 1);
+}
+
+void PendingQueue::HeapErase(size_t i) {
+  const size_t last = heap_.size() - 1;
+  if (i != last) {
+    Place(i, heap_[last]);
+    heap_.pop_back();
+    if (i > 0 && heap_[i] < heap_[(i - 1) / 2]) {
+      SiftUp(i);
+    } else {
+      SiftDown(i);
+    }
+  } else {
+    heap_.pop_back();
+  }
+}
+
 void PendingQueue::Push(WorkloadInfo* wl) {
   if (wl->slot == QueueSlot::kHeap || wl->slot == QueueSlot::kPinned) return;
   Remove(wl);
   Entry e = EntryOf(wl);
-  heap_.insert(e);
+  HeapPush(e);
   wl->slot = QueueSlot::kHeap;
   wl->slot_priority = e.neg_priority;
   wl->slot_time = e.time;
@@ -63,7 +113,7 @@ bool PendingQueue::Remove(WorkloadInfo* wl) {
     case QueueSlot::kNone:
       return false;
     case QueueSlot::kHeap:
-      heap_.erase(SlotEntry(wl));
+      HeapErase(wl->slot_index);
       break;
     case QueueSlot::kInadmissible: {
       WorkloadInfo* last = inadmissible_.back();
@@ -91,7 +141,7 @@ bool PendingQueue::IsInadmissible(const WorkloadInfo* wl) const {
 
 WorkloadInfo* PendingQueue::Head() const {
   if (!pinned_.empty()) return pinned_.front();
-  return heap_.empty() ? nullptr : heap_.begin()->wl;
+  return heap_.empty() ? nullptr : heap_.front().wl;
 }
 
 WorkloadInfo* PendingQueue::Pop() {
@@ -126,7 +176,9 @@ bool PendingQueue::NextBackoff(Time* when) const {
 std::vector<WorkloadInfo*> PendingQueue::Ordered() const {
   std::vector<WorkloadInfo*> out(pinned_.begin(), pinned_.end());
   out.reserve(size());
-  for (const auto& e : heap_) out.push_back(e.wl);
+  std::vector<Entry> heap(heap_);
+  std::sort(heap.begin(), heap.end());
+  for (const auto& e : heap) out.push_back(e.wl);
   std::vector<Entry> parked;
   parked.reserve(inadmissible_.size());
   for (const WorkloadInfo* wl : inadmissible_) parked.push_back(SlotEntry(wl));

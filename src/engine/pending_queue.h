@@ -3,8 +3,8 @@
 // set that BestEffortFIFO parks non-fitting heads in until something changes;
 // workloads waiting out a requeue backoff; and a preemptor pinned to be
 // offered first in the next cycle, so the capacity it freed is not taken back
-// by its victims. Keys live on the WorkloadInfo, so queue operations do not
-// allocate per lookup. Single-threaded (engine-owned).
+// by its victims. Keys and positions live on the WorkloadInfo, so queue
+// operations do not allocate per workload. Single-threaded (engine-owned).
 #pragma once
 
 #include <cstdint>
@@ -65,9 +65,16 @@ class PendingQueue {
   };
   Entry EntryOf(const WorkloadInfo* wl) const;
   Entry SlotEntry(const WorkloadInfo* wl) const;
+  // The heap: a binary min-heap in a vector (no node per workload), each
+  // workload's position in WorkloadInfo::slot_index.
+  void HeapPush(const Entry& e);
+  void HeapErase(size_t i);
+  void SiftUp(size_t i);
+  void SiftDown(size_t i);
+  void Place(size_t i, const Entry& e);
 
   std::vector<WorkloadInfo*> pinned_;
-  std::set<Entry> heap_;
+  std::vector<Entry> heap_;
   // Parked workloads in no order (WorkloadInfo::slot_index is the position):
   // nothing pops from here, so parking and unparking need no ordered insert.
   std::vector<WorkloadInfo*> inadmissible_;

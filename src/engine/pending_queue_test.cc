@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <deque>
 #include <string>
 #include <vector>
@@ -159,6 +160,55 @@ TEST_F(PendingQueueTest, OrderedListsHeapThenInadmissibleThenBackoff) {
   EXPECT_EQ(q_.PositionOf(heap), 0);
   EXPECT_EQ(q_.PositionOf(parked_low), 2);
   EXPECT_EQ(q_.PositionOf(Wl("absent", 0, 0)), -1);
+}
+
+// The heap is a binary heap with each workload's position on its record:
+// arbitrary removals, parking and re-pushing in a random mix must still pop
+// in exactly the sorted order of what is left.
+TEST_F(PendingQueueTest, HeapKeepsOrderUnderRandomRemovalsAndParking) {
+  std::vector<WorkloadInfo*> all;
+  uint64_t x = 12345;
+  auto next = [&x] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  for (int i = 0; i < 500; ++i) {
+    WorkloadInfo* wl = Wl("w" + std::to_string(i), static_cast<int32_t>(next() % 5),
+                          static_cast<int64_t>(next() % 50));
+    wl->seq = static_cast<uint64_t>(i);
+    all.push_back(wl);
+    q_.Push(wl);
+  }
+  std::vector<WorkloadInfo*> in_heap;
+  for (WorkloadInfo* wl : all) {
+    switch (next() % 4) {
+      case 0:
+        EXPECT_TRUE(q_.Remove(wl));
+        break;
+      case 1:
+        q_.PushInadmissible(wl);
+        break;
+      default:
+        in_heap.push_back(wl);
+    }
+  }
+  std::sort(in_heap.begin(), in_heap.end(), [](const WorkloadInfo* a, const WorkloadInfo* b) {
+    if (a->priority != b->priority) return a->priority > b->priority;
+    if (a->queue_order_time != b->queue_order_time) {
+      return a->queue_order_time < b->queue_order_time;
+    }
+    return a->seq < b->seq;
+  });
+  EXPECT_EQ(q_.heap_size(), in_heap.size());
+  std::vector<WorkloadInfo*> popped;
+  while (WorkloadInfo* wl = q_.Pop()) popped.push_back(wl);
+  EXPECT_EQ(popped, in_heap);
+  EXPECT_GT(q_.inadmissible_size(), 0u);
+  const size_t parked = q_.inadmissible_size();
+  EXPECT_EQ(q_.QueueInadmissible(), static_cast<int>(parked));
+  EXPECT_EQ(q_.heap_size(), parked);
 }
 
 }  // namespace

@@ -5,9 +5,9 @@
 
 namespace kuota::engine {
 
-void SetCondition(std::vector<api::Condition>& conditions, const std::string& type,
-                  const std::string& status, const std::string& reason,
-                  const std::string& message, Time now) {
+void SetCondition(std::vector<api::Condition>& conditions, std::string_view type,
+                  std::string_view status, std::string_view reason, std::string_view message,
+                  Time now) {
   for (auto& c : conditions) {
     if (c.type != type) continue;
     if (c.status != status) c.last_transition_time = now;
@@ -164,9 +164,8 @@ void ReleaseQuota(EngineState&, WorkloadInfo* wl) {
 
 void FlushInadmissible(EngineState&, const ClusterQueueNode* cq) {
   if (cq == nullptr) return;
-  QuotaTree::ForEachClusterQueue(QuotaTree::Root(cq), [](ClusterQueueNode* x) {
-    x->pending().QueueInadmissible();
-  });
+  QuotaTree::ForEachClusterQueue(QuotaTree::Root(cq),
+                                 [](ClusterQueueNode* x) { x->pending().QueueInadmissible(); });
 }
 
 }  // namespace kuota::engine

@@ -247,9 +247,9 @@ void Scheduler::Requeue(Entry& e) {
   WorkloadInfo& wl = *e.wl;
   const Time now = s_.clock.Now();
   wl.pending_reason = "Pending";
-  wl.pending_message = e.message;
   SetCondition(wl.object.status.conditions, api::kQuotaReserved, "False", "Pending", e.message,
                now);
+  wl.pending_message.swap(e.message);  // e is done with; no copy
   bool immediate;
   if (e.cq->spec().queueing_strategy == api::QueueingStrategy::kStrictFIFO) {
     immediate = e.requeue != Entry::Requeue::kNamespaceMismatch;

@@ -119,7 +119,7 @@ void TraceCycle(int64_t n, const engine::CycleResult& r) {
                  p.reason.c_str());
   }
   for (const auto& p : r.pending) {
-    std::fprintf(stderr, "  pending %s: %s\n", p.workload.c_str(), p.message.c_str());
+    std::fprintf(stderr, "  pending %s: %s\n", p.workload().c_str(), p.message().c_str());
   }
 }
 

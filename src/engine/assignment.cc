@@ -38,7 +38,7 @@ std::set<FrId> Assignment::NeedPreemption() const {
   return out;
 }
 
-std::string Assignment::Message() const {
+std::string Assignment::Message(size_t extra) const {
   // Each pod set's reasons sorted and deduplicated by pointer, without
   // copying the strings; the message is sized once before it is written.
   constexpr std::string_view kHead = "couldn't assign flavors to pod set ";
@@ -65,7 +65,7 @@ std::string Assignment::Message() const {
     }
   }
   std::string out;
-  out.reserve(size);
+  if (size > 0) out.reserve(size + extra);
   size_t at = 0;
   size_t e = 0;
   for (const auto& ps : pod_sets) {

@@ -55,8 +55,9 @@ struct Assignment {
 
   // FrIds whose flavor needs preemption.
   std::set<FrId> NeedPreemption() const;
-  // "couldn't assign flavors to pod set main: ...; ..." (empty when it fits).
-  std::string Message() const;
+  // "couldn't assign flavors to pod set main: ...; ..." (empty when it fits),
+  // with room for `extra` more characters.
+  std::string Message(size_t extra = 0) const;
   bool Borrows() const { return borrowing > 0; }
 };
 

@@ -107,7 +107,7 @@ TEST_P(NamespaceSelectorTest, Admission) {
   EXPECT_EQ(h.HoldsQuota("ns/wl"), c.want_admitted);
   if (!c.want_admitted) {
     ASSERT_EQ(r.pending.size(), 1u);
-    EXPECT_EQ(r.pending[0].message, "Workload namespace doesn't match ClusterQueue selector");
+    EXPECT_EQ(r.pending[0].message(), "Workload namespace doesn't match ClusterQueue selector");
     EXPECT_EQ(h.engine().PendingMessage("ns/wl"),
               "Workload namespace doesn't match ClusterQueue selector");
   }

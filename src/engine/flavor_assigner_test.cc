@@ -137,10 +137,10 @@ TEST(FlavorAssignerTest, UntoleratedTaintExactMessage) {
                       MakeWorkload("wl", "ns").Queue("lq").PodSet("main", 1, {{"cpu", "1"}})));
   auto r = h.Cycle();
   ASSERT_EQ(r.pending.size(), 1u);
-  EXPECT_EQ(r.pending[0].message,
+  EXPECT_EQ(r.pending[0].message(),
             "couldn't assign flavors to pod set main: untolerated taint spot=true:NoSchedule in "
             "flavor spot");
-  EXPECT_EQ(h.engine().PendingMessage(kWl), r.pending[0].message);
+  EXPECT_EQ(h.engine().PendingMessage(kWl), r.pending[0].message());
 }
 
 TEST(FlavorAssignerTest, TaintedFirstFlavorIsSkipped) {

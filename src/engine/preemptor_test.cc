@@ -148,8 +148,9 @@ TEST(PreemptorTest, PendingMessageWhileVictimsAreEvicted) {
                       Running("victim", "cq", "4", 0, 5), Incoming("cq", "4", 10)));
   auto r = h.Cycle();
   ASSERT_EQ(r.pending.size(), 1u);
-  EXPECT_NE(r.pending[0].message.find("Pending the preemption of 1 workload(s)"), std::string::npos)
-      << r.pending[0].message;
+  EXPECT_NE(r.pending[0].message().find("Pending the preemption of 1 workload(s)"),
+            std::string::npos)
+      << r.pending[0].message();
   const WorkloadInfo* victim = h.Find("ns/victim");
   ASSERT_NE(victim, nullptr);
   EXPECT_TRUE(api::IsConditionTrue(victim->object.status.conditions, api::kEvicted));
@@ -417,11 +418,11 @@ TEST(PreemptorTest, OverlappingTargetsPreemptOnce) {
   EXPECT_EQ(EngineHarness::Victims(r.preempted), Keys{"ns/c-wl"});
   bool b_skipped = false;
   for (const auto& p : r.pending) {
-    if (p.workload != "ns/b-new") continue;
+    if (p.workload() != "ns/b-new") continue;
     b_skipped = true;
     EXPECT_TRUE(EngineHarness::StartsWith(
-        p.message, "Workload has overlapping preemption targets with another workload"))
-        << p.message;
+        p.message(), "Workload has overlapping preemption targets with another workload"))
+        << p.message();
   }
   EXPECT_TRUE(b_skipped);
   auto second = h.Cycle();

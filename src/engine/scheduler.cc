@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "engine/cohort_node.h"
 #include "engine/fair_sharing.h"
@@ -10,6 +11,12 @@
 #include "engine/queue_manager.h"
 
 namespace kuota::engine {
+namespace {
+
+constexpr std::string_view kNoCandidatesSuffix =
+    "; no workload can be preempted to make room under this ClusterQueue's preemption policy";
+
+}  // namespace
 
 struct Scheduler::Entry {
   enum class Status { kNotNominated, kSkipped, kAdmitted, kPendingPreemption };
@@ -95,13 +102,17 @@ void Scheduler::Nominate(Entry& e) {
       return;
     }
   }
-  e.message = e.assignment.Message();
+  // A Preempt without victims gets a suffix in Process: room for it now.
+  e.message =
+      e.assignment.Message(e.assignment.mode == Mode::kPreempt ? kNoCandidatesSuffix.size() : 0);
 }
 
 bool Scheduler::FitsAfterRemovals(const ClusterQueueNode& cq, const FrUsage& usage,
                                   const std::vector<WorkloadInfo*>& extra) const {
-  std::set<WorkloadInfo*> removed(preempted_.begin(), preempted_.end());
-  removed.insert(extra.begin(), extra.end());
+  std::vector<WorkloadInfo*> removed(preempted_);
+  removed.insert(removed.end(), extra.begin(), extra.end());
+  std::sort(removed.begin(), removed.end());
+  removed.erase(std::unique(removed.begin(), removed.end()), removed.end());
   for (WorkloadInfo* w : removed) RemoveWorkloadUsage(*w);
   bool fits = true;
   for (const auto& [fr, v] : usage) {
@@ -118,14 +129,12 @@ void Scheduler::Process(Entry& e, CycleResult& out) {
   if (mode == Mode::kNoFit) return;
   if (mode == Mode::kPreempt && e.targets.empty()) {
     e.requeue = Entry::Requeue::kNoCandidates;
-    e.message +=
-        "; no workload can be preempted to make room under this ClusterQueue's "
-        "preemption policy";
+    e.message += kNoCandidatesSuffix;
     if (cq.spec().preemption.reclaim_within_cohort != api::ReclaimWithinCohortPolicy::kAny) {
-      taken_by_.emplace_back(e.wl->key, QuotaTree::Root(&cq));
+      taken_by_.emplace_back(e.wl, QuotaTree::Root(&cq));
       // Hold back the capacity this workload could reclaim, so that others
       // processed later in the cycle cannot borrow it.
-      FrUsage reserve;
+      const size_t first = cycle_usage_.size();
       for (const auto& [fr, v] : e.assignment.usage) {
         const FrQuota& q = cq.quota(fr);
         int64_t r;
@@ -137,10 +146,11 @@ void Scheduler::Process(Entry& e, CycleResult& out) {
           r = std::min(v, q.nominal - cq.usage(fr));
         }
         r = std::max<int64_t>(0, r);
-        if (r > 0) reserve.emplace_back(fr, r);
+        if (r > 0) cycle_usage_.push_back({&cq, fr, r});
       }
-      for (const auto& [fr, v] : reserve) cq.AddUsage(fr, v);
-      cycle_usage_.emplace_back(&cq, std::move(reserve));
+      for (size_t i = first; i < cycle_usage_.size(); ++i) {
+        cq.AddUsage(cycle_usage_[i].fr, cycle_usage_[i].value);
+      }
     }
     return;
   }
@@ -159,17 +169,19 @@ void Scheduler::Process(Entry& e, CycleResult& out) {
     e.requeue = Entry::Requeue::kFailedAfterNomination;
     e.message = "Workload no longer fits after processing another workload";
     std::string others;
-    for (const auto& [k, root] : taken_by_) {
-      if (root == QuotaTree::Root(&cq)) others += (others.empty() ? "" : ", ") + k;
+    for (const auto& [w, root] : taken_by_) {
+      if (root == QuotaTree::Root(&cq)) others += (others.empty() ? "" : ", ") + w->key;
     }
     if (!others.empty()) e.message += " (capacity taken earlier in this cycle by " + others + ")";
     return;
   }
   preempted_.insert(preempted_.end(), mine.begin(), mine.end());
-  taken_by_.emplace_back(e.wl->key, QuotaTree::Root(&cq));
+  taken_by_.emplace_back(e.wl, QuotaTree::Root(&cq));
   if (mode == Mode::kPreempt) {
-    for (const auto& [fr, v] : e.assignment.usage) cq.AddUsage(fr, v);
-    cycle_usage_.emplace_back(&cq, e.assignment.usage);
+    for (const auto& [fr, v] : e.assignment.usage) {
+      cq.AddUsage(fr, v);
+      cycle_usage_.push_back({&cq, fr, v});
+    }
     for (const auto& t : e.targets) {
       PreemptionDecision d;
       d.workload = t.workload->key;
@@ -333,15 +345,13 @@ CycleResult Scheduler::RunCycle() {
     for (Entry* e : order) Process(*e, out);
   }
 
-  for (auto& [cq, usage] : cycle_usage_) {
-    for (const auto& [fr, v] : usage) cq->RemoveUsage(fr, v);
-  }
+  for (const auto& u : cycle_usage_) u.cq->RemoveUsage(u.fr, u.value);
   cycle_usage_.clear();
   out.pending.reserve(entries.size());
   for (auto& e : entries) {
     if (e.status == Entry::Status::kAdmitted) continue;
     Requeue(e);
-    out.pending.push_back({e.wl->key, e.wl->pending_reason, e.wl->pending_message});
+    out.pending.push_back(PendingDecision{e.wl});
   }
   for (const auto& d : out.preempted) {
     if (WorkloadInfo* victim = s_.FindWorkload(d.workload); victim && victim->holds_quota()) {

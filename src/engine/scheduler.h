@@ -31,10 +31,14 @@ struct PreemptionDecision {
   std::string message;  // as written on the victim's Preempted condition
 };
 
+// A head left pending. It refers to the engine's record of the workload
+// (no copies per head): read it before the workload is removed from the
+// engine; reason and message are the workload's current ones.
 struct PendingDecision {
-  std::string workload;
-  std::string reason;
-  std::string message;
+  const WorkloadInfo* info = nullptr;  // borrowed
+  const std::string& workload() const { return info->key; }
+  const std::string& reason() const { return info->pending_reason; }
+  const std::string& message() const { return info->pending_message; }
 };
 
 struct CycleResult {
@@ -67,9 +71,14 @@ class Scheduler {
   std::vector<WorkloadInfo*> preempted_;  // victims chosen this cycle
   std::set<Entry*> processed_;
   // Workloads that took capacity this cycle, with the root of their tree.
-  std::vector<std::pair<std::string, const QuotaNode*>>
-      taken_by_;  // fair-sharing entries already processed
-  std::vector<std::pair<ClusterQueueNode*, FrUsage>> cycle_usage_;  // undone at cycle end
+  std::vector<std::pair<const WorkloadInfo*, const QuotaNode*>> taken_by_;
+  // Usage added to ClusterQueues for this cycle only; undone at cycle end.
+  struct CycleUsage {
+    ClusterQueueNode* cq;
+    FrId fr;
+    int64_t value;
+  };
+  std::vector<CycleUsage> cycle_usage_;
   std::vector<Entry> entries_;  // this cycle's heads; kept for its capacity
 };
 

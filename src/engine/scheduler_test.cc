@@ -107,7 +107,7 @@ TEST(QueueingTest, StrictFifoHeadIsOfferedEveryCycle) {
   for (int i = 0; i < 3; ++i) {
     auto r = h.Cycle();
     ASSERT_EQ(r.pending.size(), 1u) << "cycle " << i;
-    EXPECT_EQ(r.pending[0].workload, "ns/big");
+    EXPECT_EQ(r.pending[0].workload(), "ns/big");
   }
   const WorkloadInfo* small = h.Find("ns/small");
   ASSERT_NE(small, nullptr);
@@ -179,8 +179,8 @@ TEST(QueueingTest, HigherPriorityHeadFirstWithinCycle) {
   EXPECT_EQ(EngineHarness::AdmittedKeys(r), Keys{"ns/new-high"});
   ASSERT_EQ(r.pending.size(), 1u);
   EXPECT_TRUE(EngineHarness::StartsWith(
-      r.pending[0].message, "Workload no longer fits after processing another workload"))
-      << r.pending[0].message;
+      r.pending[0].message(), "Workload no longer fits after processing another workload"))
+      << r.pending[0].message();
 }
 
 TEST(QueueingTest, NonBorrowingHeadBeforeBorrowingHead) {
@@ -342,15 +342,15 @@ TEST(PendingMessageTest, InsufficientUnusedQuota) {
       "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor "
       "default, 2 more needed";
   ASSERT_EQ(r.pending.size(), 1u);
-  EXPECT_EQ(r.pending[0].workload, "ns/wl");
-  EXPECT_TRUE(EngineHarness::StartsWith(r.pending[0].message, want)) << r.pending[0].message;
-  EXPECT_EQ(h.engine().PendingMessage("ns/wl"), r.pending[0].message);
+  EXPECT_EQ(r.pending[0].workload(), "ns/wl");
+  EXPECT_TRUE(EngineHarness::StartsWith(r.pending[0].message(), want)) << r.pending[0].message();
+  EXPECT_EQ(h.engine().PendingMessage("ns/wl"), r.pending[0].message());
   const WorkloadInfo* wl = h.Find("ns/wl");
   const api::Condition* qr = api::FindCondition(wl->object.status.conditions, api::kQuotaReserved);
   ASSERT_NE(qr, nullptr);
   EXPECT_EQ(qr->status, "False");
   EXPECT_EQ(qr->reason, "Pending");
-  EXPECT_EQ(qr->message, r.pending[0].message);
+  EXPECT_EQ(qr->message, r.pending[0].message());
 }
 
 TEST(PendingMessageTest, MilliCpuAndMemoryAmounts) {

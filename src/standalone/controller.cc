@@ -546,7 +546,7 @@ void Controller::Schedule() {
     }
     for (const auto& a : r.admitted) touched.insert(a.workload);
     for (const auto& p : r.preempted) touched.insert(p.workload);
-    for (const auto& p : r.pending) touched.insert(p.workload);
+    for (const auto& p : r.pending) touched.insert(p.workload());
     for (const auto& p : r.preempted) {
       const engine::WorkloadInfo* victim = engine_.FindWorkload(p.workload);
       if (victim == nullptr) continue;

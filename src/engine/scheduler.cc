@@ -168,11 +168,25 @@ void Scheduler::Process(Entry& e, CycleResult& out) {
     e.status = Entry::Status::kSkipped;
     e.requeue = Entry::Requeue::kFailedAfterNomination;
     e.message = "Workload no longer fits after processing another workload";
-    std::string others;
+    // Appended in place, sized first: a busy tree lists many workloads.
+    const QuotaNode* my_root = QuotaTree::Root(&cq);
+    size_t size = 0;
     for (const auto& [w, root] : taken_by_) {
-      if (root == QuotaTree::Root(&cq)) others += (others.empty() ? "" : ", ") + w->key;
+      if (root == my_root) size += w->key.size() + 2;
     }
-    if (!others.empty()) e.message += " (capacity taken earlier in this cycle by " + others + ")";
+    if (size > 0) {
+      constexpr std::string_view kTaken = " (capacity taken earlier in this cycle by ";
+      e.message.reserve(e.message.size() + kTaken.size() + size);
+      e.message += kTaken;
+      bool first = true;
+      for (const auto& [w, root] : taken_by_) {
+        if (root != my_root) continue;
+        if (!first) e.message += ", ";
+        first = false;
+        e.message += w->key;
+      }
+      e.message += ')';
+    }
     return;
   }
   preempted_.insert(preempted_.end(), mine.begin(), mine.end());

@@ -17,10 +17,9 @@ bool ReservationOrderBefore(const WorkloadInfo* a, const WorkloadInfo* b) {
 
 void HolderOrder::Thaw() {
   frozen_ = false;
+  // The lists are rebuilt next cycle; their buffers are kept (a few hundred
+  // KiB for a large cluster) so that the rebuild allocates nothing.
   used_ = 0;
-  // Released, not kept for the next cycle: the lists are rebuilt then anyway,
-  // and their memory serves the rest of the cycle.
-  cached_.clear();
 }
 
 const HolderOrder::View& HolderOrder::For(const QuotaNode* root) {
@@ -42,18 +41,42 @@ void HolderOrder::Build(const QuotaNode* root, View* v) {
   v->cqs.clear();
   v->holders.clear();
   v->any_evicted = false;
+  v->any_negative = false;
+  v->exact_frs = true;
   QuotaTree::ForEachClusterQueue(root, [v](ClusterQueueNode* x) {
     const auto index = static_cast<int32_t>(v->cqs.size());
     v->cqs.push_back(x);
     for (WorkloadInfo* w : x->admitted()) {
       uint64_t frs = 0;
-      for (const auto& [fr, value] : w->usage) frs |= Bit(fr);
-      v->holders.push_back({w, index, w->priority, frs, w->evicted});
+      for (const auto& [fr, value] : w->usage) {
+        frs |= Bit(fr);
+        v->exact_frs = v->exact_frs && fr >= 0 && fr < 64;
+        v->any_negative = v->any_negative || value < 0;
+      }
+      v->holders.push_back({w, index, w->priority, frs, w->evicted, w->quota_reserved_at.unix_ms});
       v->any_evicted = v->any_evicted || w->evicted;
     }
   });
-  std::sort(v->holders.begin(), v->holders.end(),
-            [](const Holder& a, const Holder& b) { return ReservationOrderBefore(a.wl, b.wl); });
+  // ReservationOrderBefore, its first two keys read from the copies.
+  std::sort(v->holders.begin(), v->holders.end(), [](const Holder& a, const Holder& b) {
+    if (a.priority != b.priority) return a.priority < b.priority;
+    if (a.reserved_ms != b.reserved_ms) return a.reserved_ms > b.reserved_ms;
+    return ReservationOrderBefore(a.wl, b.wl);
+  });
+  // Each ClusterQueue's positions, by a counting sort on Holder::cq, filled
+  // through a copy of the starts in holder order (so ascending).
+  v->position_begin.assign(v->cqs.size() + 1, 0);
+  for (const Holder& h : v->holders) ++v->position_begin[static_cast<size_t>(h.cq) + 1];
+  for (size_t k = 1; k < v->position_begin.size(); ++k) {
+    v->position_begin[k] += v->position_begin[k - 1];
+  }
+  v->positions.resize(v->holders.size());
+  cursor_.assign(v->position_begin.begin(), v->position_begin.end() - 1);
+  for (size_t i = 0; i < v->holders.size(); ++i) {
+    const Holder& h = v->holders[i];
+    v->positions[cursor_[static_cast<size_t>(h.cq)]++] = {static_cast<uint32_t>(i), h.priority,
+                                                          h.frs};
+  }
 }
 
 }  // namespace kuota::engine

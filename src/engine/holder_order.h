@@ -2,6 +2,8 @@
 // subtree, or a lone ClusterQueue), in Kueue's preemption candidate order
 // (lower priority first, then most recently reserved, then UID, then name),
 // so the victim search filters one sorted list instead of sorting per call.
+// Also indexes each ClusterQueue's holders by position, so the victim search
+// visits only the ClusterQueues that can give candidates.
 // While frozen (the set of holders is fixed, as during the nomination phase
 // of a cycle) each tree's list is built once and reused; otherwise each
 // request rebuilds it. Single-threaded (engine-owned).
@@ -26,21 +28,35 @@ class HolderOrder {
   // What the victim search filters on, copied so that the filter does not
   // touch the WorkloadInfo.
   struct Holder {
-    WorkloadInfo* wl;  // borrowed
-    int32_t cq;        // index into View::cqs
-    int32_t priority;  // wl->priority
-    uint64_t frs;      // bit (fr % 64) set for every FrId in wl->usage
-    bool evicted;      // wl->evicted
+    WorkloadInfo* wl;     // borrowed
+    int32_t cq;           // index into View::cqs
+    int32_t priority;     // wl->priority
+    uint64_t frs;         // bit (fr % 64) set for every FrId in wl->usage
+    bool evicted;         // wl->evicted
+    int64_t reserved_ms;  // wl->quota_reserved_at (the sort's second key)
   };
   struct View {
     const QuotaNode* root = nullptr;
     std::vector<const ClusterQueueNode*> cqs;  // every ClusterQueue of the tree
     std::vector<Holder> holders;               // sorted by ReservationOrderBefore
     bool any_evicted = false;                  // some holder has Holder::evicted
+    // cqs[k]'s holders, by ascending position in `holders`, with the fields
+    // the victim search filters on (read in sequence, not by position):
+    // positions[position_begin[k], position_begin[k + 1]).
+    struct Position {
+      uint32_t pos;      // index into `holders`
+      int32_t priority;  // holders[pos].priority
+      uint64_t frs;      // holders[pos].frs
+    };
+    std::vector<Position> positions;
+    std::vector<uint32_t> position_begin;
+    bool any_negative = false;  // some holder's usage has a negative value
+    bool exact_frs = true;      // every holder's FrIds are in [0, 64): Holder::frs is exact
   };
 
   // Freezing promises that no workload starts or stops holding quota, and no
-  // tree changes, until Thaw(); Thaw drops the cached lists and frees them.
+  // tree changes, until Thaw(); Thaw forgets the cached lists (keeping their
+  // buffers for the next cycle).
   void Freeze() { frozen_ = true; }
   void Thaw();
   bool frozen() const { return frozen_; }
@@ -50,7 +66,7 @@ class HolderOrder {
   const View& For(const QuotaNode* root);
 
  private:
-  static void Build(const QuotaNode* root, View* v);
+  void Build(const QuotaNode* root, View* v);
 
  public:
   // The bit of `fr` in Holder::frs (and in a mask of needed FrIds).
@@ -58,9 +74,10 @@ class HolderOrder {
 
  private:
   bool frozen_ = false;
-  std::deque<View> cached_;  // frozen: one per tree asked for (deque: stable references)
-  size_t used_ = 0;          // cached_[0, used_) are valid
-  View scratch_;             // unfrozen
+  std::deque<View> cached_;       // frozen: one per tree asked for (deque: stable references)
+  size_t used_ = 0;               // cached_[0, used_) are valid
+  View scratch_;                  // unfrozen
+  std::vector<uint32_t> cursor_;  // Build's fill cursors
 };
 
 }  // namespace kuota::engine

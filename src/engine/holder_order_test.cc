@@ -94,6 +94,46 @@ TEST_F(HolderOrderTest, FrozenListIsBuiltOnceAndThawDropsIt) {
             (Keys{"ns/new@a", "ns/tie-z@b", "ns/tie-a@a", "ns/high@a"}));
 }
 
+TEST_F(HolderOrderTest, RefrozenListIsRebuiltInItsKeptBuffers) {
+  HolderOrder order;
+  order.Freeze();
+  ASSERT_EQ(order.For(Root("a")).holders.size(), 5u);
+  order.Thaw();
+  ASSERT_TRUE(h_.engine().FinishWorkload("ns/tie-a").ok());
+  order.Freeze();
+  order.For(Root("lone"));  // now in the slot tree "a" had
+  EXPECT_EQ(KeysOf(order.For(Root("a"))),
+            (Keys{"ns/new@a", "ns/tie-z@b", "ns/old@b", "ns/high@a"}));
+  EXPECT_EQ(KeysOf(order.For(Root("lone"))), Keys{"ns/alone@lone"});
+}
+
+TEST_F(HolderOrderTest, PositionsListEachQueuesHoldersInOrder) {
+  HolderOrder order;
+  const HolderOrder::View& v = order.For(Root("a"));
+  ASSERT_EQ(v.cqs.size(), 2u);
+  ASSERT_EQ(v.position_begin.size(), 3u);
+  std::vector<Keys> per_cq(2);
+  for (size_t k = 0; k < 2; ++k) {
+    for (uint32_t i = v.position_begin[k]; i < v.position_begin[k + 1]; ++i) {
+      const HolderOrder::View::Position& p = v.positions[i];
+      const HolderOrder::Holder& h = v.holders[p.pos];
+      EXPECT_EQ(static_cast<size_t>(h.cq), k);
+      EXPECT_EQ(p.priority, h.priority);
+      EXPECT_EQ(p.frs, h.frs);
+      if (i > v.position_begin[k]) {
+        EXPECT_LT(v.positions[i - 1].pos, p.pos);
+      }
+      per_cq[k].push_back(h.wl->key);
+    }
+  }
+  const size_t a = v.cqs[0]->name() == "a" ? 0 : 1;
+  EXPECT_EQ(per_cq[a], (Keys{"ns/new", "ns/tie-a", "ns/high"}));
+  EXPECT_EQ(per_cq[1 - a], (Keys{"ns/tie-z", "ns/old"}));
+  EXPECT_EQ(v.positions.size(), v.holders.size());
+  EXPECT_TRUE(v.exact_frs);  // one FrId, below 64
+  EXPECT_FALSE(v.any_negative);
+}
+
 TEST_F(HolderOrderTest, ReservationOrderBeforeIsStrict) {
   const WorkloadInfo* a = h_.Find("ns/tie-a");
   const WorkloadInfo* z = h_.Find("ns/tie-z");

@@ -1,6 +1,7 @@
 #include "engine/preemptor.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <map>
 
@@ -130,6 +131,21 @@ std::vector<PreemptionTarget> Preemptor::FillBack(std::vector<PreemptionTarget> 
   return targets;
 }
 
+// FillBack on victims_, the same steps on the same order.
+void Preemptor::FillBackVictims(const ClusterQueueNode& cq, const FrUsage& usage,
+                                bool allow_borrowing) {
+  std::vector<Candidate>& targets = victims_;
+  for (int i = static_cast<int>(targets.size()) - 2; i >= 0; --i) {
+    AddWorkloadUsage(*targets[static_cast<size_t>(i)].wl);
+    if (Fits(cq, usage, allow_borrowing)) {
+      targets[static_cast<size_t>(i)] = targets.back();
+      targets.pop_back();
+    } else {
+      RemoveWorkloadUsage(*targets[static_cast<size_t>(i)].wl);
+    }
+  }
+}
+
 bool Preemptor::CandidateValid(const Candidate& c, const ClusterQueueNode& cq,
                                const std::set<FrId>& need, bool borrow) const {
   const ClusterQueueNode* x = c.wl->admitted_in;
@@ -148,11 +164,27 @@ std::vector<PreemptionTarget> Preemptor::GetTargets(const WorkloadInfo& wl,
                                                     const FrUsage& usage) {
   if (need.empty()) return {};
   if (fair_sharing_.enable) return Fair(wl, cq, need, usage);
-  return Classic(wl, cq, need, usage);
+  std::vector<PreemptionTarget> targets;
+  if (!Classic(wl, cq, need, usage)) return targets;
+  targets.reserve(victims_.size());
+  for (const Candidate& v : victims_) targets.push_back({v.wl, ReasonOf(v.variant)});
+  return targets;
 }
 
-std::vector<PreemptionTarget> Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq,
-                                                 const std::set<FrId>& need, const FrUsage& usage) {
+const char* Preemptor::ReasonOf(Variant v) {
+  switch (v) {
+    case Variant::kWithinCQ:
+      return "InClusterQueue";
+    case Variant::kReclaimWhileBorrowing:
+      return "InCohortReclaimWhileBorrowing";
+    default:
+      return "InCohortReclamation";
+  }
+}
+
+bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq,
+                        const std::set<FrId>& need, const FrUsage& usage) {
+  victims_.clear();
   const auto& policy = cq.spec().preemption;
   const auto& bwc = policy.borrow_within_cohort;
   const bool forbidden = bwc.policy == api::BorrowWithinCohortPolicy::kNever;
@@ -163,7 +195,7 @@ std::vector<PreemptionTarget> Preemptor::Classic(const WorkloadInfo& wl, const C
   // the scheduler nominates). Candidates are taken from it in that order into
   // six buckets, [evicted H][evicted P][evicted own][H][P][own], so their
   // concatenation is Kueue's order with no sort.
-  if (!within_on && !cohort_on) return {};
+  if (!within_on && !cohort_on) return false;
   const HolderOrder::View& view = holders_.For(QuotaTree::Root(&cq));
   if (cohort_on) {
     // Which ClusterQueues of the tree give cohort candidates: not within
@@ -211,12 +243,59 @@ std::vector<PreemptionTarget> Preemptor::Classic(const WorkloadInfo& wl, const C
       cq_info_[k] = CqInfo{true, lca->adv, lca->node};
     }
   }
+  size_t own = 0;
+  while (view.cqs[own] != &cq) ++own;
   // `need` as bits: a holder whose bits miss it uses none of `need`; one whose
-  // bits meet it is checked exactly (bits are FrId % 64).
+  // bits meet it is checked exactly (bits are FrId % 64), unless the bits are
+  // exact (every FrId of the holders and of `need` below 64).
   uint64_t need_bits = 0;
-  for (FrId fr : need) need_bits |= HolderOrder::Bit(fr);
+  bool exact_bits = view.exact_frs;
+  for (FrId fr : need) {
+    need_bits |= HolderOrder::Bit(fr);
+    exact_bits = exact_bits && fr >= 0 && fr < 64;
+  }
   auto uses = [&](const HolderOrder::Holder& h) {
-    return (h.frs & need_bits) != 0 && UsesResources(*h.wl, need);
+    return (h.frs & need_bits) != 0 && (exact_bits || UsesResources(*h.wl, need));
+  };
+  // The holders that may be candidates at all, as a bit per position in the
+  // holder order: those of `cq` (within_on) and of the ClusterQueues that give
+  // cohort candidates (cohort_on) whose bits meet `need` and whose priority
+  // the policy allows (a superset of the candidates). Every scan below visits
+  // only them, in the same order; classify answers -1 for all the others.
+  const size_t n_words = (view.holders.size() + 63) / 64;
+  rel_.assign(n_words, 0);
+  auto mark = [&](size_t k, int64_t max_priority) {
+    for (uint32_t i = view.position_begin[k]; i < view.position_begin[k + 1]; ++i) {
+      const HolderOrder::View::Position& h = view.positions[i];
+      if ((h.frs & need_bits) == 0 || h.priority > max_priority) continue;
+      rel_[h.pos / 64] |= uint64_t{1} << (h.pos % 64);
+    }
+  };
+  if (within_on) {
+    // SatisfiesWithin needs priority below the preemptor's, or equal to it.
+    mark(own, policy.within_cluster_queue == api::WithinClusterQueuePolicy::kLowerPriority
+                  ? int64_t{wl.priority} - 1
+                  : int64_t{wl.priority});
+  }
+  if (cohort_on) {
+    const int64_t max_priority =
+        policy.reclaim_within_cohort == api::ReclaimWithinCohortPolicy::kLowerPriority
+            ? int64_t{wl.priority} - 1
+            : INT64_MAX;
+    for (size_t k = 0; k < view.cqs.size(); ++k) {
+      if (cq_info_[k].eligible) mark(k, max_priority);
+    }
+  }
+  // Calls fn on the marked holders in holder order until it returns true;
+  // returns whether it did.
+  auto each = [&](auto&& fn) {
+    for (size_t w = 0; w < n_words; ++w) {
+      for (uint64_t bits = rel_[w]; bits != 0; bits &= bits - 1) {
+        const size_t p = w * 64 + static_cast<size_t>(__builtin_ctzll(bits));
+        if (fn(view.holders[p])) return true;
+      }
+    }
+    return false;
   };
   const int32_t in_priority = wl.priority;
   const auto reclaim = policy.reclaim_within_cohort;
@@ -230,7 +309,7 @@ std::vector<PreemptionTarget> Preemptor::Classic(const WorkloadInfo& wl, const C
           !SatisfiesWithin(policy.within_cluster_queue, wl, *w)) {
         return -1;
       }
-      *c = {w, Variant::kWithinCQ, nullptr};
+      *c = {w, Variant::kWithinCQ, nullptr, h.cq};
     } else {
       if (!cohort_on) return -1;
       const CqInfo& info = cq_info_[static_cast<size_t>(h.cq)];
@@ -250,7 +329,7 @@ std::vector<PreemptionTarget> Preemptor::Classic(const WorkloadInfo& wl, const C
       } else {
         v = Variant::kReclaimWhileBorrowing;
       }
-      *c = {w, v, info.lca};
+      *c = {w, v, info.lca, h.cq};
     }
     int g = c->variant == Variant::kHierarchicalReclaim ? 0
             : c->variant == Variant::kWithinCQ          ? 2
@@ -262,38 +341,35 @@ std::vector<PreemptionTarget> Preemptor::Classic(const WorkloadInfo& wl, const C
   // (only where it decides the attempts) any hierarchical one.
   Candidate c;
   bool any = false, any_other = false, any_h = false;
-  for (const HolderOrder::Holder& h : view.holders) {
-    if (classify(h, &c) < 0) continue;
+  each([&](const HolderOrder::Holder& h) {
+    if (classify(h, &c) < 0) return false;
     any = true;
-    if (c.variant != Variant::kWithinCQ) {
-      any_other = true;
-      break;
-    }
-  }
-  if (!any) return {};
+    any_other = c.variant != Variant::kWithinCQ;
+    return any_other;
+  });
+  if (!any) return false;
   // CouldFit over the candidates: even removing them all must leave room.
   for (const auto& [fr, v] : usage) {
     int64_t room = std::max<int64_t>(0, cq.Available(fr));
-    for (const HolderOrder::Holder& h : view.holders) {
-      if (room >= v) break;
-      if (classify(h, &c) < 0) continue;
-      for (const auto& [wfr, wv] : c.wl->usage) {
-        if (wfr == fr) room = SatAdd(room, wv);
-      }
+    if (room < v) {
+      each([&](const HolderOrder::Holder& h) {
+        if (classify(h, &c) < 0) return false;
+        for (const auto& [wfr, wv] : c.wl->usage) {
+          if (wfr == fr) room = SatAdd(room, wv);
+        }
+        return room >= v;
+      });
     }
-    if (room < v) return {};
+    if (room < v) return false;
   }
   bool under_nominal = true;
   for (FrId fr : need) {
     if (!(cq.usage(fr) < cq.quota(fr).nominal)) under_nominal = false;
   }
   if (any_other && forbidden && under_nominal) {
-    for (const HolderOrder::Holder& h : view.holders) {
-      if (classify(h, &c) >= 0 && c.variant == Variant::kHierarchicalReclaim) {
-        any_h = true;
-        break;
-      }
-    }
+    any_h = each([&](const HolderOrder::Holder& h) {
+      return classify(h, &c) >= 0 && c.variant == Variant::kHierarchicalReclaim;
+    });
   }
   std::array<bool, 2> attempts{};
   int n_attempts = 2;
@@ -305,16 +381,6 @@ std::vector<PreemptionTarget> Preemptor::Classic(const WorkloadInfo& wl, const C
   } else {
     attempts = {true, false};
   }
-  auto reason_of = [](Variant v) {
-    switch (v) {
-      case Variant::kWithinCQ:
-        return "InClusterQueue";
-      case Variant::kReclaimWhileBorrowing:
-        return "InCohortReclaimWhileBorrowing";
-      default:
-        return "InCohortReclamation";
-    }
-  };
   // The first group that can hold candidates is tried during the scan, in
   // holder order; later groups are kept in their buckets and tried after it,
   // so the order is the group-major one without a pass over every holder
@@ -322,36 +388,50 @@ std::vector<PreemptionTarget> Preemptor::Classic(const WorkloadInfo& wl, const C
   const int first = view.any_evicted ? 0 : 3;
   for (int a = 0; a < n_attempts; ++a) {
     const bool borrow = attempts[static_cast<size_t>(a)];
-    std::vector<PreemptionTarget> targets;
+    std::vector<Candidate>& targets = victims_;
+    targets.clear();
     for (auto& b : buckets_) b.clear();
+    // A ClusterQueue found within nominal quota (itself or a cohort up to
+    // its lca) stays so while this attempt only removes usage (when no
+    // holder has a negative usage): its later candidates are invalid too.
+    dead_.assign(view.cqs.size(), 0);
+    const auto own_index = static_cast<int32_t>(own);
     auto try_one = [&](const Candidate& x) {
-      if (!CandidateValid(x, cq, need, borrow)) return false;
+      if (x.cq != own_index) {  // not in `cq` (CandidateValid's first test)
+        if (borrow && x.variant == Variant::kReclaimWithoutBorrowing) return false;
+        uint8_t& dead = dead_[static_cast<size_t>(x.cq)];
+        if (dead) return false;
+        if (!CandidateValid(x, cq, need, borrow)) {
+          dead = !view.any_negative;
+          return false;
+        }
+      }
       RemoveWorkloadUsage(*x.wl);
-      targets.push_back({x.wl, reason_of(x.variant)});
+      targets.push_back(x);
       return Fits(cq, usage, borrow);
     };
     auto done = [&]() {
-      targets = FillBack(std::move(targets), cq, usage, borrow);
-      for (const auto& t : targets) AddWorkloadUsage(*t.workload);
-      return targets;
+      FillBackVictims(cq, usage, borrow);
+      for (const Candidate& t : targets) AddWorkloadUsage(*t.wl);
+      return true;
     };
-    for (const HolderOrder::Holder& h : view.holders) {
+    const bool fit = each([&](const HolderOrder::Holder& h) {
       const int g = classify(h, &c);
-      if (g < 0) continue;
-      if (g == first) {
-        if (try_one(c)) return done();
-      } else {
-        buckets_[static_cast<size_t>(g)].push_back(c);
-      }
-    }
+      if (g < 0) return false;
+      if (g == first) return try_one(c);
+      buckets_[static_cast<size_t>(g)].push_back(c);
+      return false;
+    });
+    if (fit) return done();
     for (int g = first + 1; g < 6; ++g) {
       for (const Candidate& x : buckets_[static_cast<size_t>(g)]) {
         if (try_one(x)) return done();
       }
     }
-    for (const auto& t : targets) AddWorkloadUsage(*t.workload);
+    for (const Candidate& t : targets) AddWorkloadUsage(*t.wl);
   }
-  return {};
+  victims_.clear();
+  return false;
 }
 
 namespace {
@@ -558,9 +638,25 @@ std::vector<PreemptionTarget> Preemptor::Fair(const WorkloadInfo& wl, const Clus
 
 FitMode Preemptor::SimulatePreemption(const ClusterQueueNode& cq, const WorkloadInfo& wl, FrId fr,
                                       int64_t value, int* borrow_after) {
-  std::set<FrId> need{fr};
-  FrUsage usage{{fr, value}};
-  auto targets = GetTargets(wl, cq, need, usage);
+  // What GetTargets would answer, without building its reasons (classic) and
+  // with `need` and `usage` kept between calls (no allocation per call).
+  if (sim_need_.size() != 1 || *sim_need_.begin() != fr) {
+    sim_need_.clear();
+    sim_need_.insert(fr);
+  }
+  sim_usage_.assign(1, {fr, value});
+  if (!fair_sharing_.enable) {
+    if (!Classic(wl, cq, sim_need_, sim_usage_)) return FitMode::kNoCandidates;
+    bool own = false;
+    for (const Candidate& t : victims_) {
+      RemoveWorkloadUsage(*t.wl);
+      own = own || t.wl->admitted_in == &cq;
+    }
+    *borrow_after = QuotaTree::BorrowingHeight(cq, fr, value, nullptr);
+    for (const Candidate& t : victims_) AddWorkloadUsage(*t.wl);
+    return own ? FitMode::kPreempt : FitMode::kReclaim;
+  }
+  auto targets = GetTargets(wl, cq, sim_need_, sim_usage_);
   if (targets.empty()) return FitMode::kNoCandidates;
   bool own = false;
   for (const auto& t : targets) {

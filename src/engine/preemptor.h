@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <array>
+#include <cstdint>
 
 #include "api/configuration.h"
 #include "engine/flavor_assigner.h"
@@ -55,6 +56,7 @@ class Preemptor final : public PreemptionOracle {
     WorkloadInfo* wl;
     Variant variant;
     const QuotaNode* lca;  // for cohort candidates: the ancestor it was found under
+    int32_t cq;            // index of wl's ClusterQueue in the HolderOrder::View
   };
   struct Ancestor {
     const QuotaNode* node;
@@ -66,8 +68,10 @@ class Preemptor final : public PreemptionOracle {
     const QuotaNode* lca = nullptr;
   };
 
-  std::vector<PreemptionTarget> Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq,
-                                        const std::set<FrId>& need, const FrUsage& usage);
+  // Classic preemption: whether victims were found; they are left in
+  // victims_ (in GetTargets' order).
+  bool Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, const std::set<FrId>& need,
+               const FrUsage& usage);
   std::vector<PreemptionTarget> Fair(const WorkloadInfo& wl, const ClusterQueueNode& cq,
                                      const std::set<FrId>& need, const FrUsage& usage);
 
@@ -79,6 +83,8 @@ class Preemptor final : public PreemptionOracle {
   std::vector<PreemptionTarget> FillBack(std::vector<PreemptionTarget> targets,
                                          const ClusterQueueNode& cq, const FrUsage& usage,
                                          bool allow_borrowing) const;
+  void FillBackVictims(const ClusterQueueNode& cq, const FrUsage& usage, bool allow_borrowing);
+  static const char* ReasonOf(Variant v);
 
   const FlavorResourceTable& frs_;
   const api::FairSharingConfig& fair_sharing_;
@@ -88,6 +94,11 @@ class Preemptor final : public PreemptionOracle {
   std::vector<std::pair<FrId, int64_t>> rem_;
   std::vector<Ancestor> ancestors_;
   std::vector<CqInfo> cq_info_;
+  std::vector<uint64_t> rel_;       // bit per holder position: may be a candidate
+  std::vector<Candidate> victims_;  // Classic's answer
+  std::set<FrId> sim_need_;         // SimulatePreemption's `need` and `usage`
+  FrUsage sim_usage_;
+  std::vector<uint8_t> dead_;  // per ClusterQueue of the tree: no valid candidate left
 };
 
 // Removes / restores a workload's usage on the quota tree (what-if guards).

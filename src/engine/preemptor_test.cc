@@ -274,6 +274,28 @@ TEST(PreemptorTest, BorrowingQueuesVictimsBeforeOwnLowerPriority) {
   EXPECT_TRUE(h.HoldsQuota("ns/a-low"));
 }
 
+TEST(PreemptorTest, ReclaimTakesFromEachBorrowingQueueOnlyUntilItsNominal) {
+  // b and c each borrow 2 of a's 8. Candidates in order: b3, b2, b1, c3, ...
+  // Once b3 is taken b is within nominal, so b2 and b1 are no longer valid
+  // victims; c3 is the next one, and the two make room.
+  EngineHarness h;
+  ApplyBase(h, {"a", "b", "c"});
+  const auto reclaim =
+      Policy(WithinClusterQueuePolicy::kNever, ReclaimWithinCohortPolicy::kLowerPriority);
+  ASSERT_TRUE(h.Apply(Queue("a", "all", "8", reclaim), Queue("b", "all", "4", Policy()),
+                      Queue("c", "all", "4", Policy()), Running("a1", "a", "4", 10, 1),
+                      Running("c1", "c", "2", 0, 1), Running("c2", "c", "2", 0, 2),
+                      Running("c3", "c", "2", 0, 3), Running("b1", "b", "2", 0, 4),
+                      Running("b2", "b", "2", 0, 5), Running("b3", "b", "2", 0, 6),
+                      Incoming("a", "4", 5)));
+  auto r = h.Cycle();
+  auto victims = EngineHarness::Victims(r.preempted);
+  std::sort(victims.begin(), victims.end());
+  EXPECT_EQ(victims, (Keys{"ns/b3", "ns/c3"}));
+  EXPECT_TRUE(h.HoldsQuota("ns/b2"));
+  EXPECT_TRUE(h.HoldsQuota("ns/c2"));
+}
+
 // ---------------------------------------------------------------------------
 // reclaimWithinCohort: "a" and "b" have 4 cpu each; "b" holds 8 (b1 within
 // its nominal, b2 borrowed from "a"). The incoming workload in "a" needs 4,

@@ -223,6 +223,8 @@ void Engine::AddWorkload(const api::Workload& obj) {
     }
   }
   wl->pod_sets = BuildPodSets(wl->object);
+  wl->spec_error = ValidateResources(wl->object);
+  if (wl->spec_error.empty()) wl->spec_error = RequestsOverflow(wl->pod_sets);
   const auto& st = wl->object.status;
   if (const api::Condition* ev = api::FindCondition(st.conditions, api::kEvicted);
       ev && ev->status == "True" && ev->reason == "PodsReadyTimeout" &&

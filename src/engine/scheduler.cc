@@ -64,14 +64,9 @@ void Scheduler::Nominate(Entry& e) {
     e.message = "Workload namespace doesn't match ClusterQueue selector";
     return;
   }
-  if (std::string invalid = ValidateResources(wl.object); !invalid.empty()) {
+  if (!wl.spec_error.empty()) {  // the spec does not change while the workload exists
     e.inadmissible = true;
-    e.message = std::move(invalid);
-    return;
-  }
-  if (std::string overflow = RequestsOverflow(wl.pod_sets); !overflow.empty()) {
-    e.inadmissible = true;
-    e.message = std::move(overflow);
+    e.message = wl.spec_error;
     return;
   }
   e.assignment = assigner_.Assign(wl, cq);

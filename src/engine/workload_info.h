@@ -56,6 +56,9 @@ struct WorkloadInfo {
   // FIFO timestamp: creation, or the eviction time after a PodsReady timeout.
   Time queue_order_time;
   std::vector<PodSetInfo> pod_sets;
+  // Why the spec can never be admitted (ValidateResources, then
+  // RequestsOverflow), found once when the workload is added; "" if none.
+  std::string spec_error;
   WorkloadState state = WorkloadState::kPending;
 
   // Quota holding (state kQuotaReserved / kAdmitted).

@@ -415,17 +415,23 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq,
       for (const Candidate& t : targets) AddWorkloadUsage(*t.wl);
       return true;
     };
+    // Later groups keep positions; their candidates are classified again
+    // when tried (classify depends on no usage, so it answers the same), and
+    // not at all when their ClusterQueue is already dead.
     const bool fit = each([&](const HolderOrder::Holder& h) {
       const int g = classify(h, &c);
       if (g < 0) return false;
       if (g == first) return try_one(c);
-      buckets_[static_cast<size_t>(g)].push_back(c);
+      buckets_[static_cast<size_t>(g)].push_back(static_cast<uint32_t>(&h - view.holders.data()));
       return false;
     });
     if (fit) return done();
     for (int g = first + 1; g < 6; ++g) {
-      for (const Candidate& x : buckets_[static_cast<size_t>(g)]) {
-        if (try_one(x)) return done();
+      for (const uint32_t p : buckets_[static_cast<size_t>(g)]) {
+        const HolderOrder::Holder& h = view.holders[p];
+        if (h.cq != own_index && dead_[static_cast<size_t>(h.cq)]) continue;
+        classify(h, &c);
+        if (try_one(c)) return done();
       }
     }
     for (const Candidate& t : targets) AddWorkloadUsage(*t.wl);

@@ -253,7 +253,7 @@ void Engine::AddWorkload(const api::Workload& obj) {
     }
     wl->state = WorkloadState::kInactive;
     wl->pending_reason = "Inactive";
-    wl->pending_message = "The workload is deactivated";
+    wl->set_pending_message("The workload is deactivated");
     return;
   }
   if (api::IsConditionTrue(st.conditions, api::kFinished)) {
@@ -367,13 +367,14 @@ Status Engine::EvictWorkload(const std::string& key, const std::string& reason,
       wl->state = WorkloadState::kInactive;
       wl->object.spec.active = false;
       wl->pending_reason = "Inactive";
-      wl->pending_message = "The workload is deactivated due to exceeding the maximum number of "
-                            "re-queuing retries";
+      wl->set_pending_message(
+          "The workload is deactivated due to exceeding the maximum number of "
+          "re-queuing retries");
     }
   }
   if (wl->state == WorkloadState::kPending) {
     wl->pending_reason = reason;
-    wl->pending_message = message;
+    wl->set_pending_message(message);
     RouteWorkload(s, wl);
   }
   if (cq) FlushInadmissible(s, cq);
@@ -428,8 +429,8 @@ Status Engine::SetAdmissionCheckState(const std::string& key, const std::string&
     wl->state = WorkloadState::kInactive;
     wl->object.spec.active = false;
     wl->pending_reason = "Inactive";
-    wl->pending_message = "The workload is deactivated due to Admission check(s): " + check +
-                          ", were rejected";
+    wl->set_pending_message("The workload is deactivated due to Admission check(s): " + check +
+                            ", were rejected");
     if (cq) FlushInadmissible(s, cq);
   }
   return Status::Ok();
@@ -489,7 +490,7 @@ std::string Engine::PendingMessage(const std::string& key) {
     return "ClusterQueue " + wl->queued_in->name() + " is inactive: " +
            wl->queued_in->inactive_message();
   }
-  if (!wl->pending_message.empty()) return wl->pending_message;
+  if (!wl->pending_message().empty()) return wl->pending_message();
   if (wl->queued_in) {
     int pos = wl->queued_in->pending().PositionOf(wl);
     if (pos <= 0) return "Waiting to be considered by the scheduler in ClusterQueue " +

@@ -51,5 +51,9 @@ struct EngineState {
 void SetCondition(std::vector<api::Condition>& conditions, std::string_view type,
                   std::string_view status, std::string_view reason, std::string_view message,
                   Time now);
+// The same, taking the message's buffer (what was there is left in `message`).
+void SetConditionTakingMessage(std::vector<api::Condition>& conditions, std::string_view type,
+                               std::string_view status, std::string_view reason,
+                               std::string&& message, Time now);
 
 }  // namespace kuota::engine

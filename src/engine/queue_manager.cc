@@ -4,25 +4,40 @@
 #include <set>
 
 namespace kuota::engine {
+namespace {
 
-void SetCondition(std::vector<api::Condition>& conditions, std::string_view type,
-                  std::string_view status, std::string_view reason, std::string_view message,
-                  Time now) {
+// Sets a condition's type, status and reason (lastTransitionTime as
+// SetCondition keeps it) and returns it for its message.
+api::Condition& SetConditionButMessage(std::vector<api::Condition>& conditions,
+                                       std::string_view type, std::string_view status,
+                                       std::string_view reason, Time now) {
   for (auto& c : conditions) {
     if (c.type != type) continue;
     if (c.status != status) c.last_transition_time = now;
     c.status = status;
     c.reason = reason;
-    c.message = message;
-    return;
+    return c;
   }
-  api::Condition c;
+  api::Condition& c = conditions.emplace_back();
   c.type = type;
   c.status = status;
   c.reason = reason;
-  c.message = message;
   c.last_transition_time = now;
-  conditions.push_back(std::move(c));
+  return c;
+}
+
+}  // namespace
+
+void SetCondition(std::vector<api::Condition>& conditions, std::string_view type,
+                  std::string_view status, std::string_view reason, std::string_view message,
+                  Time now) {
+  SetConditionButMessage(conditions, type, status, reason, now).message = message;
+}
+
+void SetConditionTakingMessage(std::vector<api::Condition>& conditions, std::string_view type,
+                               std::string_view status, std::string_view reason,
+                               std::string&& message, Time now) {
+  SetConditionButMessage(conditions, type, status, reason, now).message.swap(message);
 }
 
 void RouteWorkload(EngineState& s, WorkloadInfo* wl) {
@@ -32,14 +47,14 @@ void RouteWorkload(EngineState& s, WorkloadInfo* wl) {
   auto lq = s.local_queues.find(lq_key);
   if (wl->object.spec.queue_name.empty()) {
     wl->pending_reason = "Inadmissible";
-    wl->pending_message = "Workload has no queue name (spec.queueName)";
+    wl->set_pending_message("Workload has no queue name (spec.queueName)");
     return;
   }
   // A workload with no queue to wait in says why in its status, as Kueue's
   // workload controller writes it (QuotaReserved False, Inadmissible).
   auto inadmissible = [&](std::string message) {
     wl->pending_reason = "Inadmissible";
-    wl->pending_message = message;
+    wl->set_pending_message(message);
     SetCondition(wl->object.status.conditions, api::kQuotaReserved, "False", "Inadmissible",
                  message, s.clock.Now());
   };
@@ -49,7 +64,7 @@ void RouteWorkload(EngineState& s, WorkloadInfo* wl) {
   }
   if (lq->second.stop_policy != api::StopPolicy::kNone) {
     wl->pending_reason = "Inadmissible";
-    wl->pending_message = "LocalQueue " + wl->object.spec.queue_name + " is inactive";
+    wl->set_pending_message("LocalQueue " + wl->object.spec.queue_name + " is inactive");
     return;
   }
   ClusterQueueNode* cq = s.tree.FindClusterQueue(lq->second.cluster_queue);
@@ -60,7 +75,7 @@ void RouteWorkload(EngineState& s, WorkloadInfo* wl) {
   wl->queued_in = cq;
   if (!cq->active()) {
     wl->pending_reason = "Inadmissible";
-    wl->pending_message = "ClusterQueue " + cq->name() + " is inactive";
+    wl->set_pending_message("ClusterQueue " + cq->name() + " is inactive");
   }
   if (wl->requeue_at && *wl->requeue_at > s.clock.Now()) {
     cq->pending().PushBackoff(wl);
@@ -125,7 +140,7 @@ void HoldQuota(EngineState& s, WorkloadInfo* wl, ClusterQueueNode* cq,
   for (const auto& [fr, v] : wl->usage) cq->AddUsage(fr, v);
   wl->state = ChecksReady(s, *cq, *wl) ? WorkloadState::kAdmitted : WorkloadState::kQuotaReserved;
   wl->pending_reason.clear();
-  wl->pending_message.clear();
+  wl->set_pending_message({});
 }
 
 void Dequeue(WorkloadInfo* wl) {
@@ -150,7 +165,7 @@ void ReturnToPending(EngineState& s, WorkloadInfo* wl, const std::string& evicte
     SetCondition(st.conditions, api::kAdmitted, "False", "NoReservation",
                  "The workload has no reservation", now);
   }
-  wl->pending_message = message;
+  wl->set_pending_message(message);
 }
 
 void ReleaseQuota(EngineState&, WorkloadInfo* wl) {

@@ -268,9 +268,10 @@ void Scheduler::Requeue(Entry& e) {
   WorkloadInfo& wl = *e.wl;
   const Time now = s_.clock.Now();
   wl.pending_reason = "Pending";
-  SetCondition(wl.object.status.conditions, api::kQuotaReserved, "False", "Pending", e.message,
-               now);
-  wl.pending_message.swap(e.message);  // e is done with; no copy
+  // The message is kept once, on the condition (e is done with it).
+  SetConditionTakingMessage(wl.object.status.conditions, api::kQuotaReserved, "False", "Pending",
+                            std::move(e.message), now);
+  wl.set_pending_message_on_condition();
   bool immediate;
   if (e.cq->spec().queueing_strategy == api::QueueingStrategy::kStrictFIFO) {
     immediate = e.requeue != Entry::Requeue::kNamespaceMismatch;

@@ -38,7 +38,7 @@ struct PendingDecision {
   const WorkloadInfo* info = nullptr;  // borrowed
   const std::string& workload() const { return info->key; }
   const std::string& reason() const { return info->pending_reason; }
-  const std::string& message() const { return info->pending_message; }
+  const std::string& message() const { return info->pending_message(); }
 };
 
 struct CycleResult {

@@ -4,6 +4,13 @@
 
 namespace kuota::engine {
 
+const std::string& WorkloadInfo::pending_message() const {
+  if (!pending_on_condition_) return pending_message_;
+  static const std::string kNone;
+  const api::Condition* c = api::FindCondition(object.status.conditions, api::kQuotaReserved);
+  return c == nullptr ? kNone : c->message;
+}
+
 std::vector<PodSetInfo> BuildPodSets(const api::Workload& wl) {
   std::vector<PodSetInfo> out;
   out.reserve(wl.spec.pod_sets.size());

@@ -81,7 +81,18 @@ struct WorkloadInfo {
   int32_t requeue_count = 0;
   // Why it is not admitted, as users read it; reason is Kueue's condition reason.
   std::string pending_reason;
-  std::string pending_message;
+  // The message; kept once: either here, or (after a scheduling cycle left the
+  // workload pending) as the message of its QuotaReserved condition.
+  const std::string& pending_message() const;
+  void set_pending_message(std::string message) {
+    pending_message_ = std::move(message);
+    pending_on_condition_ = false;
+  }
+  // The QuotaReserved condition's message is the pending message.
+  void set_pending_message_on_condition() {
+    pending_message_.clear();
+    pending_on_condition_ = true;
+  }
 
   bool holds_quota() const {
     return state == WorkloadState::kQuotaReserved || state == WorkloadState::kAdmitted;
@@ -89,6 +100,10 @@ struct WorkloadInfo {
   const std::string& uid() const { return object.metadata.uid; }
   const std::string& name() const { return object.metadata.name; }
   const std::string& ns() const { return object.metadata.namespace_; }
+
+ private:
+  std::string pending_message_;
+  bool pending_on_condition_ = false;
 };
 
 // Builds pod set infos (per-pod requests) from the object's spec.

@@ -56,5 +56,29 @@ TEST(ValidateResourcesTest, SeveralErrorsAreBracketed) {
             "[]v1.ResourceName{\"cpu\"}: requests must not exceed its limits]");
 }
 
+// The pending message is kept once: on the workload, or (after a cycle left
+// it pending) read from its QuotaReserved condition until it is set again.
+TEST(WorkloadInfoTest, PendingMessageReadsTheConditionUntilSetAgain) {
+  WorkloadInfo wl;
+  EXPECT_EQ(wl.pending_message(), "");
+  wl.set_pending_message("LocalQueue lq doesn't exist");
+  EXPECT_EQ(wl.pending_message(), "LocalQueue lq doesn't exist");
+  wl.set_pending_message_on_condition();
+  EXPECT_EQ(wl.pending_message(), "") << "no QuotaReserved condition yet";
+  api::Condition other;
+  other.type = api::kEvicted;
+  other.message = "not this one";
+  api::Condition qr;
+  qr.type = api::kQuotaReserved;
+  qr.status = "False";
+  qr.message = "couldn't assign flavors to pod set main: insufficient quota";
+  wl.object.status.conditions = {other, qr};
+  EXPECT_EQ(wl.pending_message(), qr.message);
+  wl.object.status.conditions[1].message = "changed";
+  EXPECT_EQ(wl.pending_message(), "changed");
+  wl.set_pending_message("ClusterQueue cq is inactive");
+  EXPECT_EQ(wl.pending_message(), "ClusterQueue cq is inactive");
+}
+
 }  // namespace
 }  // namespace kuota::engine

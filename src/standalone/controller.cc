@@ -819,7 +819,7 @@ void Controller::StopJobUnsafe(const std::string& workload_key) {
     for (const auto& pod : *stopped) {
       RecordEvent(
           pod, "Normal", "Stopped",
-          wl->pending_message.empty() ? "Not admitted by cluster queue" : wl->pending_message);
+          wl->pending_message().empty() ? "Not admitted by cluster queue" : wl->pending_message());
     }
     return;
   }
@@ -835,7 +835,7 @@ void Controller::StopJobUnsafe(const std::string& workload_key) {
       NoteOwnWrite(owner.kind->Resource(), *updated);
       RecordEvent(
           *updated, "Normal", "Stopped",
-          wl->pending_message.empty() ? "Not admitted by cluster queue" : wl->pending_message);
+          wl->pending_message().empty() ? "Not admitted by cluster queue" : wl->pending_message());
       return;
     }
     if (updated.status().code() != StatusCode::kConflict) return;

@@ -349,7 +349,10 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq,
   });
   if (!any) return false;
   // CouldFit over the candidates: even removing them all must leave room.
-  for (const auto& [fr, v] : usage) {
+  for (const auto& need_fr : usage) {
+    // Named copies: clang 14 cannot capture a structured binding.
+    const FrId fr = need_fr.first;
+    const int64_t v = need_fr.second;
     int64_t room = std::max<int64_t>(0, cq.Available(fr));
     if (room < v) {
       each([&](const HolderOrder::Holder& h) {

@@ -71,9 +71,10 @@ std::string RequestsOverflow(const std::vector<PodSetInfo>& pod_sets) {
                std::to_string(ps.count) + " pods)" + tail();
       }
       if (pod_sets.size() == 1) continue;  // a pod set's own total was checked
+      const std::string& name = res;       // clang 14 cannot capture a structured binding
       auto it = std::find_if(total.begin(), total.end(),
-                             [&res](const auto& t) { return *t.first == res; });
-      if (it == total.end()) it = total.insert(total.end(), {&res, 0});
+                             [&name](const auto& t) { return *t.first == name; });
+      if (it == total.end()) it = total.insert(total.end(), {&name, 0});
       it->second = api::Quantity::Add(it->second, all);
       if (it->second >= kSat) return "the total request for " + res + " over the pod sets" + tail();
     }

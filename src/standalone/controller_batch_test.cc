@@ -3,10 +3,7 @@
 // publishing every admission, and its Events off its own thread: a real
 // SQLite store behind a store that counts the calls.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <mutex>
 #include <string>
@@ -15,6 +12,7 @@
 
 #include "standalone/controller.h"
 #include "store/sqlite_object_store.h"
+#include "testing/temp_dir.h"
 
 namespace kuota::standalone {
 namespace {
@@ -104,13 +102,9 @@ Json Workload(const std::string& name, int priority) {
 class ControllerBatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "kuota-ctl-XXXXXX").string();
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    ASSERT_NE(mkdtemp(buf.data()), nullptr);
-    dir_ = buf.data();
+    ASSERT_TRUE(dir_.ok());
     store::StoreOptions options;
-    options.path = dir_ + "/kuota.db";
+    options.path = dir_.File("kuota.db");
     auto opened = store::SqliteObjectStore::Open(options);
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     sqlite_ = std::move(opened).value();
@@ -146,8 +140,6 @@ class ControllerBatchTest : public ::testing::Test {
     controller_.reset();
     counting_.reset();
     sqlite_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
   }
 
   // Workload name -> whether its QuotaReserved condition is true.
@@ -166,7 +158,7 @@ class ControllerBatchTest : public ::testing::Test {
   }
 
   RealClock clock_;
-  std::string dir_;
+  kuota::testing::TempDir dir_{"kuota-ctl"};
   std::unique_ptr<store::SqliteObjectStore> sqlite_;
   std::unique_ptr<CountingStore> counting_;
   std::unique_ptr<Controller> controller_;

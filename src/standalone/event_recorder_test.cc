@@ -5,15 +5,13 @@
 #include "standalone/event_recorder.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "store/sqlite_object_store.h"
+#include "testing/temp_dir.h"
 
 namespace kuota::standalone {
 namespace {
@@ -23,23 +21,15 @@ using Json = nlohmann::json;
 class EventRecorderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "kuota-events-XXXXXX").string();
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    ASSERT_NE(mkdtemp(buf.data()), nullptr);
-    dir_ = buf.data();
+    ASSERT_TRUE(dir_.ok());
     store::StoreOptions options;
-    options.path = dir_ + "/kuota.db";
+    options.path = dir_.File("kuota.db");
     options.clock = &clock_;
     auto opened = store::SqliteObjectStore::Open(options);
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     store_ = std::move(opened).value();
   }
-  void TearDown() override {
-    store_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
+  void TearDown() override { store_.reset(); }
 
   std::vector<Json> Events() {
     auto list = store_->List("events", {});
@@ -53,7 +43,7 @@ class EventRecorderTest : public ::testing::Test {
             {"metadata", {{"name", name}, {"namespace", "ns"}, {"uid", "uid-" + name}}}};
   }
 
-  std::string dir_;
+  kuota::testing::TempDir dir_{"kuota-events"};
   ManualClock clock_{Time::FromMillis(1767225600000)};
   std::unique_ptr<store::SqliteObjectStore> store_;
 };

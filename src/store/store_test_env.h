@@ -17,6 +17,7 @@
 #include "base/clock.h"
 #include "store/object_store.h"
 #include "store/sqlite_object_store.h"
+#include "testing/temp_dir.h"
 
 namespace kuota::store::testing {
 
@@ -54,20 +55,10 @@ inline int64_t Rv(const Json& obj) {
 
 class StoreTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "kuota-store-XXXXXX").string();
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    ASSERT_NE(mkdtemp(buf.data()), nullptr);
-    dir_ = buf.data();
-  }
-  void TearDown() override {
-    store_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
+  void SetUp() override { ASSERT_TRUE(dir_.ok()); }
+  void TearDown() override { store_.reset(); }
 
-  std::string Path(const std::string& file = "kuota.db") const { return dir_ + "/" + file; }
+  std::string Path(const std::string& file = "kuota.db") const { return dir_.File(file); }
 
   StoreOptions Options() const {
     StoreOptions o;
@@ -93,7 +84,7 @@ class StoreTest : public ::testing::Test {
     return r.ok() ? *r : Json();
   }
 
-  std::string dir_;
+  kuota::testing::TempDir dir_{"kuota-store"};
   ManualClock clock_{Time::FromMillis(1767225600123)};  // 2026-01-01T00:00:00.123Z
   std::unique_ptr<SqliteObjectStore> store_;
 };

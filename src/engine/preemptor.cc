@@ -654,27 +654,25 @@ FitMode Preemptor::SimulatePreemption(const ClusterQueueNode& cq, const Workload
     sim_need_.insert(fr);
   }
   sim_usage_.assign(1, {fr, value});
-  if (!fair_sharing_.enable) {
-    if (!Classic(wl, cq, sim_need_, sim_usage_)) return FitMode::kNoCandidates;
+  // With the victims' usage removed: the borrowing height after, and whether
+  // any victim is the ClusterQueue's own (Preempt) or all are others' (Reclaim).
+  auto mode_after = [&](const auto& victims, auto workload_of) {
     bool own = false;
-    for (const Candidate& t : victims_) {
-      RemoveWorkloadUsage(*t.wl);
-      own = own || t.wl->admitted_in == &cq;
+    for (const auto& t : victims) {
+      RemoveWorkloadUsage(*workload_of(t));
+      own = own || workload_of(t)->admitted_in == &cq;
     }
     *borrow_after = QuotaTree::BorrowingHeight(cq, fr, value, nullptr);
-    for (const Candidate& t : victims_) AddWorkloadUsage(*t.wl);
+    for (const auto& t : victims) AddWorkloadUsage(*workload_of(t));
     return own ? FitMode::kPreempt : FitMode::kReclaim;
+  };
+  if (!fair_sharing_.enable) {
+    if (!Classic(wl, cq, sim_need_, sim_usage_)) return FitMode::kNoCandidates;
+    return mode_after(victims_, [](const Candidate& c) { return c.wl; });
   }
   auto targets = GetTargets(wl, cq, sim_need_, sim_usage_);
   if (targets.empty()) return FitMode::kNoCandidates;
-  bool own = false;
-  for (const auto& t : targets) {
-    RemoveWorkloadUsage(*t.workload);
-    own = own || t.workload->admitted_in == &cq;
-  }
-  *borrow_after = QuotaTree::BorrowingHeight(cq, fr, value, nullptr);
-  for (const auto& t : targets) AddWorkloadUsage(*t.workload);
-  return own ? FitMode::kPreempt : FitMode::kReclaim;
+  return mode_after(targets, [](const PreemptionTarget& t) { return t.workload; });
 }
 
 }  // namespace kuota::engine

@@ -31,8 +31,10 @@ std::string ToListSelector(const api::LabelSelector& sel) {
   auto add = [&](const std::string& term) { out += (out.empty() ? "" : ",") + term; };
   for (const auto& [k, v] : sel.match_labels) add(k + "=" + v);
   for (const auto& req : sel.match_expressions) {
+    // Joined by position, not by emptiness: an empty value stays a value
+    // ("in (,dev)" is {"", "dev"}, as kube-apiserver parses it).
     std::string values;
-    for (const std::string& v : req.values) values += (values.empty() ? "" : ",") + v;
+    for (size_t i = 0; i < req.values.size(); ++i) values += (i == 0 ? "" : ",") + req.values[i];
     if (req.op == "In") add(req.key + " in (" + values + ")");
     if (req.op == "NotIn") add(req.key + " notin (" + values + ")");
     if (req.op == "Exists") add(req.key);

@@ -28,7 +28,9 @@ enum class Tok {
 bool IsSpecial(char c) {
   return c == '=' || c == '!' || c == '(' || c == ')' || c == ',' || c == '>' || c == '<';
 }
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 struct Token {
   Tok kind = Tok::kEnd;
@@ -45,11 +47,21 @@ class Lexer {
     char c = s_[pos_];
     auto two = [&](char second) { return pos_ + 1 < s_.size() && s_[pos_ + 1] == second; };
     switch (c) {
-      case ',': ++pos_; return {Tok::kComma, ","};
-      case '(': ++pos_; return {Tok::kOpen, "("};
-      case ')': ++pos_; return {Tok::kClose, ")"};
-      case '>': ++pos_; return {Tok::kGreater, ">"};
-      case '<': ++pos_; return {Tok::kLess, "<"};
+      case ',':
+        ++pos_;
+        return {Tok::kComma, ","};
+      case '(':
+        ++pos_;
+        return {Tok::kOpen, "("};
+      case ')':
+        ++pos_;
+        return {Tok::kClose, ")"};
+      case '>':
+        ++pos_;
+        return {Tok::kGreater, ">"};
+      case '<':
+        ++pos_;
+        return {Tok::kLess, "<"};
       case '!':
         if (two('=')) {
           pos_ += 2;
@@ -64,7 +76,8 @@ class Lexer {
         }
         ++pos_;
         return {Tok::kEquals, "="};
-      default: break;
+      default:
+        break;
     }
     size_t start = pos_;
     while (pos_ < s_.size() && !IsSpace(s_[pos_]) && !IsSpecial(s_[pos_])) ++pos_;
@@ -237,7 +250,8 @@ class Parser {
     while (true) {
       Token t = lex_.Next();
       if (t.kind == Tok::kClose && values->empty()) {
-        return "'" + op + "' needs at least one value";
+        values->push_back("");  // "()" is the set of the empty value, as kube-apiserver reads it
+        return "";
       }
       std::string value;
       if (t.kind == Tok::kIdent || t.kind == Tok::kIn || t.kind == Tok::kNotIn) {
@@ -274,10 +288,18 @@ bool ListLabelSelector::Matches(const nlohmann::json& labels) const {
     }
     bool ok = false;
     switch (r.op) {
-      case Op::kExists: ok = value != nullptr; break;
-      case Op::kDoesNotExist: ok = value == nullptr; break;
-      case Op::kEquals: ok = value != nullptr && *value == r.values[0]; break;
-      case Op::kNotEquals: ok = value == nullptr || *value != r.values[0]; break;
+      case Op::kExists:
+        ok = value != nullptr;
+        break;
+      case Op::kDoesNotExist:
+        ok = value == nullptr;
+        break;
+      case Op::kEquals:
+        ok = value != nullptr && *value == r.values[0];
+        break;
+      case Op::kNotEquals:
+        ok = value == nullptr || *value != r.values[0];
+        break;
       case Op::kIn:
       case Op::kNotIn: {
         bool in = false;

@@ -51,6 +51,14 @@ TEST(ListLabelSelectorTest, Matches) {
        true},
       {"unlabelled object", "app", Json(), false},
       {"unlabelled notin", "app notin (x)", Json(), true},
+      // As kube-apiserver's parser: "()" is {""}, and empty items are "" too.
+      {"in () is the empty value", "team in ()", Json{{"team", ""}}, true},
+      {"in () misses a value", "team in ()", Json{{"team", "a"}}, false},
+      {"in () needs the key", "team in ()", app, false},
+      {"notin () keeps values", "tier notin ()", app, true},
+      {"notin () drops the empty value", "team notin ()", Json{{"team", ""}}, false},
+      {"leading empty item", "team in (,a)", Json{{"team", ""}}, true},
+      {"trailing empty item", "team in (a,)", Json{{"team", ""}}, true},
   };
   for (const MatchCase& c : cases) {
     Result<ListLabelSelector> sel = ListLabelSelector::Parse(c.selector);
@@ -70,7 +78,6 @@ TEST(ListLabelSelectorTest, RejectsBadSyntax) {
       {"operator without key", "=b", "expected a label key"},
       {"in without parens", "a in b", "expected '(' after 'in'"},
       {"unclosed set", "a in (b,c", "expected ',' or ')'"},
-      {"empty set", "a in ()", "needs at least one value"},
       {"trailing comma", "a=b,", "expected a label key, found end of input"},
       {"double comma", "a,,b", "expected a label key"},
       {"not with operator", "!a=b", "takes no operator"},

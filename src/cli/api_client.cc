@@ -13,6 +13,7 @@
 #include "server/client_credentials.h"
 #include "server/kubeconfig.h"
 #include "server/reply_status.h"
+#include "server/transport_error.h"
 
 namespace kuota::cli {
 namespace {
@@ -25,24 +26,8 @@ std::string EnvOr(const char* name, const std::string& fallback) {
   return v != nullptr && *v != '\0' ? std::string(v) : fallback;
 }
 
-// Why no HTTP answer came, in words.
-std::string TransportError(httplib::Error e) {
-  switch (e) {
-    case httplib::Error::Connection:
-      return "connection refused";
-    case httplib::Error::ConnectionTimeout:
-      return "connection timed out";
-    case httplib::Error::Read:
-      return "the connection closed before an answer";
-    case httplib::Error::Write:
-      return "cannot send the request";
-    default:
-      return httplib::to_string(e);
-  }
-}
-
 Status Unreachable(const std::string& url, httplib::Error e) {
-  return Status::Unavailable("cannot reach kuotad at " + url + ": " + TransportError(e) +
+  return Status::Unavailable("cannot reach kuotad at " + url + ": " + server::TransportError(e) +
                              " — start it with `kuotad`");
 }
 
@@ -238,21 +223,6 @@ Status ApiClient::Stream(const std::string& path,
     return server::StatusFromReply(res->status, error_body.empty() ? res->body : error_body);
   }
   return Status::Ok();
-}
-
-std::string UrlEncode(std::string_view value) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : value) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
 }
 
 }  // namespace kuota::cli

@@ -99,7 +99,4 @@ class ApiClient {
   std::unique_ptr<httplib::Client> stream_client_;  // no read timeout
 };
 
-// A query parameter value, percent-encoded.
-std::string UrlEncode(std::string_view value);
-
 }  // namespace kuota::cli

@@ -114,10 +114,5 @@ TEST(ApiClientTest, UnreachableServer) {
             "cannot reach kuotad at " + url + ": connection refused — start it with `kuotad`");
 }
 
-TEST(UrlEncodeTest, Reserved) {
-  EXPECT_EQ(UrlEncode("a=b,c!=d"), "a%3Db%2Cc%21%3Dd");
-  EXPECT_EQ(UrlEncode("kueue.x-k8s.io/job-uid"), "kueue.x-k8s.io%2Fjob-uid");
-}
-
 }  // namespace
 }  // namespace kuota::cli

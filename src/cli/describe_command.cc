@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "base/url_encode.h"
 #include "cli/fields.h"
 #include "cli/output.h"
 #include "cli/server_flags.h"

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "base/url_encode.h"
 #include "cli/output.h"
 #include "cli/resource_kinds.h"
 #include "cli/server_flags.h"

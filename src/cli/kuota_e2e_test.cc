@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 
+#include "base/url_encode.h"
 #include "cli/cli_test_support.h"
 #include "server/client_credentials.h"
 

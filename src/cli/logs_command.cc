@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/url_encode.h"
 #include "cli/fields.h"
 #include "cli/resource_kinds.h"
 #include "cli/server_flags.h"

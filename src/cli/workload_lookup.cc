@@ -1,5 +1,6 @@
 #include "cli/workload_lookup.h"
 
+#include "base/url_encode.h"
 #include "cli/fields.h"
 #include "cli/resource_kinds.h"
 

@@ -6,27 +6,9 @@
 
 #include "server/client_credentials.h"
 #include "server/reply_status.h"
+#include "server/transport_error.h"
 
 namespace kuota::kube {
-namespace {
-
-std::string TransportError(httplib::Error e) {
-  switch (e) {
-    case httplib::Error::Connection:
-      return "connection refused";
-    case httplib::Error::ConnectionTimeout:
-      return "connection timed out";
-    case httplib::Error::Read:
-      return "the connection closed before an answer";
-    case httplib::Error::Write:
-      return "cannot send the request";
-    default:
-      return httplib::to_string(e);
-  }
-}
-
-}  // namespace
-
 void WatchCanceller::Cancel() {
   cancelled_ = true;
   std::lock_guard<std::mutex> lock(mu_);
@@ -91,7 +73,7 @@ Result<Json> KubeClient::Request(const std::string& method, const std::string& p
   httplib::Result res = send();
   if (!res) {
     return Status::Unavailable("cannot reach the API server at " + target_.url + " (" + method +
-                               " " + path + "): " + TransportError(res.error()));
+                               " " + path + "): " + server::TransportError(res.error()));
   }
   if (res->status < 200 || res->status >= 300) {
     return server::StatusFromReply(res->status, res->body);
@@ -160,7 +142,7 @@ Status KubeClient::Watch(const std::string& path,
   if (!res) {
     if (status >= 200 && status < 300) return Status::Ok();  // the stream ended
     return Status::Unavailable("cannot reach the API server at " + target_.url +
-                               " (watch): " + TransportError(res.error()));
+                               " (watch): " + server::TransportError(res.error()));
   }
   if (res->status < 200 || res->status >= 300) {
     return server::StatusFromReply(res->status, error_body.empty() ? res->body : error_body);

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "base/url_encode.h"
 #include "kube/resource_path.h"
 
 namespace kuota::kube {
@@ -76,7 +77,7 @@ Result<store::ListResult> KubeObjectStore::List(const std::string& resource,
   std::string query;
   auto add = [&](const char* key, const std::string& value) {
     if (value.empty()) return;
-    query += (query.empty() ? "?" : "&") + std::string(key) + "=" + QueryEscape(value);
+    query += (query.empty() ? "?" : "&") + std::string(key) + "=" + UrlEncode(value);
   };
   add("labelSelector", options.label_selector);
   add("fieldSelector", options.field_selector);

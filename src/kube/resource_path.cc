@@ -1,6 +1,6 @@
 #include "kube/resource_path.h"
 
-#include <cctype>
+#include "base/url_encode.h"
 
 namespace kuota::kube {
 
@@ -15,28 +15,13 @@ Result<const server::ResourceInfo*> ResourceForKey(const std::string& key) {
 
 std::string CollectionPath(const server::ResourceInfo& r, const std::string& ns) {
   std::string path = r.group.empty() ? "/api/" + r.version : "/apis/" + r.group + "/" + r.version;
-  if (r.namespaced && !ns.empty()) path += "/namespaces/" + QueryEscape(ns);
+  if (r.namespaced && !ns.empty()) path += "/namespaces/" + UrlEncode(ns);
   return path + "/" + r.plural;
 }
 
 std::string ObjectPath(const server::ResourceInfo& r, const std::string& ns,
                        const std::string& name) {
-  return CollectionPath(r, ns) + "/" + QueryEscape(name);
-}
-
-std::string QueryEscape(const std::string& value) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : value) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
+  return CollectionPath(r, ns) + "/" + UrlEncode(name);
 }
 
 }  // namespace kuota::kube

@@ -22,7 +22,4 @@ std::string CollectionPath(const server::ResourceInfo& r, const std::string& ns)
 std::string ObjectPath(const server::ResourceInfo& r, const std::string& ns,
                        const std::string& name);
 
-// A query parameter value, percent-encoded.
-std::string QueryEscape(const std::string& value);
-
 }  // namespace kuota::kube

@@ -116,34 +116,34 @@ bool Preemptor::Fits(const ClusterQueueNode& cq, const FrUsage& usage, bool allo
   return true;
 }
 
+template <class Victim, class WorkloadOf>
+void Preemptor::FillBackIn(std::vector<Victim>& victims, WorkloadOf workload_of,
+                           const ClusterQueueNode& cq, const FrUsage& usage, bool allow_borrowing) {
+  for (int i = static_cast<int>(victims.size()) - 2; i >= 0; --i) {
+    const WorkloadInfo& w = *workload_of(victims[static_cast<size_t>(i)]);
+    AddWorkloadUsage(w);
+    if (Fits(cq, usage, allow_borrowing)) {
+      victims[static_cast<size_t>(i)] = victims.back();
+      victims.pop_back();
+    } else {
+      RemoveWorkloadUsage(w);
+    }
+  }
+}
+
 std::vector<PreemptionTarget> Preemptor::FillBack(std::vector<PreemptionTarget> targets,
                                                   const ClusterQueueNode& cq, const FrUsage& usage,
                                                   bool allow_borrowing) const {
-  for (int i = static_cast<int>(targets.size()) - 2; i >= 0; --i) {
-    AddWorkloadUsage(*targets[static_cast<size_t>(i)].workload);
-    if (Fits(cq, usage, allow_borrowing)) {
-      targets[static_cast<size_t>(i)] = targets.back();
-      targets.pop_back();
-    } else {
-      RemoveWorkloadUsage(*targets[static_cast<size_t>(i)].workload);
-    }
-  }
+  FillBackIn(
+      targets, [](const PreemptionTarget& t) { return t.workload; }, cq, usage, allow_borrowing);
   return targets;
 }
 
-// FillBack on victims_, the same steps on the same order.
+// FillBack on victims_ (classic preemption's candidates).
 void Preemptor::FillBackVictims(const ClusterQueueNode& cq, const FrUsage& usage,
                                 bool allow_borrowing) {
-  std::vector<Candidate>& targets = victims_;
-  for (int i = static_cast<int>(targets.size()) - 2; i >= 0; --i) {
-    AddWorkloadUsage(*targets[static_cast<size_t>(i)].wl);
-    if (Fits(cq, usage, allow_borrowing)) {
-      targets[static_cast<size_t>(i)] = targets.back();
-      targets.pop_back();
-    } else {
-      RemoveWorkloadUsage(*targets[static_cast<size_t>(i)].wl);
-    }
-  }
+  FillBackIn(
+      victims_, [](const Candidate& c) { return c.wl; }, cq, usage, allow_borrowing);
 }
 
 bool Preemptor::CandidateValid(const Candidate& c, const ClusterQueueNode& cq,

@@ -84,6 +84,11 @@ class Preemptor final : public PreemptionOracle {
                                          const ClusterQueueNode& cq, const FrUsage& usage,
                                          bool allow_borrowing) const;
   void FillBackVictims(const ClusterQueueNode& cq, const FrUsage& usage, bool allow_borrowing);
+  // The fill-back loop both serve: from the second-to-last victim down, put
+  // each one's usage back and drop it when the workload still fits.
+  template <class Victim, class WorkloadOf>
+  static void FillBackIn(std::vector<Victim>& victims, WorkloadOf workload_of,
+                         const ClusterQueueNode& cq, const FrUsage& usage, bool allow_borrowing);
   static const char* ReasonOf(Variant v);
 
   const FlavorResourceTable& frs_;

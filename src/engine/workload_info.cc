@@ -1,7 +1,5 @@
 #include "engine/workload_info.h"
 
-#include <algorithm>
-
 namespace kuota::engine {
 
 const std::string& WorkloadInfo::pending_message() const {
@@ -32,12 +30,10 @@ namespace {
 
 // One field error per container whose requests exceed its limits, in the
 // form apimachinery's field.Invalid prints a []corev1.ResourceName value.
-// The field path is built only for an error (this runs for every head).
-void CheckContainers(const std::vector<api::Container>& containers, size_t pod_set,
-                     const char* field, std::vector<std::string>& errs) {
+void CheckContainers(const std::vector<api::Container>& containers, const std::string& path,
+                     std::vector<std::string>& errs) {
   for (size_t i = 0; i < containers.size(); ++i) {
     const api::ResourceRequirements& r = containers[i].resources;
-    if (r.limits.empty()) continue;
     std::string names;
     for (const auto& [name, request] : r.requests) {  // sorted by name
       auto lim = r.limits.find(name);
@@ -45,8 +41,7 @@ void CheckContainers(const std::vector<api::Container>& containers, size_t pod_s
       names += (names.empty() ? "" : ", ") + ("\"" + name + "\"");
     }
     if (names.empty()) continue;
-    errs.push_back("spec.podSets[" + std::to_string(pod_set) + "].template.spec." + field + "[" +
-                   std::to_string(i) + "]: Invalid value: []v1.ResourceName{" + names +
+    errs.push_back(path + "[" + std::to_string(i) + "]: Invalid value: []v1.ResourceName{" + names +
                    "}: requests must not exceed its limits");
   }
 }
@@ -55,28 +50,20 @@ void CheckContainers(const std::vector<api::Container>& containers, size_t pod_s
 
 std::string RequestsOverflow(const std::vector<PodSetInfo>& pod_sets) {
   constexpr int64_t kSat = api::Quantity::kSaturated;
-  // Built only for an error: this runs for every head.
-  auto tail = [] {
-    return " overflows the largest amount Kuota counts (" +
-           std::to_string(api::Quantity::kMaxMilli) + "m)";
-  };
-  // Totals per resource over the pod sets; a workload requests a handful.
-  std::vector<std::pair<const std::string*, int64_t>> total;
+  const std::string tail = " overflows the largest amount Kuota counts (" +
+                           std::to_string(api::Quantity::kMaxMilli) + "m)";
+  std::map<std::string, int64_t> total;
   for (const auto& ps : pod_sets) {
     for (const auto& [res, v] : ps.per_pod) {
-      if (v >= kSat) return "the request for " + res + " of a pod in pod set " + ps.name + tail();
+      if (v >= kSat) return "the request for " + res + " of a pod in pod set " + ps.name + tail;
       const int64_t all = api::Quantity::Mul(v, ps.count);
       if (all >= kSat) {
         return "the request for " + res + " of pod set " + ps.name + " (" +
-               std::to_string(ps.count) + " pods)" + tail();
+               std::to_string(ps.count) + " pods)" + tail;
       }
-      if (pod_sets.size() == 1) continue;  // a pod set's own total was checked
-      const std::string& name = res;       // clang 14 cannot capture a structured binding
-      auto it = std::find_if(total.begin(), total.end(),
-                             [&name](const auto& t) { return *t.first == name; });
-      if (it == total.end()) it = total.insert(total.end(), {&name, 0});
-      it->second = api::Quantity::Add(it->second, all);
-      if (it->second >= kSat) return "the total request for " + res + " over the pod sets" + tail();
+      int64_t& t = total[res];
+      t = api::Quantity::Add(t, all);
+      if (t >= kSat) return "the total request for " + res + " over the pod sets" + tail;
     }
   }
   return "";
@@ -86,8 +73,9 @@ std::string ValidateResources(const api::Workload& wl) {
   std::vector<std::string> errs;
   for (size_t i = 0; i < wl.spec.pod_sets.size(); ++i) {
     const api::PodSpec& spec = wl.spec.pod_sets[i].template_.spec;
-    CheckContainers(spec.init_containers, i, "initContainers", errs);
-    CheckContainers(spec.containers, i, "containers", errs);
+    const std::string p = "spec.podSets[" + std::to_string(i) + "].template.spec.";
+    CheckContainers(spec.init_containers, p + "initContainers", errs);
+    CheckContainers(spec.containers, p + "containers", errs);
   }
   if (errs.empty()) return "";
   // An aggregate of several errors prints as "[e1, e2]", of one as "e1".

@@ -101,7 +101,9 @@ report(status == 200, "and read back", f"{status} {body[:200]}")
 time.sleep(1)
 report(alive(), "kuotad alive after deep nesting")
 
-# --- the copy-doubling JSON patch: 4xx within a second, RSS bounded.
+# --- the copy-doubling JSON patch: 4xx within seconds (unbounded, 40 doublings
+# of 3 KiB would take minutes and terabytes), RSS bounded. The bound is loose:
+# sanitized kuotad beside other tests on 2 cores once took 1.26 s.
 padding = {f"k{i}": "x" * 100 for i in range(30)}
 status, body = request("POST", "/api/v1/namespaces", json.dumps(
     {"apiVersion": "v1", "kind": "Namespace",
@@ -118,7 +120,7 @@ elapsed = time.monotonic() - t0
 growth_mib = (rss_kib() - before) / 1024
 report(400 <= status < 500 and "limit" in body, "copy-doubling patch: 4xx naming the limit",
        f"{status} {body[:300]}")
-report(elapsed < 1.0, f"copy-doubling patch answered in {elapsed:.3f}s (< 1 s)")
+report(elapsed < 5.0, f"copy-doubling patch answered in {elapsed:.3f}s (< 5 s)")
 report(growth_mib < 64, f"copy-doubling patch grew RSS by {growth_mib:.1f} MiB (< 64 MiB)")
 too_many = [{"op": "test", "path": "/kind", "value": "Namespace"}] * 10001
 status, body = request("PATCH", "/api/v1/namespaces/bomb", json.dumps(too_many),

@@ -162,7 +162,7 @@ Result<std::unique_ptr<store::Watcher>> KubeObjectStore::Watch(const std::string
   std::vector<WatchStreamSpec> streams;
   std::lock_guard<std::mutex> lock(mu_);
   for (const std::string& res : resources_) {
-    if (!resource.empty() && res != resource) continue;
+    if (!store::ResourceSelected(resource, res)) continue;
     int64_t from = from_resource_version;
     if (auto it = listed_rv_.find(res); it != listed_rv_.end() && it->second > from) {
       from = it->second;

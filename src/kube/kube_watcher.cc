@@ -72,11 +72,11 @@ int64_t KubeWatcher::reconnects() const {
   return reconnects_;
 }
 
-bool KubeWatcher::Next(store::WatchEvent* event, std::chrono::milliseconds timeout) {
+bool KubeWatcher::Next(store::EventPtr* event, std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait_for(lock, timeout, [&] { return stopped_ || !queue_.empty(); });
   if (stopped_ || queue_.empty()) return false;
-  *event = std::move(queue_.front());
+  *event = std::make_shared<const store::WatchEvent>(std::move(queue_.front()));
   queue_.pop_front();
   return true;
 }

@@ -43,7 +43,8 @@ class KubeWatcher final : public store::Watcher {
   KubeWatcher(KubeClient& client, std::vector<WatchStreamSpec> streams, KubeWatchOptions options);
   ~KubeWatcher() override;
 
-  bool Next(store::WatchEvent* event, std::chrono::milliseconds timeout) override;
+  using store::Watcher::Next;
+  bool Next(store::EventPtr* event, std::chrono::milliseconds timeout) override;
   void Stop() override;
   bool Alive() const override;
 

@@ -240,14 +240,14 @@ void RunWatch(store::ObjectStore& store, WatchState& s, int64_t bookmark_ms, int
       // List returned only after the events up to its version were queued
       // here: send those the pages do not show, then the bookmark that says
       // the client holds the state at the last page's version.
-      store::WatchEvent event;
-      std::optional<store::WatchEvent> later;
+      store::EventPtr event;
+      store::EventPtr later;
       while (open && s.watcher->Next(&event, milliseconds(0))) {
-        if (event.resource_version > s.pages.last_rv()) {
+        if (event->resource_version > s.pages.last_rv()) {
           later = std::move(event);
           break;
         }
-        open = Deliver(s, event, write, &wrote);
+        open = Deliver(s, *event, write, &wrote);
       }
       if (open) open = write(s.encoder->Bookmark(s.pages.last_rv(), true));
       if (open && later) open = Deliver(s, *later, write, &wrote);
@@ -259,9 +259,9 @@ void RunWatch(store::ObjectStore& store, WatchState& s, int64_t bookmark_ms, int
     auto now = SteadyClock::now();
     if (now >= s.deadline) break;
     auto wait = std::min<SteadyClock::duration>(s.deadline - now, milliseconds(1000));
-    store::WatchEvent event;
+    store::EventPtr event;
     if (s.watcher->Next(&event, std::chrono::duration_cast<milliseconds>(wait))) {
-      open = Deliver(s, event, write, &wrote);
+      open = Deliver(s, *event, write, &wrote);
       if (wrote) last_write = SteadyClock::now();
       continue;
     }

@@ -112,7 +112,7 @@ Status JobReconciler::Sync() {
       lo.continue_token = page.continue_token;
     } while (!lo.continue_token.empty());
   }
-  KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch("", "", rv));
+  KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch(store::kAllButEvents, "", rv));
   processed_rv_ = rv;
   return Status::Ok();
 }
@@ -192,7 +192,7 @@ void JobReconciler::RunLoop() {
   }
   while (!stop_) {
     busy_ = true;
-    store::WatchEvent ev;
+    store::EventPtr ev;
     auto wait = dirty_.empty() ? options_.idle_tick : std::chrono::milliseconds(0);
     if (!timers_.empty()) {
       const Time now = clock_.Now();
@@ -205,8 +205,8 @@ void JobReconciler::RunLoop() {
       }
     }
     while (!stop_ && watcher_->Next(&ev, wait)) {
-      HandleSafely(ev);
-      processed_rv_ = std::max<int64_t>(processed_rv_, ev.resource_version);
+      HandleSafely(*ev);
+      processed_rv_ = std::max<int64_t>(processed_rv_, ev->resource_version);
       wait = std::chrono::milliseconds(0);
     }
     if (stop_) break;

@@ -98,7 +98,8 @@ void VolcanoQueueReconciler::Stop() {
 }
 
 Status VolcanoQueueReconciler::Watch() {
-  KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch("", "", store_.CurrentResourceVersion()));
+  KUOTA_ASSIGN_OR_RETURN(watcher_,
+                         store_.Watch(store::kAllButEvents, "", store_.CurrentResourceVersion()));
   return Status::Ok();
 }
 
@@ -115,11 +116,11 @@ void VolcanoQueueReconciler::Run() {
       }
       dirty = true;
     }
-    store::WatchEvent ev;
+    store::EventPtr ev;
     // Drain what is queued before reconciling: one pass per burst.
     if (watcher_->Next(&ev, dirty ? std::chrono::milliseconds(0) : options_.idle_tick)) {
-      dirty |= Relevant(ev);
-      if (ev.resource == kVolcanoJobs && !default_ensured_) {
+      dirty |= Relevant(*ev);
+      if (ev->resource == kVolcanoJobs && !default_ensured_) {
         Status st = EnsureDefaultQueue();
         if (!st.ok()) std::fprintf(stderr, "kuotad: volcano queues: %s\n", st.message().c_str());
         dirty = true;

@@ -1,5 +1,6 @@
 #include "store/object_store.h"
 
+#include <string_view>
 #include <utility>
 
 #include "store/sqlite_object_store.h"
@@ -18,6 +19,12 @@ const char* EventTypeName(EventType t) {
       return "BOOKMARK";
   }
   return "UNKNOWN";
+}
+
+bool ResourceSelected(const std::string& filter, const std::string& resource) {
+  if (filter.empty()) return true;
+  if (filter[0] == '!') return std::string_view(filter).substr(1) != resource;
+  return filter == resource;
 }
 
 std::vector<Result<Json>> ObjectStore::WriteBatch(std::vector<BatchWrite> writes) {

@@ -47,6 +47,17 @@ struct WatchEvent {
   int64_t resource_version = 0;
 };
 
+// One event as a watcher hands it out: shared with the store's ring and every
+// other watcher that selects it, so no watcher copies the object.
+using EventPtr = std::shared_ptr<const WatchEvent>;
+
+// A watch's resource filter: "" selects every resource, "!R" every resource
+// but R (kAllButEvents: what the in-process controllers watch — Events inform
+// people, and a controller that received them would only drop them), any
+// other value that one resource.
+inline constexpr const char* kAllButEvents = "!events";
+bool ResourceSelected(const std::string& filter, const std::string& resource);
+
 struct ListOptions {
   std::string ns;              // empty: all namespaces
   std::string label_selector;  // Kubernetes syntax: "a=b,c!=d,e in (x,y),!f,g"
@@ -104,8 +115,16 @@ class Watcher {
  public:
   virtual ~Watcher() = default;
   // Waits up to `timeout` for the next event. Returns false on timeout or
-  // after Stop(); `*event` is set only when it returns true.
-  virtual bool Next(WatchEvent* event, std::chrono::milliseconds timeout) = 0;
+  // after Stop(); `*event` is set only when it returns true. The event is
+  // shared, not copied (hot consumers read it in place).
+  virtual bool Next(EventPtr* event, std::chrono::milliseconds timeout) = 0;
+  // The same, copying the event out.
+  bool Next(WatchEvent* event, std::chrono::milliseconds timeout) {
+    EventPtr shared;
+    if (!Next(&shared, timeout)) return false;
+    *event = *shared;
+    return true;
+  }
   // Wakes any Next() and makes it return false from now on.
   virtual void Stop() = 0;
   // False once the watch has ended (Stop(), store closed, or the watcher fell
@@ -151,7 +170,8 @@ class ObjectStore {
   // store without transactions).
   virtual std::vector<Result<Json>> WriteBatch(std::vector<BatchWrite> writes);
 
-  // Streams changes to `resource` (empty: every resource) in namespace `ns`
+  // Streams changes to `resource` (a filter: "" every resource, "!R" all but
+  // R, see ResourceSelected) in namespace `ns`
   // (empty: all) after `from_resource_version` (0: from now). A version older
   // than the kept event log gives a kGone status ("too old resource version").
   virtual Result<std::unique_ptr<Watcher>> Watch(const std::string& resource, const std::string& ns,

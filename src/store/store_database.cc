@@ -372,7 +372,9 @@ Result<StoreDatabase::EventPage> StoreDatabase::ReadEvents(std::string_view reso
   std::string sql =
       "SELECT rv, resource, namespace, name, type, json FROM events "
       "WHERE rv > ?1 AND rv <= ?2";
-  if (!resource.empty()) sql += " AND resource = ?3";
+  const bool exclude = !resource.empty() && resource[0] == '!';
+  if (exclude) resource.remove_prefix(1);
+  if (!resource.empty()) sql += exclude ? " AND resource != ?3" : " AND resource = ?3";
   if (!ns.empty()) sql += " AND namespace = ?4";
   sql += " ORDER BY rv LIMIT ?5";
   KUOTA_ASSIGN_OR_RETURN(Statement stmt, conn_->Prepare(sql));

@@ -103,8 +103,9 @@ class StoreDatabase {
     // Every event up to here was read (rows filtered by resource/namespace).
     int64_t read_through = 0;
   };
-  // Events with after_rv < rv <= up_to_rv, oldest first, of `resource` (all
-  // when empty) in `ns` (all when empty); at most `limit` rows. Gone when
+  // Events with after_rv < rv <= up_to_rv, oldest first, of the resources
+  // the filter `resource` selects ("" all, "!R" all but R, else R;
+  // ResourceSelected) in `ns` (all when empty); at most `limit` rows. Gone when
   // after_rv is older than the kept log.
   Result<EventPage> ReadEvents(std::string_view resource, std::string_view ns, int64_t after_rv,
                                int64_t up_to_rv, int64_t limit) REQUIRES(mu_);

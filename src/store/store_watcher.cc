@@ -59,13 +59,13 @@ StoreWatcher::StoreWatcher(std::shared_ptr<WatchHub> hub, std::shared_ptr<Subscr
 
 StoreWatcher::~StoreWatcher() { hub_->Unsubscribe(sub_.get()); }
 
-bool StoreWatcher::Next(WatchEvent* event, std::chrono::milliseconds timeout) {
+bool StoreWatcher::Next(EventPtr* event, std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   MutexLock lock(&sub_->mu);
   while (true) {
     if (sub_->end != SubscriptionEnd::kNone) return false;
     if (!sub_->catchup.empty()) {
-      *event = *sub_->catchup.front();
+      *event = std::move(sub_->catchup.front());
       sub_->catchup.pop_front();
       return true;
     }
@@ -84,7 +84,7 @@ bool StoreWatcher::Next(WatchEvent* event, std::chrono::milliseconds timeout) {
       continue;
     }
     if (!sub_->live.empty()) {
-      *event = *sub_->live.front();
+      *event = std::move(sub_->live.front());
       sub_->live.pop_front();
       return true;
     }

@@ -34,7 +34,8 @@ class StoreWatcher final : public Watcher {
   StoreWatcher(const StoreWatcher&) = delete;
   StoreWatcher& operator=(const StoreWatcher&) = delete;
 
-  bool Next(WatchEvent* event, std::chrono::milliseconds timeout) override;
+  using Watcher::Next;
+  bool Next(EventPtr* event, std::chrono::milliseconds timeout) override;
   void Stop() override;
   bool Alive() const override;
 

@@ -5,7 +5,7 @@
 namespace kuota::store {
 
 bool Subscription::Selects(const WatchEvent& e) const {
-  if (!resource.empty() && e.resource != resource) return false;
+  if (!ResourceSelected(resource, e.resource)) return false;
   if (ns.empty()) return true;
   auto meta = e.object.find("metadata");
   if (meta == e.object.end() || !meta->is_object()) return false;

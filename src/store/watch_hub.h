@@ -20,9 +20,6 @@
 
 namespace kuota::store {
 
-// One committed event; shared by the ring and every queue that holds it.
-using EventPtr = std::shared_ptr<const WatchEvent>;
-
 // Why a subscription stopped delivering.
 enum class SubscriptionEnd { kNone, kStopped, kTooSlow, kStoreClosed, kLogError };
 
@@ -34,7 +31,7 @@ struct Subscription {
 
   bool Selects(const WatchEvent& e) const;
 
-  const std::string resource;  // empty: all resources
+  const std::string resource;  // a filter (ResourceSelected): "", "!R" or R
   const std::string ns;        // empty: all namespaces
 
   Mutex mu;

@@ -105,6 +105,51 @@ TEST_F(WatchTest, FiltersByResourceAndNamespace) {
   EXPECT_FALSE(team_a->Next(&e, 20ms));
 }
 
+// "!R" selects every resource but R (what the in-process controllers watch:
+// kAllButEvents), live and when catching up from the log in pages.
+TEST_F(WatchTest, AllButOneResourceLiveAndFromTheLog) {
+  EXPECT_TRUE(ResourceSelected("", kConfigMaps));
+  EXPECT_TRUE(ResourceSelected(kConfigMaps, kConfigMaps));
+  EXPECT_FALSE(ResourceSelected(kConfigMaps, kWorkloads));
+  EXPECT_FALSE(ResourceSelected(std::string("!") + kConfigMaps, kConfigMaps));
+  EXPECT_TRUE(ResourceSelected(std::string("!") + kConfigMaps, kWorkloads));
+  EXPECT_FALSE(ResourceSelected(kAllButEvents, "events"));
+  EXPECT_TRUE(ResourceSelected(kAllButEvents, "eventsx"));
+
+  const std::string not_cms = std::string("!") + kConfigMaps;
+  for (int i = 0; i < 10; ++i) {
+    MustCreate(i % 2 ? kConfigMaps : kWorkloads, i % 2 ? ConfigMap("ns", "c" + std::to_string(i))
+                                                       : Workload("ns", "w" + std::to_string(i)));
+  }
+  StoreTuning tuning;
+  tuning.catchup_page_size = 2;
+  OpenStore(Options(), tuning);  // the in-memory ring starts empty: the log is read
+  auto logged = MustWatch(not_cms, "", 1);
+  auto live = MustWatch(not_cms, "", 0);
+  MustCreate(kConfigMaps, ConfigMap("ns", "live-cm"));
+  MustCreate(kClusterQueues, ClusterQueue("cq"));
+  // rv 1..10 alternate workload (odd rv) / ConfigMap (even rv); 11 a ConfigMap, 12 a CQ.
+  EXPECT_EQ(Versions(Drain(*logged, 5)), (std::vector<int64_t>{3, 5, 7, 9, 12}));
+  std::vector<WatchEvent> got = Drain(*live, 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].resource, kClusterQueues);
+  WatchEvent e;
+  EXPECT_FALSE(logged->Next(&e, 20ms));
+  EXPECT_FALSE(live->Next(&e, 20ms));
+}
+
+// Watchers share one copy of an event: the hub's, not one each.
+TEST_F(WatchTest, WatchersShareTheEvent) {
+  auto a = MustWatch(kConfigMaps, "", 0);
+  auto b = MustWatch("", "", 0);
+  MustCreate(kConfigMaps, ConfigMap("ns", "c"));
+  EventPtr ea, eb;
+  ASSERT_TRUE(a->Next(&ea, 2000ms));
+  ASSERT_TRUE(b->Next(&eb, 2000ms));
+  EXPECT_EQ(ea.get(), eb.get());
+  EXPECT_EQ(ea->object["metadata"]["name"], "c");
+}
+
 TEST_F(WatchTest, ResumesFromAnOldVersion) {
   for (int i = 0; i < 10; ++i) MustCreate(kConfigMaps, ConfigMap("ns", "c" + std::to_string(i)));
   auto w = MustWatch(kConfigMaps, "", 3);

@@ -145,7 +145,7 @@ Status Controller::InitialSync() {
       lo.continue_token = page.continue_token;
     } while (!lo.continue_token.empty());
   }
-  KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch("", "", rv));
+  KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch(store::kAllButEvents, "", rv));
   processed_rv_ = rv;
   started_ = true;
   for (const engine::WorkloadInfo* wl : engine_.Workloads()) SyncWorkloadStatus(wl->key);
@@ -182,12 +182,12 @@ void Controller::Run() {
 void Controller::RunOnce() {
   {
     busy_ = true;
-    store::WatchEvent ev;
+    store::EventPtr ev;
     bool any = false;
     auto wait = options_.idle_tick;
     while (!stop_ && watcher_->Next(&ev, wait)) {
-      HandleEvent(ev);
-      processed_rv_ = std::max<int64_t>(processed_rv_, ev.resource_version);
+      HandleEvent(*ev);
+      processed_rv_ = std::max<int64_t>(processed_rv_, ev->resource_version);
       any = true;
       wait = std::chrono::milliseconds(0);
     }
@@ -197,7 +197,8 @@ void Controller::RunOnce() {
       // last event handled, from the store's event log; only when the log no
       // longer reaches back that far, resynchronize from a fresh list.
       FlushStatuses();
-      Result<std::unique_ptr<store::Watcher>> resumed = store_.Watch("", "", processed_rv_);
+      Result<std::unique_ptr<store::Watcher>> resumed =
+          store_.Watch(store::kAllButEvents, "", processed_rv_);
       if (resumed.ok()) {
         std::fprintf(stderr, "kuotad: watch fell behind; resumed after resourceVersion %lld\n",
                      static_cast<long long>(processed_rv_.load()));
@@ -243,7 +244,6 @@ bool Controller::IsOwnEcho(const store::WatchEvent& ev) {
 
 void Controller::HandleEvent(const store::WatchEvent& ev) {
   if (ev.type == store::EventType::kBookmark) return;
-  if (ev.resource == "events") return;  // Events inform people, not the scheduler
   if (IsOwnEcho(ev)) return;
   queues_dirty_ = true;
   if (ev.type == store::EventType::kDeleted) {
@@ -573,15 +573,20 @@ void Controller::SyncWorkloadStatus(const std::string& key) {
   Json status = WorkloadStatusToJson(wl->object.status);
   Json& last = last_status_[key];
   if (status == last) return;
-  // Conditions that changed become Events.
-  auto cond = [](const Json& st, const std::string& type) -> Json {
-    for (const auto& c : st.value("conditions", Json::array())) {
-      if (c.value("type", "") == type) return c;
+  // Conditions that changed become Events. Read in place: a status is
+  // compared several times per write.
+  static const Json kNoCondition = Json::object();
+  auto cond = [](const Json& st, const char* type) -> const Json& {
+    auto conditions = st.find("conditions");
+    if (conditions == st.end() || !conditions->is_array()) return kNoCondition;
+    for (const Json& c : *conditions) {
+      auto t = c.is_object() ? c.find("type") : c.end();
+      if (t != c.end() && *t == type) return c;
     }
-    return Json::object();
+    return kNoCondition;
   };
   const Json involved = WorkloadRef(*wl);
-  Json qr_new = cond(status, api::kQuotaReserved), qr_old = cond(last, api::kQuotaReserved);
+  const Json &qr_new = cond(status, api::kQuotaReserved), &qr_old = cond(last, api::kQuotaReserved);
   if (!qr_new.empty() && qr_new != qr_old) {
     if (qr_new.value("status", "") == "True") {
       RecordEvent(involved, "Normal", "QuotaReserved", qr_new.value("message", ""));
@@ -590,13 +595,13 @@ void Controller::SyncWorkloadStatus(const std::string& key) {
       RecordEvent(involved, "Warning", "Pending", qr_new.value("message", ""));
     }
   }
-  Json ad_new = cond(status, api::kAdmitted), ad_old = cond(last, api::kAdmitted);
+  const Json &ad_new = cond(status, api::kAdmitted), &ad_old = cond(last, api::kAdmitted);
   if (ad_new.value("status", "") == "True" && ad_old.value("status", "") != "True") {
     RecordEvent(involved, "Normal", "Admitted",
                 "Admitted by ClusterQueue " +
                     (wl->admitted_in ? wl->admitted_in->name() : std::string("?")));
   }
-  Json ev_new = cond(status, api::kEvicted), ev_old = cond(last, api::kEvicted);
+  const Json &ev_new = cond(status, api::kEvicted), &ev_old = cond(last, api::kEvicted);
   if (ev_new.value("status", "") == "True" && ev_new != ev_old &&
       ev_new.value("reason", "") != "Preempted") {
     RecordEvent(involved, "Normal", "Evicted", ev_new.value("message", ""));

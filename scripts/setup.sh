@@ -8,7 +8,7 @@ PACKAGES=(
   build-essential cmake ninja-build g++ pkg-config
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libsqlite3-dev libcpp-httplib-dev sqlite3 libssl-dev
+  libsqlite3-dev libcpp-httplib-dev sqlite3 libssl-dev libjemalloc-dev
   python3 python3-yaml curl chromium
   clang-14 llvm-14 lld-14 libfuzzer-14-dev
   gnuplot-nox prometheus

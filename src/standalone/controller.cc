@@ -868,8 +868,12 @@ std::string Controller::ActiveSince(const std::string& id, const Json& active,
 
 void Controller::WriteQueueStatus(bool force) {
   auto now = std::chrono::steady_clock::now();
-  if (!force && now - last_status_write_ < options_.status_interval) return;
+  if (!force && now - last_status_write_ < std::max<std::chrono::steady_clock::duration>(
+                                               options_.status_interval, status_pause_)) {
+    return;
+  }
   last_status_write_ = now;
+  status_pause_ = {};
   // The gauges cost a pass over every workload: at most once a second.
   if (metrics_ && (force || now - last_metrics_publish_ >= std::chrono::seconds(1))) {
     last_metrics_publish_ = now;
@@ -996,6 +1000,8 @@ void Controller::WriteQueueStatus(bool force) {
           std::move(status));
   }
   if (writes.empty()) return;
+  status_pause_ = std::chrono::microseconds(static_cast<int64_t>(writes.size()) * 1000000 /
+                                            std::max(1, options_.queue_status_writes_per_second));
   std::vector<std::string> resources;
   resources.reserve(writes.size());
   for (const store::BatchWrite& w : writes) resources.push_back(w.resource);

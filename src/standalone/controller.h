@@ -45,8 +45,13 @@ struct ControllerOptions {
   api::Configuration config;  // Kueue manager configuration (fair sharing, ...)
   // How long the loop waits for events before running cycles anyway (backoffs).
   std::chrono::milliseconds idle_tick{200};
-  // ClusterQueue / LocalQueue status is written at most this often.
+  // ClusterQueue / LocalQueue status is written at most this often, and
+  // paced to at most `queue_status_writes_per_second`: after a pass that wrote
+  // K statuses the next waits K / rate when that is longer (1,000 queues
+  // changing at once are written every second, not every 300 ms; Kueue's own
+  // status writes are paced by its client's QPS limit).
   std::chrono::milliseconds status_interval{300};
+  int queue_status_writes_per_second = 1000;
   // The machine pods run on (kuotad's local runtime). A workload that cannot
   // fit on it even when it is empty stays pending with that reason instead
   // of being queued. Unset: no such check (no local runtime).
@@ -166,7 +171,8 @@ class Controller : public server::PendingWorkloadsSource {
   std::map<std::string, std::string> job_workload_;    // job uid -> workload key
   std::map<std::string, Json> queue_status_;           // "resource/name" -> status written
   std::chrono::steady_clock::time_point last_status_write_{};
-  std::map<std::string, std::string> unfit_;  // workload key -> why it cannot fit
+  std::chrono::steady_clock::duration status_pause_{};  // after the last pass's writes
+  std::map<std::string, std::string> unfit_;            // workload key -> why it cannot fit
   bool started_ = false;  // the initial list is applied: write back what changes
   std::map<std::string, std::string> workload_rv_;  // workload key -> resourceVersion seen
   int conflict_depth_ = 0;

@@ -44,14 +44,17 @@ class CountingStore final : public store::ObjectStore {
     return inner_.Delete(r, ns, n, o);
   }
   std::vector<Result<Json>> WriteBatch(std::vector<store::BatchWrite> writes) override {
-    int workloads = 0, events = 0;
+    int workloads = 0, events = 0, queues = 0;
     for (const auto& w : writes) {
       workloads += w.resource == kWorkloads;
       events += w.resource == "events";
+      queues += w.resource == "clusterqueues.kueue.x-k8s.io" ||
+                w.resource == "localqueues.kueue.x-k8s.io";
     }
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (workloads > 0) workload_batches_.push_back(workloads);
+      if (queues > 0) queue_batches_.push_back({std::chrono::steady_clock::now(), queues});
       event_writes_ += events;
     }
     return inner_.WriteBatch(std::move(writes));
@@ -74,11 +77,17 @@ class CountingStore final : public store::ObjectStore {
     std::lock_guard<std::mutex> lock(mu_);
     return event_writes_;
   }
+  // When each batch of ClusterQueue/LocalQueue status writes began, and its size.
+  std::vector<std::pair<std::chrono::steady_clock::time_point, int>> queue_batches() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return queue_batches_;
+  }
 
  private:
   store::ObjectStore& inner_;
   std::mutex mu_;
   std::vector<int> workload_batches_;
+  std::vector<std::pair<std::chrono::steady_clock::time_point, int>> queue_batches_;
   int single_workload_updates_ = 0;
   int event_writes_ = 0;
 };
@@ -219,6 +228,44 @@ TEST_F(ControllerBatchTest, ABurstsStatusesAreOneBatchAndPreemptionsFollowAdmiss
   int admitted_after = 0;
   for (const auto& [name, reserved] : Reserved()) admitted_after += reserved;
   EXPECT_EQ(admitted_after, 10);
+}
+
+// Queue statuses are paced: after a pass that wrote K of them the next waits
+// K / queue_status_writes_per_second (when longer than status_interval).
+TEST_F(ControllerBatchTest, QueueStatusWritesArePaced) {
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_TRUE(
+        sqlite_
+            ->Create("localqueues.kueue.x-k8s.io",
+                     {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+                      {"kind", "LocalQueue"},
+                      {"metadata", {{"name", "lq-" + std::to_string(i)}, {"namespace", "ns"}}},
+                      {"spec", {{"clusterQueue", "cq"}}}})
+            .ok());
+  }
+  ControllerOptions options;
+  options.queue_status_writes_per_second = 40;  // 42 queues: a full pass, then ~1 s of quiet
+  controller_ = std::make_unique<Controller>(*counting_, clock_, options);
+  ASSERT_TRUE(controller_->Start().ok());
+  // Keep the queues changing: workloads arrive in lq-0..lq-9 for 3 s.
+  for (int i = 0; i < 30; ++i) {
+    Json wl = Workload("w-" + std::to_string(i), 10);
+    wl["spec"]["queueName"] = "lq-" + std::to_string(i % 10);
+    ASSERT_TRUE(sqlite_->Create(kWorkloads, wl).ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  auto batches = counting_->queue_batches();
+  ASSERT_GE(batches.size(), 2u);
+  EXPECT_GE(batches.front().second, 42);  // the first pass writes every queue
+  for (size_t i = 1; i < batches.size(); ++i) {
+    const auto gap = batches[i].first - batches[i - 1].first;
+    const auto want = std::chrono::milliseconds(
+        std::max<int64_t>(300, int64_t{batches[i - 1].second} * 1000 / 40));
+    EXPECT_GE(gap, want - std::chrono::milliseconds(20))
+        << "batch " << i << " of " << batches[i].second << " came "
+        << std::chrono::duration_cast<std::chrono::milliseconds>(gap).count() << " ms after one of "
+        << batches[i - 1].second;
+  }
 }
 
 }  // namespace

@@ -261,7 +261,9 @@ TEST_F(ControllerBatchTest, QueueStatusWritesArePaced) {
     const auto gap = batches[i].first - batches[i - 1].first;
     const auto want = std::chrono::milliseconds(
         std::max<int64_t>(300, int64_t{batches[i - 1].second} * 1000 / 40));
-    EXPECT_GE(gap, want - std::chrono::milliseconds(20))
+    // The pause counts from the start of a pass, these times from its write:
+    // a pass's build time (slow under the sanitizers) may come off the gap.
+    EXPECT_GE(gap, want - std::chrono::milliseconds(150))
         << "batch " << i << " of " << batches[i].second << " came "
         << std::chrono::duration_cast<std::chrono::milliseconds>(gap).count() << " ms after one of "
         << batches[i - 1].second;

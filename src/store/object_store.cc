@@ -21,10 +21,15 @@ const char* EventTypeName(EventType t) {
   return "UNKNOWN";
 }
 
+ResourceFilter ParseResourceFilter(std::string_view filter) {
+  if (!filter.empty() && filter[0] == '!') return {filter.substr(1), true};
+  return {filter, false};
+}
+
 bool ResourceSelected(const std::string& filter, const std::string& resource) {
-  if (filter.empty()) return true;
-  if (filter[0] == '!') return std::string_view(filter).substr(1) != resource;
-  return filter == resource;
+  const ResourceFilter f = ParseResourceFilter(filter);
+  if (f.resource.empty()) return true;
+  return (f.resource == resource) != f.exclude;
 }
 
 std::vector<Result<Json>> ObjectStore::WriteBatch(std::vector<BatchWrite> writes) {

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -56,6 +57,11 @@ using EventPtr = std::shared_ptr<const WatchEvent>;
 // people, and a controller that received them would only drop them), any
 // other value that one resource.
 inline constexpr const char* kAllButEvents = "!events";
+struct ResourceFilter {
+  std::string_view resource;  // empty: every resource
+  bool exclude = false;       // "!R": every resource but `resource`
+};
+ResourceFilter ParseResourceFilter(std::string_view filter);
 bool ResourceSelected(const std::string& filter, const std::string& resource);
 
 struct ListOptions {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "store/object_store.h"
+
 namespace kuota::store {
 namespace {
 
@@ -372,9 +374,9 @@ Result<StoreDatabase::EventPage> StoreDatabase::ReadEvents(std::string_view reso
   std::string sql =
       "SELECT rv, resource, namespace, name, type, json FROM events "
       "WHERE rv > ?1 AND rv <= ?2";
-  const bool exclude = !resource.empty() && resource[0] == '!';
-  if (exclude) resource.remove_prefix(1);
-  if (!resource.empty()) sql += exclude ? " AND resource != ?3" : " AND resource = ?3";
+  const ResourceFilter filter = ParseResourceFilter(resource);
+  resource = filter.resource;
+  if (!resource.empty()) sql += filter.exclude ? " AND resource != ?3" : " AND resource = ?3";
   if (!ns.empty()) sql += " AND namespace = ?4";
   sql += " ORDER BY rv LIMIT ?5";
   KUOTA_ASSIGN_OR_RETURN(Statement stmt, conn_->Prepare(sql));

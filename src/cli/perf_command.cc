@@ -21,7 +21,8 @@ struct PerfFlags {
   std::string out;
   std::string kuotad;
   bool no_sync = false;
-  int clients = 6;
+  int clients = 16;
+  int finishers = 32;
   std::string timeout = "10m";
   bool no_plot = false;
   bool quiet = false;
@@ -66,6 +67,7 @@ void Run(const PerfFlags& flags, int* exit_code) {
   o.kuotad_sync = !flags.no_sync;
   o.plot = !flags.no_plot;
   o.clients = flags.clients;
+  o.finishers = flags.finishers;
   o.timeout = std::chrono::milliseconds(timeout->ms);
   o.out_dir = flags.out;
   if (o.out_dir.empty()) {
@@ -118,17 +120,26 @@ void AddPerfCommand(CLI::App& app, int* exit_code) {
                                  "kuotad binary to start (default: kuotad next to kuota)");
   auto* no_sync = cmd->add_flag("--no-sync", flags->no_sync,
                                 "Start kuotad with --no-sync (no fsync per commit)");
-  auto* clients = cmd->add_option("--clients", flags->clients,
-                                  "Real time: connections that create workloads (half as many\n"
-                                  "mark them Finished); kuotad serves 16 connections at once")
-                      ->check(CLI::Range(1, 12))
-                      ->capture_default_str();
+  auto* clients =
+      cmd->add_option("--clients", flags->clients, "Real time: connections that create workloads")
+          ->check(CLI::Range(1, 64))
+          ->capture_default_str();
+  auto* finishers = cmd->add_option("--finishers", flags->finishers,
+                                    "Real time: connections that mark workloads Finished once\n"
+                                    "their runtime has passed")
+                        ->check(CLI::Range(1, 64))
+                        ->capture_default_str();
   auto* timeout = cmd->add_option("--timeout", flags->timeout,
                                   "Real time: give up after this long (Go duration)")
                       ->capture_default_str();
   cmd->add_flag("--no-plot", flags->no_plot, "Do not run gnuplot (plot.gp is still written)");
   cmd->add_flag("-q,--quiet", flags->quiet, "No progress lines on stderr");
-  virt->excludes(server)->excludes(kuotad)->excludes(no_sync)->excludes(clients)->excludes(timeout);
+  virt->excludes(server)
+      ->excludes(kuotad)
+      ->excludes(no_sync)
+      ->excludes(clients)
+      ->excludes(finishers)
+      ->excludes(timeout);
   server->excludes(kuotad)->excludes(no_sync);
   cmd->footer(
       "Reads Kueue's generator config (test/performance/scheduler/configs/*/generator.yaml):\n"

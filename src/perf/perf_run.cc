@@ -62,6 +62,7 @@ Result<PerfOutcome> RunPerf(const PerfOptions& options) {
     RealTimeOptions ro;
     ro.server = server;
     ro.clients = options.clients;
+    ro.finishers = options.finishers;
     ro.timeout = options.timeout;
     ro.progress = options.progress;
     progress("running in real time against " + server.url);

@@ -588,7 +588,7 @@ Result<RunRecord> RealTimeRun::Go() {
   std::vector<std::thread> threads;
   for (int i = 0; i < std::max(1, options_.clients); ++i)
     threads.emplace_back([this] { Creator(); });
-  for (int i = 0; i < std::max(1, options_.clients / 2); ++i)
+  for (int i = 0; i < std::max(1, options_.finishers); ++i)
     threads.emplace_back([this] { Finisher(); });
 
   const size_t n = plan_.workloads.size();

@@ -22,9 +22,12 @@ namespace kuota::perf {
 
 struct RealTimeOptions {
   ServerAddress server;
-  // Client connections that create workloads; half as many mark them
-  // Finished. kuotad serves 16 connections at once, so keep this at most 12.
-  int clients = 6;
+  // Client connections that create workloads, and those that mark them
+  // Finished once their runtime has passed. Each waits for its durable write,
+  // so too few finishers would hold quota past the runtime under load (Kueue's
+  // runtime is the workload's, not the runner's queue).
+  int clients = 16;
+  int finishers = 32;
   // Give up after this long (Kueue's runner: 10 minutes).
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
   // Give up when nothing changes for this long while work remains.

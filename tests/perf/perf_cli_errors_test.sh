@@ -47,6 +47,9 @@ expect unreachable 1 "cannot reach kuotad at http://127.0.0.1:$PORT" -- --config
 expect no-kuotad 1 "cannot run kuotad at $TMP/no-kuotad" -- --config "$TMP/ok.yaml" --kuotad "$TMP/no-kuotad" --out "$TMP/o5"
 expect bad-out 1 "cannot create output directory" -- --config "$TMP/ok.yaml" --virtual --out /proc/kuota-perf-out
 expect bad-timeout 2 "--timeout \"soon\"" -- --config "$TMP/ok.yaml" --timeout soon --out "$TMP/o6"
+expect finishers-range nonzero "--finishers: Value 0 not in range 1 to 64" -- --config "$TMP/ok.yaml" --finishers 0 --out "$TMP/o8"
+expect clients-range nonzero "--clients: Value 65 not in range 1 to 64" -- --config "$TMP/ok.yaml" --clients 65 --out "$TMP/o9"
+expect virtual-and-finishers nonzero "--virtual excludes --finishers" -- --config "$TMP/ok.yaml" --virtual --finishers 4
 expect virtual-and-server nonzero "--virtual excludes --server" -- --config "$TMP/ok.yaml" --virtual --server http://127.0.0.1:1
 expect no-config nonzero "--config is required" --
 expect help 0 "Kueue's scheduler benchmark, reproduced" -- --help

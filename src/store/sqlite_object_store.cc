@@ -277,11 +277,9 @@ Result<Json> SqliteObjectStore::ApplyCreate(WriteTxn& txn, const std::string& re
 
 Result<Json> SqliteObjectStore::Get(const std::string& resource, const std::string& ns,
                                     const std::string& name) {
-  std::optional<ObjectRow> row;
-  {
-    MutexLock lock(db_->mu());
-    KUOTA_ASSIGN_OR_RETURN(row, db_->GetObject(resource, ns, name));
-  }
+  // The read connection: the last committed state, without waiting for a
+  // batch being written (and synced) under mu().
+  KUOTA_ASSIGN_OR_RETURN(std::optional<ObjectRow> row, db_->ReadObject(resource, ns, name));
   if (!row) return NotFoundError(resource, name);
   return ParseStored(resource, *row);
 }

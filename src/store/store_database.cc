@@ -48,13 +48,48 @@ Status TooOldResourceVersion(int64_t rv, int64_t compacted) {
                       std::to_string(compacted) + ")");
 }
 
+namespace {
+
+// Rows of `SELECT uid, rv, json FROM objects WHERE (resource, namespace, name)`.
+Result<std::optional<ObjectRow>> SelectObject(SqliteConnection& conn, std::string_view resource,
+                                              std::string_view ns, std::string_view name) {
+  KUOTA_ASSIGN_OR_RETURN(Statement stmt,
+                         conn.Prepare("SELECT uid, rv, json FROM objects "
+                                      "WHERE resource = ?1 AND namespace = ?2 AND name = ?3"));
+  stmt.Bind(1, resource).Bind(2, ns).Bind(3, name);
+  KUOTA_ASSIGN_OR_RETURN(bool found, stmt.Step());
+  if (!found) return std::optional<ObjectRow>();
+  ObjectRow row;
+  row.ns = std::string(ns);
+  row.name = std::string(name);
+  row.uid = stmt.ColumnText(0);
+  row.rv = stmt.ColumnInt(1);
+  row.json = stmt.ColumnText(2);
+  return std::optional<ObjectRow>(std::move(row));
+}
+
+}  // namespace
+
 Result<std::unique_ptr<StoreDatabase>> StoreDatabase::Open(const Options& options) {
   KUOTA_ASSIGN_OR_RETURN(std::unique_ptr<SqliteConnection> conn,
                          SqliteConnection::Open(options.path, options.busy_timeout_ms));
-  std::unique_ptr<StoreDatabase> db(new StoreDatabase(std::move(conn)));
+  Result<FileLock> file_lock = FileLock::Acquire(options.path + ".lock");
+  if (!file_lock.ok()) return file_lock.status().WithContext("open store " + options.path);
+  std::unique_ptr<StoreDatabase> db(
+      new StoreDatabase(std::move(file_lock).value(), std::move(conn)));
   MutexLock lock(db->mu());
   Status st = db->Initialize(options);
-  if (st.ok()) return db;
+  if (st.ok()) {
+    // Opened after the schema exists and WAL is on; only reads.
+    Result<std::unique_ptr<SqliteConnection>> reader =
+        SqliteConnection::Open(options.path, options.busy_timeout_ms);
+    st = reader.ok() ? (*reader)->Exec("PRAGMA query_only=1") : reader.status();
+    if (st.ok()) {
+      MutexLock read_lock(&db->read_mu_);
+      db->read_conn_ = std::move(reader).value();
+      return db;
+    }
+  }
   // Say what the SQLite error means for the file; keep SQLite's words too.
   const std::string sqlite_says = " (" + st.message() + ")";
   switch (db->conn_->last_error_code()) {
@@ -76,10 +111,8 @@ Result<std::unique_ptr<StoreDatabase>> StoreDatabase::Open(const Options& option
 }
 
 Status StoreDatabase::Initialize(const Options& options) {
-  // Exclusive locking before WAL: no shared-memory index is used and the
-  // file stays locked while this process has it open, so a second kuotad on
-  // the same file fails at Open instead of interleaving resourceVersions.
-  KUOTA_RETURN_IF_ERROR(conn_->Exec("PRAGMA locking_mode=EXCLUSIVE"));
+  // Normal locking: the read connection reads beside the writer (WAL's
+  // shared-memory index, `<path>-shm`); the lock file keeps other openers out.
   // The first statement that reads the file: a non-SQLite file fails here.
   KUOTA_ASSIGN_OR_RETURN(std::string mode, conn_->QueryText("PRAGMA journal_mode=WAL"));
   if (mode != "wal") {
@@ -225,20 +258,14 @@ Status StoreDatabase::RollbackToSavepoint() {
 Result<std::optional<ObjectRow>> StoreDatabase::GetObject(std::string_view resource,
                                                           std::string_view ns,
                                                           std::string_view name) {
-  KUOTA_ASSIGN_OR_RETURN(
-      Statement stmt,
-      conn_->Prepare("SELECT uid, rv, json FROM objects "
-                     "WHERE resource = ?1 AND namespace = ?2 AND name = ?3"));
-  stmt.Bind(1, resource).Bind(2, ns).Bind(3, name);
-  KUOTA_ASSIGN_OR_RETURN(bool found, stmt.Step());
-  if (!found) return std::optional<ObjectRow>();
-  ObjectRow row;
-  row.ns = std::string(ns);
-  row.name = std::string(name);
-  row.uid = stmt.ColumnText(0);
-  row.rv = stmt.ColumnInt(1);
-  row.json = stmt.ColumnText(2);
-  return std::optional<ObjectRow>(std::move(row));
+  return SelectObject(*conn_, resource, ns, name);
+}
+
+Result<std::optional<ObjectRow>> StoreDatabase::ReadObject(std::string_view resource,
+                                                           std::string_view ns,
+                                                           std::string_view name) {
+  MutexLock lock(&read_mu_);
+  return SelectObject(*read_conn_, resource, ns, name);
 }
 
 Status StoreDatabase::PutObject(std::string_view resource, const ObjectRow& row) {

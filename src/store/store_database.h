@@ -1,7 +1,11 @@
 // StoreDatabase: the object store's SQLite schema (kuota_meta, objects,
-// events) and the row operations ObjectStore builds on. Owns the single
-// connection; every method requires mu(), which the store's writers, readers
-// and watchers take, so the connection is never used by two threads at once.
+// events) and the row operations ObjectStore builds on. Owns the write
+// connection, which every method but ReadObject requires mu() for (the
+// store's writers, list readers and watchers take it, so the connection is
+// never used by two threads at once), and a read-only connection for single
+// object reads: in WAL mode it reads the last committed state while a batch is
+// being written and synced, so a GET does not wait for a writer's fsync.
+// A lock file (`<path>.lock`) keeps a second opener out.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +16,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "store/file_lock.h"
 #include "store/mutex.h"
 #include "store/sqlite_connection.h"
 #include "store/thread_annotations.h"
@@ -57,7 +62,7 @@ class StoreDatabase {
   // Opens or creates the store at options.path and checks it: a file that is
   // not SQLite, an SQLite file that is not a Kuota store, a newer schema, or a
   // corrupt database gives Invalid; another process holding it, Unavailable.
-  // The connection keeps an exclusive lock on the file while open.
+  // The store holds `<path>.lock` while open.
   static Result<std::unique_ptr<StoreDatabase>> Open(const Options& options);
 
   Mutex* mu() RETURN_CAPABILITY(mu_) { return &mu_; }
@@ -79,6 +84,10 @@ class StoreDatabase {
 
   Result<std::optional<ObjectRow>> GetObject(std::string_view resource, std::string_view ns,
                                              std::string_view name) REQUIRES(mu_);
+  // GetObject as of the last commit, on the read connection: needs no mu(),
+  // and does not wait for a batch being written.
+  Result<std::optional<ObjectRow>> ReadObject(std::string_view resource, std::string_view ns,
+                                              std::string_view name) EXCLUDES(read_mu_);
   // Inserts or replaces the row keyed by (resource, namespace, name).
   Status PutObject(std::string_view resource, const ObjectRow& row) REQUIRES(mu_);
   Status DeleteObject(std::string_view resource, std::string_view ns, std::string_view name)
@@ -111,14 +120,20 @@ class StoreDatabase {
                                int64_t up_to_rv, int64_t limit) REQUIRES(mu_);
 
  private:
-  explicit StoreDatabase(std::unique_ptr<SqliteConnection> conn) : conn_(std::move(conn)) {}
+  StoreDatabase(FileLock lock, std::unique_ptr<SqliteConnection> conn)
+      : lock_(std::move(lock)), conn_(std::move(conn)) {}
   Status Initialize(const Options& options) REQUIRES(mu_);
   Status LoadOrCreateSchema(const std::string& path) REQUIRES(mu_);
   Result<int64_t> ReadMeta(std::string_view key) REQUIRES(mu_);
   Status WriteMeta(std::string_view key, int64_t value) REQUIRES(mu_);
 
+  // Declared first: released after both connections are closed.
+  FileLock lock_;
   Mutex mu_;
   const std::unique_ptr<SqliteConnection> conn_ PT_GUARDED_BY(mu_);
+  Mutex read_mu_;
+  // Set once by Open, before the store is shared.
+  std::unique_ptr<SqliteConnection> read_conn_ PT_GUARDED_BY(read_mu_);
   int64_t rv_ GUARDED_BY(mu_) = 0;
   int64_t compacted_rv_ GUARDED_BY(mu_) = 0;
   // Values at Begin(), restored by Rollback().

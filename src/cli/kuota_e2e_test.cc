@@ -2,6 +2,8 @@
 // real `kuota` binary as a user would: submit, get, describe, why, stop and
 // resume, logs, server discovery, --help, and clear errors for bad input.
 #include <gtest/gtest.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 
 #include <memory>
 #include <sstream>
@@ -464,6 +466,17 @@ TEST_F(KuotaE2eTest, FindsTheServer) {
   EXPECT_EQ(down.exit_code, 1);
   EXPECT_EQ(down.err, "kuota get: cannot reach kuotad at " + kuotad_->url() +
                           ": connection refused — start it with `kuotad`\n");
+}
+
+// A client given kuotad's CA trusts that CA alone (as kubectl trusts only its
+// kubeconfig's), not the system's bundle as well.
+TEST_F(KuotaE2eTest, ClientsTrustOnlyKuotadsCa) {
+  auto r = http_->Get(std::string(kKueue));
+  ASSERT_TRUE(r) << httplib::to_string(r.error());
+  EXPECT_EQ(r->status, 200);
+  X509_STORE* store = SSL_CTX_get_cert_store(http_->ssl_context());
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(sk_X509_OBJECT_num(X509_STORE_get0_objects(store)), 1);
 }
 
 TEST_F(KuotaE2eTest, HelpOnEveryCommand) {

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <queue>
 #include <thread>
@@ -175,8 +176,8 @@ class RealTimeRun {
   Status Probe(ApiClient& c);
   Status Setup();
   Result<int64_t> CurrentResourceVersion(ApiClient& c);
-  void Creator();
-  void Finisher();
+  void Creator(ApiClient& c);
+  void Finisher(ApiClient& c);
   void FinishOne(ApiClient& c, const Due& due);
   void OnEvent(const std::string& type, const Json& obj);
   void Warn(const std::string& message);
@@ -329,8 +330,7 @@ void RealTimeRun::Fail(const std::string& message) {
   cv_.notify_all();
 }
 
-void RealTimeRun::Creator() {
-  ApiClient c(options_.server, &requests_);
+void RealTimeRun::Creator(ApiClient& c) {
   for (size_t i; (i = next_create_++) < plan_.workloads.size();) {
     const PlannedWorkload& w = plan_.workloads[i];
     const auto at = sched0_ + std::chrono::milliseconds(w.create_at_ms);
@@ -363,8 +363,7 @@ void RealTimeRun::Creator() {
   }
 }
 
-void RealTimeRun::Finisher() {
-  ApiClient c(options_.server, &requests_);
+void RealTimeRun::Finisher(ApiClient& c) {
   while (!Stopping()) {
     Due due;
     {
@@ -574,6 +573,16 @@ Result<RunRecord> RealTimeRun::Go() {
       [this](const std::string& type, const Json& obj) { OnEvent(type, obj); },
       [this](const std::string& m) { Warn(m); });
   watch.Start(rv);
+  // Every creating and finishing connection is open (TLS handshake done)
+  // before the schedule starts, one after another (~5 ms each): opened on
+  // their first requests, dozens at once held the first finishes back.
+  const int creators = std::max(1, options_.clients);
+  const int finishers = std::max(1, options_.finishers);
+  std::vector<std::unique_ptr<ApiClient>> conns;
+  for (int i = 0; i < creators + finishers; ++i) {
+    conns.push_back(std::make_unique<ApiClient>(options_.server, &requests_));
+  }
+  for (const std::unique_ptr<ApiClient>& c : conns) KUOTA_RETURN_IF_ERROR(Probe(*c));
   const int64_t setup_us = NowUs();
   sched0_ = SteadyClock::now();
   {
@@ -586,10 +595,12 @@ Result<RunRecord> RealTimeRun::Go() {
                       std::to_string(plan_.workloads.size()) + " workloads");
   }
   std::vector<std::thread> threads;
-  for (int i = 0; i < std::max(1, options_.clients); ++i)
-    threads.emplace_back([this] { Creator(); });
-  for (int i = 0; i < std::max(1, options_.finishers); ++i)
-    threads.emplace_back([this] { Finisher(); });
+  for (int i = 0; i < creators; ++i) {
+    threads.emplace_back([this, c = conns[i].get()] { Creator(*c); });
+  }
+  for (int i = 0; i < finishers; ++i) {
+    threads.emplace_back([this, c = conns[creators + i].get()] { Finisher(*c); });
+  }
 
   const size_t n = plan_.workloads.size();
   std::string stop_reason;

@@ -21,7 +21,7 @@ struct PerfFlags {
   std::string out;
   std::string kuotad;
   bool no_sync = false;
-  int clients = 16;
+  int clients = 32;
   int finishers = 32;
   std::string timeout = "10m";
   bool no_plot = false;

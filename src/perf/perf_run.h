@@ -26,7 +26,7 @@ struct PerfOptions {
   bool kuotad_sync = true;  // false: start kuotad with --no-sync
   std::string out_dir;      // where the report files go
   bool plot = true;         // draw plot.png with gnuplot
-  int clients = 16;         // real time: connections that create workloads
+  int clients = 32;         // real time: connections that create workloads
   int finishers = 32;       // real time: connections that mark them Finished
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
   // Progress lines go here (may be empty).

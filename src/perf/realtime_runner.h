@@ -26,7 +26,7 @@ struct RealTimeOptions {
   // Finished once their runtime has passed. Each waits for its durable write,
   // so too few finishers would hold quota past the runtime under load (Kueue's
   // runtime is the workload's, not the runner's queue).
-  int clients = 16;
+  int clients = 32;
   int finishers = 32;
   // Give up after this long (Kueue's runner: 10 minutes).
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};

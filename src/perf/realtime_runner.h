@@ -24,8 +24,8 @@ struct RealTimeOptions {
   ServerAddress server;
   // Client connections that create workloads, and those that mark them
   // Finished once their runtime has passed. Each waits for its durable write,
-  // so too few finishers would hold quota past the runtime under load (Kueue's
-  // runtime is the workload's, not the runner's queue).
+  // so too few finishers would keep workloads holding quota past their
+  // runtime under load: the runner's queue, not the scheduler, would show.
   int clients = 32;
   int finishers = 32;
   // Give up after this long (Kueue's runner: 10 minutes).

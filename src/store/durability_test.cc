@@ -7,8 +7,10 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "store/store_test_env.h"
 
@@ -168,12 +170,14 @@ TEST_F(DurabilityTest, SecondOpenOfTheSameFileIsRefused) {
   EXPECT_EQ((*again)->CurrentResourceVersion(), 1);
 }
 
-// A GET reads the last committed state on its own connection, so it neither
-// waits for a writer that holds the database's write lock nor sees what that
-// writer has not committed.
-TEST_F(DurabilityTest, GetDoesNotWaitForAWriterAndSeesOnlyCommittedState) {
+// GET and LIST read the last committed state on their own connection: they
+// see nothing uncommitted, and they do not wait for a store write that is
+// stuck inside its batch (here behind another connection's write lock, with
+// the store's write mutex held).
+TEST_F(DurabilityTest, ReadsDoNotWaitForAWriterAndSeeOnlyCommittedState) {
   OpenStore();
   MustCreate(kConfigMaps, ConfigMap("ns", "a", {{"k", "committed"}}));
+  const int64_t committed_rv = store_->CurrentResourceVersion();
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(Path().c_str(), &raw), SQLITE_OK);
   char* err = nullptr;
@@ -183,17 +187,34 @@ TEST_F(DurabilityTest, GetDoesNotWaitForAWriterAndSeesOnlyCommittedState) {
                          nullptr, nullptr, &err),
             SQLITE_OK)
       << (err ? err : "");
+  // This create waits in its batch for the raw connection's lock (the
+  // store's busy timeout is 5 s), holding the store's write mutex.
+  std::optional<Result<Json>> created;
+  std::thread writer([&] { created = store_->Create(kConfigMaps, ConfigMap("ns", "b")); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+
   const auto start = std::chrono::steady_clock::now();
   Result<Json> got = store_->Get(kConfigMaps, "ns", "a");
+  ListOptions page;
+  page.limit = 1;
+  page.count_remaining = true;
+  Result<ListResult> listed = store_->List(kConfigMaps, page);
   const auto took = std::chrono::steady_clock::now() - start;
+  // Behind the write mutex they would wait for the stuck writer (~5 s).
+  EXPECT_LT(took, std::chrono::seconds(2));
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ((*got)["data"]["k"], "committed");
-  // A read behind the write lock would wait out the store's busy timeout
-  // (5 s) and then fail.
-  EXPECT_LT(took, std::chrono::seconds(1));
-  ASSERT_EQ(sqlite3_exec(raw, "ROLLBACK", nullptr, nullptr, &err), SQLITE_OK);
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  ASSERT_EQ(listed->items.size(), 1u);
+  EXPECT_EQ(listed->items[0]["data"]["k"], "committed");
+  EXPECT_EQ(listed->resource_version, committed_rv);
+  EXPECT_EQ(listed->remaining, 0);
+
+  EXPECT_EQ(sqlite3_exec(raw, "ROLLBACK", nullptr, nullptr, &err), SQLITE_OK);
   sqlite3_close(raw);
-  MustCreate(kConfigMaps, ConfigMap("ns", "b"));
+  writer.join();
+  ASSERT_TRUE(created.has_value());
+  EXPECT_TRUE(created->ok()) << created->status().ToString();
   EXPECT_TRUE(store_->Get(kConfigMaps, "ns", "b").ok());  // seen once committed
 }
 

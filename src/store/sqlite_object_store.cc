@@ -305,19 +305,18 @@ Result<ListResult> SqliteObjectStore::List(const std::string& resource,
   std::vector<ObjectRow> rows;
   int64_t unread = 0;  // rows after `rows` (only counted when not filtering)
   {
-    MutexLock lock(db_->mu());
-    out.resource_version = db_->resource_version();
+    // On the read connection: a large list does not hold up writers.
     // Without selectors SQLite does the paging; with them every remaining
     // row is read, so the page and `remaining` count only matching objects.
     KUOTA_ASSIGN_OR_RETURN(
-        rows, db_->ListObjects(resource, options.ns, after, filtered ? 0 : options.limit));
+        StoreDatabase::ListPage page,
+        db_->ReadListPage(resource, options.ns, after, filtered ? 0 : options.limit,
+                          !filtered && options.count_remaining));
+    out.resource_version = page.resource_version;
+    rows = std::move(page.rows);
     if (!filtered && options.limit > 0 && static_cast<int64_t>(rows.size()) == options.limit) {
-      if (options.count_remaining) {
-        ObjectKey last{rows.back().ns, rows.back().name};
-        KUOTA_ASSIGN_OR_RETURN(unread, db_->CountObjects(resource, options.ns, last));
-      } else {
-        unread = 1;  // not counted: at least "maybe one more"
-      }
+      // Not counted: at least "maybe one more".
+      unread = options.count_remaining ? page.rest : 1;
     }
   }
   // The batch that committed out.resource_version may still be handing its

@@ -300,7 +300,7 @@ Resume ResumeIn(std::string_view ns, const std::optional<ObjectKey>& after) {
   return after->ns == ns ? Resume::kAfterName : Resume::kNothing;
 }
 
-// WHERE clause shared by ListObjects and CountObjects; parameters ?1
+// WHERE clause shared by SelectObjects and CountRows; parameters ?1
 // resource, ?2 namespace, ?3/?4 the key to resume after. Within one
 // namespace the resume point is `name > ?4`: with the row value
 // (namespace, name) > (?3, ?4) beside namespace = ?2, SQLite reads the rest
@@ -335,15 +335,12 @@ void BindObjectFilter(Statement& stmt, std::string_view resource, std::string_vi
   }
 }
 
-}  // namespace
-
-Result<std::vector<ObjectRow>> StoreDatabase::ListObjects(std::string_view resource,
-                                                          std::string_view ns,
-                                                          const std::optional<ObjectKey>& after,
-                                                          int64_t limit) {
+Result<std::vector<ObjectRow>> SelectObjects(SqliteConnection& conn, std::string_view resource,
+                                             std::string_view ns,
+                                             const std::optional<ObjectKey>& after, int64_t limit) {
   std::string sql = "SELECT namespace, name, uid, rv, json FROM objects" + ObjectFilter(ns, after) +
                     " ORDER BY namespace, name LIMIT ?5";
-  KUOTA_ASSIGN_OR_RETURN(Statement stmt, conn_->Prepare(sql));
+  KUOTA_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(sql));
   BindObjectFilter(stmt, resource, ns, after);
   stmt.Bind(5, limit > 0 ? limit : int64_t{-1});
   std::vector<ObjectRow> rows;
@@ -361,13 +358,52 @@ Result<std::vector<ObjectRow>> StoreDatabase::ListObjects(std::string_view resou
   return rows;
 }
 
-Result<int64_t> StoreDatabase::CountObjects(std::string_view resource, std::string_view ns,
-                                            const std::optional<ObjectKey>& after) {
+Result<int64_t> CountRows(SqliteConnection& conn, std::string_view resource, std::string_view ns,
+                          const std::optional<ObjectKey>& after) {
   std::string sql = "SELECT count(*) FROM objects" + ObjectFilter(ns, after);
-  KUOTA_ASSIGN_OR_RETURN(Statement stmt, conn_->Prepare(sql));
+  KUOTA_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(sql));
   BindObjectFilter(stmt, resource, ns, after);
   KUOTA_ASSIGN_OR_RETURN(bool row, stmt.Step());
   return row ? stmt.ColumnInt(0) : 0;
+}
+
+// The page ReadListPage returns, read inside the caller's read transaction.
+Result<StoreDatabase::ListPage> SelectListPage(SqliteConnection& conn, std::string_view resource,
+                                               std::string_view ns,
+                                               const std::optional<ObjectKey>& after, int64_t limit,
+                                               bool count_rest) {
+  StoreDatabase::ListPage page;
+  {
+    KUOTA_ASSIGN_OR_RETURN(Statement stmt,
+                           conn.Prepare("SELECT value FROM kuota_meta WHERE key = ?1"));
+    stmt.Bind(1, kResourceVersionKey);
+    KUOTA_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return Status::Invalid("kuota_meta has no resource_version row");
+    page.resource_version = stmt.ColumnInt(0);
+  }
+  KUOTA_ASSIGN_OR_RETURN(page.rows, SelectObjects(conn, resource, ns, after, limit));
+  if (count_rest && limit > 0 && static_cast<int64_t>(page.rows.size()) == limit) {
+    ObjectKey last{page.rows.back().ns, page.rows.back().name};
+    KUOTA_ASSIGN_OR_RETURN(page.rest, CountRows(conn, resource, ns, last));
+  }
+  return page;
+}
+
+}  // namespace
+
+Result<StoreDatabase::ListPage> StoreDatabase::ReadListPage(std::string_view resource,
+                                                            std::string_view ns,
+                                                            const std::optional<ObjectKey>& after,
+                                                            int64_t limit, bool count_rest) {
+  MutexLock lock(&read_mu_);
+  // One read transaction: the rows, their count and the resourceVersion are
+  // of the same commit.
+  KUOTA_RETURN_IF_ERROR(read_conn_->Exec("BEGIN"));
+  Result<ListPage> page = SelectListPage(*read_conn_, resource, ns, after, limit, count_rest);
+  Status ended = read_conn_->Exec(page.ok() ? "COMMIT" : "ROLLBACK");
+  if (!page.ok()) return page.status();
+  KUOTA_RETURN_IF_ERROR(ended);
+  return page;
 }
 
 Status StoreDatabase::AppendEvent(const EventRow& event) {

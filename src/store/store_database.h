@@ -92,15 +92,21 @@ class StoreDatabase {
   Status PutObject(std::string_view resource, const ObjectRow& row) REQUIRES(mu_);
   Status DeleteObject(std::string_view resource, std::string_view ns, std::string_view name)
       REQUIRES(mu_);
-  // Rows of `resource` (in namespace `ns`, or all when empty) ordered by
-  // (namespace, name), strictly after `after` when given; at most `limit`
-  // rows (0: all).
-  Result<std::vector<ObjectRow>> ListObjects(std::string_view resource, std::string_view ns,
-                                             const std::optional<ObjectKey>& after,
-                                             int64_t limit) REQUIRES(mu_);
-  // How many rows ListObjects would return with no limit.
-  Result<int64_t> CountObjects(std::string_view resource, std::string_view ns,
-                               const std::optional<ObjectKey>& after) REQUIRES(mu_);
+  struct ListPage {
+    int64_t resource_version = 0;  // the commit the page reflects
+    // Rows of `resource` (in namespace `ns`, or all when empty) ordered by
+    // (namespace, name), strictly after `after` when given; at most `limit`
+    // rows (0: all).
+    std::vector<ObjectRow> rows;
+    // With count_rest and a full page: how many rows follow it; else -1.
+    int64_t rest = -1;
+  };
+  // A page of objects as of the last commit, in one transaction on the read
+  // connection: needs no mu(), and neither waits for nor holds up a batch
+  // being written.
+  Result<ListPage> ReadListPage(std::string_view resource, std::string_view ns,
+                                const std::optional<ObjectKey>& after, int64_t limit,
+                                bool count_rest) EXCLUDES(read_mu_);
 
   Status AppendEvent(const EventRow& event) REQUIRES(mu_);
   // Inside a transaction: records `rv` as the current resourceVersion and

@@ -12,7 +12,8 @@
 namespace kuota::server {
 
 // Makes `client` verify the server against the certificates in `ca_pem`
-// (when not empty; those alone, not the system's CA bundle) and send `token` as a bearer token (when not empty).
+// (when not empty; those alone, not the system's CA bundle) and send `token`
+// as a bearer token (when not empty).
 // Invalid when `ca_pem` is not empty but holds no certificate.
 Status UseCredentials(httplib::Client& client, const std::string& ca_pem, const std::string& token);
 

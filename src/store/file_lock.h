@@ -24,8 +24,6 @@ class FileLock {
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
 
-  bool held() const { return fd_ >= 0; }
-
  private:
   explicit FileLock(int fd) : fd_(fd) {}
   int fd_ = -1;

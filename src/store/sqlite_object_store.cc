@@ -315,7 +315,7 @@ Result<ListResult> SqliteObjectStore::List(const std::string& resource,
     out.resource_version = page.resource_version;
     rows = std::move(page.rows);
     if (!filtered && options.limit > 0 && static_cast<int64_t>(rows.size()) == options.limit) {
-      // Not counted: at least "maybe one more".
+      // Counted, or at least "maybe one more".
       unread = options.count_remaining ? page.rest : 1;
     }
   }

@@ -50,6 +50,16 @@ Status TooOldResourceVersion(int64_t rv, int64_t compacted) {
 
 namespace {
 
+// The kuota_meta value of `key` (ReadMeta on either connection).
+Result<int64_t> SelectMeta(SqliteConnection& conn, std::string_view key) {
+  KUOTA_ASSIGN_OR_RETURN(Statement stmt,
+                         conn.Prepare("SELECT value FROM kuota_meta WHERE key = ?1"));
+  stmt.Bind(1, key);
+  KUOTA_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return Status::Invalid("kuota_meta has no " + std::string(key) + " row");
+  return stmt.ColumnInt(0);
+}
+
 // Rows of `SELECT uid, rv, json FROM objects WHERE (resource, namespace, name)`.
 Result<std::optional<ObjectRow>> SelectObject(SqliteConnection& conn, std::string_view resource,
                                               std::string_view ns, std::string_view name) {
@@ -193,14 +203,7 @@ Status StoreDatabase::LoadOrCreateSchema(const std::string& path) {
   return conn_->Exec("COMMIT");
 }
 
-Result<int64_t> StoreDatabase::ReadMeta(std::string_view key) {
-  KUOTA_ASSIGN_OR_RETURN(Statement stmt,
-                         conn_->Prepare("SELECT value FROM kuota_meta WHERE key = ?1"));
-  stmt.Bind(1, key);
-  KUOTA_ASSIGN_OR_RETURN(bool row, stmt.Step());
-  if (!row) return Status::Invalid("kuota_meta has no " + std::string(key) + " row");
-  return stmt.ColumnInt(0);
-}
+Result<int64_t> StoreDatabase::ReadMeta(std::string_view key) { return SelectMeta(*conn_, key); }
 
 Status StoreDatabase::WriteMeta(std::string_view key, int64_t value) {
   KUOTA_ASSIGN_OR_RETURN(Statement stmt,
@@ -373,14 +376,7 @@ Result<StoreDatabase::ListPage> SelectListPage(SqliteConnection& conn, std::stri
                                                const std::optional<ObjectKey>& after, int64_t limit,
                                                bool count_rest) {
   StoreDatabase::ListPage page;
-  {
-    KUOTA_ASSIGN_OR_RETURN(Statement stmt,
-                           conn.Prepare("SELECT value FROM kuota_meta WHERE key = ?1"));
-    stmt.Bind(1, kResourceVersionKey);
-    KUOTA_ASSIGN_OR_RETURN(bool row, stmt.Step());
-    if (!row) return Status::Invalid("kuota_meta has no resource_version row");
-    page.resource_version = stmt.ColumnInt(0);
-  }
+  KUOTA_ASSIGN_OR_RETURN(page.resource_version, SelectMeta(conn, kResourceVersionKey));
   KUOTA_ASSIGN_OR_RETURN(page.rows, SelectObjects(conn, resource, ns, after, limit));
   if (count_rest && limit > 0 && static_cast<int64_t>(page.rows.size()) == limit) {
     ObjectKey last{page.rows.back().ns, page.rows.back().name};

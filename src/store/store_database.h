@@ -1,10 +1,10 @@
 // StoreDatabase: the object store's SQLite schema (kuota_meta, objects,
 // events) and the row operations ObjectStore builds on. Owns the write
-// connection, which every method but ReadObject requires mu() for (the
-// store's writers, list readers and watchers take it, so the connection is
-// never used by two threads at once), and a read-only connection for single
-// object reads: in WAL mode it reads the last committed state while a batch is
-// being written and synced, so a GET does not wait for a writer's fsync.
+// connection, which every method but ReadObject and ReadListPage requires
+// mu() for (the store's writers and watchers take it, so the connection is
+// never used by two threads at once), and a read-only connection for GET and
+// LIST: in WAL mode it reads the last committed state while a batch is being
+// written and synced, so a read does not wait for a writer's fsync.
 // A lock file (`<path>.lock`) keeps a second opener out.
 #pragma once
 

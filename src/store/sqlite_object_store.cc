@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <exception>
 #include <random>
 #include <utility>
 #include <vector>
@@ -54,7 +56,114 @@ std::mt19937_64 SeededEngine() {
   return std::mt19937_64(seq);
 }
 
+// The resourceVersion a planned object is serialized with, until the batch
+// leader knows the real one: random per process, so no stored text holds it
+// by chance.
+const std::string& RvPlaceholder() {
+  static const std::string placeholder = [] {
+    std::mt19937_64 rng = SeededEngine();
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "kuota-rv-%016llx%016llx",
+                  static_cast<unsigned long long>(rng()), static_cast<unsigned long long>(rng()));
+    return std::string(buf);
+  }();
+  return placeholder;
+}
+
+// Serializes `object` with the placeholder as its resourceVersion.
+Result<std::string> DumpPlanned(Json& object) {
+  object["metadata"]["resourceVersion"] = RvPlaceholder();
+  return DumpObject(object);
+}
+
+// Puts `rv` where DumpPlanned put the placeholder.
+Status SpliceResourceVersion(std::string& text, int64_t rv) {
+  const std::string& placeholder = RvPlaceholder();
+  const size_t at = text.find(placeholder);
+  if (at == std::string::npos) {
+    return Status::Internal("planned object lacks its resourceVersion placeholder");
+  }
+  text.replace(at, placeholder.size(), std::to_string(rv));
+  return Status::Ok();
+}
+
 }  // namespace
+
+SqliteObjectStore::WritePlan SqliteObjectStore::PlanUpdate(const std::string& resource,
+                                                           const ObjectRow& row, const Json& object,
+                                                           bool status_only) {
+  WritePlan plan;
+  plan.based_on_rv = row.rv;
+  plan.uid = row.uid;
+  Result<Json> parsed = ParseStored(resource, row);
+  if (!parsed.ok()) {
+    plan.outcome = parsed.status();
+    return plan;
+  }
+  Json stored = std::move(parsed).value();
+  Json next;
+  if (status_only) {
+    // The status subresource: everything but .status comes from the stored
+    // object (parsed for this plan, so ours to change); .status is copied,
+    // as the leader may have to plan again from `object`.
+    auto status = object.find("status");
+    auto had = stored.find("status");
+    const bool same =
+        status == object.end() ? had == stored.end() : had != stored.end() && *had == *status;
+    if (same) {  // nothing changed: no write, no event
+      plan.outcome = std::move(stored);
+      return plan;
+    }
+    // Deletion follows finalizers, which a status write cannot change.
+    plan.type = HasDeletionTimestamp(stored) && Finalizers(stored).empty() ? EventType::kDeleted
+                                                                           : EventType::kModified;
+    next = std::move(stored);
+    if (status == object.end()) {
+      next.erase("status");
+    } else {
+      next["status"] = *status;
+    }
+  } else {
+    next = object;
+    const Json& stored_meta = stored["metadata"];
+    Json& m = next["metadata"];
+    m["uid"] = row.uid;
+    KeepField(stored_meta, m, "creationTimestamp");
+    KeepField(stored_meta, m, "deletionTimestamp");
+    KeepField(stored_meta, m, "deletionGracePeriodSeconds");
+    if (HasDeletionTimestamp(stored)) {
+      std::vector<std::string> had = Finalizers(stored);
+      for (const std::string& f : Finalizers(next)) {
+        if (std::find(had.begin(), had.end(), f) == had.end()) {
+          plan.outcome = Status::Invalid(
+              "metadata.finalizers: Forbidden: no new "
+              "finalizers can be added if the object "
+              "is being deleted, found new finalizer \"" +
+              f + "\"");
+          return plan;
+        }
+      }
+    }
+    m["generation"] = Generation(stored) + (GenerationChanges(stored, next) ? 1 : 0);
+    m["resourceVersion"] = std::to_string(row.rv);
+    if (next == stored) {  // nothing changed: no write, no event
+      plan.outcome = std::move(stored);
+      return plan;
+    }
+    // The last finalizer removed from an object being deleted: delete it now.
+    plan.type = HasDeletionTimestamp(stored) && Finalizers(next).empty() ? EventType::kDeleted
+                                                                         : EventType::kModified;
+  }
+  Result<std::string> text = DumpPlanned(next);
+  if (!text.ok()) {
+    plan.outcome = text.status();
+    return plan;
+  }
+  plan.text = std::move(text).value();
+  plan.write = true;
+  plan.outcome = std::move(next);
+  return plan;
+}
 
 Result<std::unique_ptr<SqliteObjectStore>> SqliteObjectStore::Open(const StoreOptions& options,
                                                                    const StoreTuning& tuning) {
@@ -149,12 +258,14 @@ std::vector<EventPtr> SqliteObjectStore::ApplyBatch(std::span<GroupCommit::Write
   return txn.TakeEvents();
 }
 
-Status SqliteObjectStore::Store(WriteTxn& txn, const std::string& resource,
-                                const ObjectMetaFields& key, const Json& object,
-                                const std::string& uid, EventType type) {
+Status SqliteObjectStore::Store(WriteTxn& txn, Pending& p, const ObjectMetaFields& key, Json object,
+                                std::string text, const std::string& uid, EventType type) {
   StoreDatabase& db = txn.db();
   db.mu()->AssertHeld();  // the batch leader holds it for the whole transaction
-  KUOTA_ASSIGN_OR_RETURN(std::string text, DumpObject(object));
+  const int64_t rv = txn.NextResourceVersion();
+  object["metadata"]["resourceVersion"] = std::to_string(rv);
+  KUOTA_RETURN_IF_ERROR(SpliceResourceVersion(text, rv));
+  const std::string& resource = p.write->resource;
   if (type == EventType::kDeleted) {
     KUOTA_RETURN_IF_ERROR(db.DeleteObject(resource, key.ns, key.name));
   } else {
@@ -162,11 +273,19 @@ Status SqliteObjectStore::Store(WriteTxn& txn, const std::string& resource,
     row.ns = key.ns;
     row.name = key.name;
     row.uid = uid;
-    row.rv = txn.resource_version();
+    row.rv = rv;
     row.json = text;
     KUOTA_RETURN_IF_ERROR(db.PutObject(resource, row));
   }
-  return txn.Emit(type, resource, key.ns, key.name, object, text);
+  KUOTA_ASSIGN_OR_RETURN(
+      p.event, txn.Emit(type, resource, key.ns, key.name, std::move(object), std::move(text)));
+  return Status::Ok();
+}
+
+Result<Json> SqliteObjectStore::Answer(Result<Json> result, const Pending& p) {
+  // The leader left the object in the event it logged; copy it out here.
+  if (result.ok() && p.event) return Json(p.event->object);
+  return result;
 }
 
 // ---- Create ----------------------------------------------------------------
@@ -176,49 +295,78 @@ Result<Json> SqliteObjectStore::Create(const std::string& resource, Json object)
   w.op = BatchWrite::Op::kCreate;
   w.resource = resource;
   w.object = std::move(object);
-  KUOTA_ASSIGN_OR_RETURN(GroupCommit::Apply apply, Prepare(w));
-  return writes_.Submit(std::move(apply));
+  Pending p;
+  p.write = &w;
+  KUOTA_ASSIGN_OR_RETURN(GroupCommit::Apply apply, Prepare(p));
+  return Answer(writes_.Submit(std::move(apply)), p);
 }
 
-Result<GroupCommit::Apply> SqliteObjectStore::Prepare(BatchWrite& w) {
+Result<GroupCommit::Apply> SqliteObjectStore::Prepare(Pending& p) {
+  BatchWrite& w = *p.write;
   switch (w.op) {
     case BatchWrite::Op::kCreate: {
-      KUOTA_ASSIGN_OR_RETURN(ObjectMetaFields meta, ReadMetaFields(w.object));
+      KUOTA_ASSIGN_OR_RETURN(p.meta, ReadMetaFields(w.object));
       DropNullMetaFields(w.object);
-      if (meta.name.empty() && meta.generate_name.empty()) {
+      if (p.meta.name.empty() && p.meta.generate_name.empty()) {
         return Status::Invalid("metadata.name: Required value: name or generateName is required");
       }
-      return GroupCommit::Apply([this, &w, meta = std::move(meta)](WriteTxn& txn) {
-        return ApplyCreate(txn, w.resource, std::move(w.object), meta);
-      });
+      if (!p.meta.name.empty()) {
+        // Named: everything but the resourceVersion is known now.
+        thread_local std::mt19937_64 rng = SeededEngine();
+        WritePlan plan;
+        plan.uid = NewUid(rng);
+        Json object = std::move(w.object);
+        Json& m = object["metadata"];
+        m["name"] = p.meta.name;
+        m["uid"] = plan.uid;
+        m["creationTimestamp"] = MetadataTimestamp(clock_.Now());
+        m["generation"] = 1;
+        m.erase("deletionTimestamp");
+        m.erase("deletionGracePeriodSeconds");
+        KUOTA_ASSIGN_OR_RETURN(plan.text, DumpPlanned(object));
+        plan.outcome = std::move(object);
+        plan.write = true;
+        plan.type = EventType::kAdded;
+        p.plan = std::move(plan);
+      }
+      return GroupCommit::Apply([this, &p](WriteTxn& txn) { return ApplyCreate(txn, p); });
     }
     case BatchWrite::Op::kUpdate: {
-      KUOTA_ASSIGN_OR_RETURN(ObjectMetaFields meta, ReadMetaFields(w.object));
+      KUOTA_ASSIGN_OR_RETURN(p.meta, ReadMetaFields(w.object));
       DropNullMetaFields(w.object);
-      if (meta.name.empty()) {
+      if (p.meta.name.empty()) {
         return Status::Invalid("metadata.name: Required value: name is required");
       }
-      if (!meta.resource_version.empty()) {
+      if (!p.meta.resource_version.empty()) {
         KUOTA_RETURN_IF_ERROR(
-            ParseResourceVersion(meta.resource_version, "metadata.resourceVersion").status());
+            ParseResourceVersion(p.meta.resource_version, "metadata.resourceVersion").status());
       }
-      return GroupCommit::Apply([this, &w, meta = std::move(meta)](WriteTxn& txn) {
-        return ApplyUpdate(txn, w.resource, std::move(w.object), meta, w.update.status_only);
-      });
+      // Planned against the last commit; the leader plans again only when
+      // the row changed since (or could not be read here).
+      Result<std::optional<ObjectRow>> row = db_->ReadObject(w.resource, p.meta.ns, p.meta.name);
+      if (row.ok() && row->has_value()) {
+        try {
+          p.plan = PlanUpdate(w.resource, **row, w.object, w.update.status_only);
+        } catch (const std::exception&) {
+          p.plan.reset();  // the leader plans again and reports what failed
+        }
+      }
+      return GroupCommit::Apply([this, &p](WriteTxn& txn) { return ApplyUpdate(txn, p); });
     }
     case BatchWrite::Op::kDelete:
-      return GroupCommit::Apply(
-          [this, &w](WriteTxn& txn) { return ApplyDelete(txn, w.resource, w.ns, w.name, w.del); });
+      return GroupCommit::Apply([this, &p](WriteTxn& txn) { return ApplyDelete(txn, p); });
   }
   return Status::Invalid("unknown write");
 }
 
 std::vector<Result<Json>> SqliteObjectStore::WriteBatch(std::vector<BatchWrite> writes) {
   std::vector<Result<Json>> results(writes.size(), Status::Internal("write was not run"));
+  std::vector<Pending> pending(writes.size());  // never reallocated: the applies point into it
   std::vector<GroupCommit::Apply> applies;
   std::vector<size_t> queued;  // index in `writes` of each of `applies`
   for (size_t i = 0; i < writes.size(); ++i) {
-    Result<GroupCommit::Apply> apply = Prepare(writes[i]);
+    pending[i].write = &writes[i];
+    Result<GroupCommit::Apply> apply = Prepare(pending[i]);
     if (!apply.ok()) {
       results[i] = apply.status();
       continue;
@@ -228,48 +376,54 @@ std::vector<Result<Json>> SqliteObjectStore::WriteBatch(std::vector<BatchWrite> 
   }
   std::vector<Result<Json>> done = writes_.SubmitAll(std::move(applies));
   for (size_t j = 0; j < queued.size() && j < done.size(); ++j) {
-    results[queued[j]] = std::move(done[j]);
+    results[queued[j]] = Answer(std::move(done[j]), pending[queued[j]]);
   }
   return results;
 }
 
-Result<Json> SqliteObjectStore::ApplyCreate(WriteTxn& txn, const std::string& resource, Json object,
-                                            const ObjectMetaFields& meta) {
+Result<Json> SqliteObjectStore::ApplyCreate(WriteTxn& txn, Pending& p) {
   StoreDatabase& db = txn.db();
   db.mu()->AssertHeld();  // the batch leader holds it for the whole transaction
-  std::string name = meta.name;
-  if (name.empty()) {
-    // kube-apiserver gives up on a generated name that is taken; a few
-    // retries make that practically impossible.
-    constexpr int kAttempts = 8;
-    for (int i = 0; i < kAttempts; ++i) {
-      std::string candidate = meta.generate_name + GenerateNameSuffix(txn.rng());
-      KUOTA_ASSIGN_OR_RETURN(std::optional<ObjectRow> taken,
-                             db.GetObject(resource, meta.ns, candidate));
-      if (!taken) {
-        name = std::move(candidate);
-        break;
-      }
-      if (i + 1 == kAttempts) return AlreadyExistsError(resource, candidate);
-    }
-  } else {
-    KUOTA_ASSIGN_OR_RETURN(std::optional<ObjectRow> taken, db.GetObject(resource, meta.ns, name));
-    if (taken) return AlreadyExistsError(resource, name);
+  const std::string& resource = p.write->resource;
+  if (p.plan) {
+    KUOTA_ASSIGN_OR_RETURN(std::optional<RowVersion> taken,
+                           db.GetRowVersion(resource, p.meta.ns, p.meta.name));
+    if (taken) return AlreadyExistsError(resource, p.meta.name);
+    WritePlan& plan = *p.plan;
+    KUOTA_RETURN_IF_ERROR(Store(txn, p, p.meta, std::move(plan.outcome).value(),
+                                std::move(plan.text), plan.uid, EventType::kAdded));
+    return Json();  // Answer copies the object out of the event
   }
-  const int64_t rv = txn.NextResourceVersion();
+  // generateName: the name is found here, where no other write can take it.
+  // kube-apiserver gives up on a generated name that is taken; a few
+  // retries make that practically impossible.
+  std::string name;
+  constexpr int kAttempts = 8;
+  for (int i = 0; i < kAttempts; ++i) {
+    std::string candidate = p.meta.generate_name + GenerateNameSuffix(txn.rng());
+    KUOTA_ASSIGN_OR_RETURN(std::optional<RowVersion> taken,
+                           db.GetRowVersion(resource, p.meta.ns, candidate));
+    if (!taken) {
+      name = std::move(candidate);
+      break;
+    }
+    if (i + 1 == kAttempts) return AlreadyExistsError(resource, candidate);
+  }
   const std::string uid = NewUid(txn.rng());
+  Json object = std::move(p.write->object);
   Json& m = object["metadata"];
   m["name"] = name;
   m["uid"] = uid;
-  m["resourceVersion"] = std::to_string(rv);
   m["creationTimestamp"] = MetadataTimestamp(txn.Now());
   m["generation"] = 1;
   m.erase("deletionTimestamp");
   m.erase("deletionGracePeriodSeconds");
-  ObjectMetaFields key = meta;
+  KUOTA_ASSIGN_OR_RETURN(std::string text, DumpPlanned(object));
+  ObjectMetaFields key = p.meta;
   key.name = name;
-  KUOTA_RETURN_IF_ERROR(Store(txn, resource, key, object, uid, EventType::kAdded));
-  return object;
+  KUOTA_RETURN_IF_ERROR(
+      Store(txn, p, key, std::move(object), std::move(text), uid, EventType::kAdded));
+  return Json();
 }
 
 // ---- Get / List
@@ -377,79 +531,39 @@ Result<Json> SqliteObjectStore::Update(const std::string& resource, Json object,
   w.resource = resource;
   w.object = std::move(object);
   w.update = options;
-  KUOTA_ASSIGN_OR_RETURN(GroupCommit::Apply apply, Prepare(w));
-  return writes_.Submit(std::move(apply));
+  Pending p;
+  p.write = &w;
+  KUOTA_ASSIGN_OR_RETURN(GroupCommit::Apply apply, Prepare(p));
+  return Answer(writes_.Submit(std::move(apply)), p);
 }
 
-Result<Json> SqliteObjectStore::ApplyUpdate(WriteTxn& txn, const std::string& resource, Json object,
-                                            const ObjectMetaFields& meta, bool status_only) {
+Result<Json> SqliteObjectStore::ApplyUpdate(WriteTxn& txn, Pending& p) {
   StoreDatabase& db = txn.db();
   db.mu()->AssertHeld();  // the batch leader holds it for the whole transaction
-  KUOTA_ASSIGN_OR_RETURN(std::optional<ObjectRow> row, db.GetObject(resource, meta.ns, meta.name));
-  if (!row) return NotFoundError(resource, meta.name);
-  KUOTA_ASSIGN_OR_RETURN(Json stored, ParseStored(resource, *row));
-  if (!meta.resource_version.empty() && meta.resource_version != std::to_string(row->rv)) {
+  const std::string& resource = p.write->resource;
+  const ObjectMetaFields& meta = p.meta;
+  KUOTA_ASSIGN_OR_RETURN(std::optional<RowVersion> current,
+                         db.GetRowVersion(resource, meta.ns, meta.name));
+  if (!current) return NotFoundError(resource, meta.name);
+  if (!p.plan || p.plan->based_on_rv != current->rv) {
+    // Planned from an older version (or not at all): plan again on the
+    // object as it is now.
+    KUOTA_ASSIGN_OR_RETURN(std::optional<ObjectRow> row,
+                           db.GetObject(resource, meta.ns, meta.name));
+    if (!row) return NotFoundError(resource, meta.name);
+    p.plan = PlanUpdate(resource, *row, p.write->object, p.write->update.status_only);
+  }
+  if (!meta.resource_version.empty() && meta.resource_version != std::to_string(current->rv)) {
     return ModifiedConflictError(resource, meta.name);
   }
-  if (!meta.uid.empty() && meta.uid != row->uid) {
-    return PreconditionConflictError(resource, meta.name, "UID", meta.uid, row->uid);
+  if (!meta.uid.empty() && meta.uid != current->uid) {
+    return PreconditionConflictError(resource, meta.name, "UID", meta.uid, current->uid);
   }
-  const Json& stored_meta = stored["metadata"];
-
-  Json next;
-  if (status_only) {
-    // The status subresource: everything but .status comes from the stored
-    // object, which is ours to change (parsed for this write): no copy.
-    auto status = object.find("status");
-    auto had = stored.find("status");
-    const bool same =
-        status == object.end() ? had == stored.end() : had != stored.end() && *had == *status;
-    if (same) return stored;  // nothing changed: no write, no event
-    // Deletion follows finalizers, which a status write cannot change.
-    const bool deleting = HasDeletionTimestamp(stored) && Finalizers(stored).empty();
-    next = std::move(stored);
-    if (status == object.end()) {
-      next.erase("status");
-    } else {
-      next["status"] = std::move(*status);
-    }
-    txn.NextResourceVersion();
-    next["metadata"]["resourceVersion"] = std::to_string(txn.resource_version());
-    KUOTA_RETURN_IF_ERROR(Store(txn, resource, meta, next, row->uid,
-                                deleting ? EventType::kDeleted : EventType::kModified));
-    return next;
-  } else {
-    next = std::move(object);
-    Json& m = next["metadata"];
-    m["uid"] = row->uid;
-    KeepField(stored_meta, m, "creationTimestamp");
-    KeepField(stored_meta, m, "deletionTimestamp");
-    KeepField(stored_meta, m, "deletionGracePeriodSeconds");
-    if (HasDeletionTimestamp(stored)) {
-      std::vector<std::string> had = Finalizers(stored);
-      for (const std::string& f : Finalizers(next)) {
-        if (std::find(had.begin(), had.end(), f) == had.end()) {
-          return Status::Invalid(
-              "metadata.finalizers: Forbidden: no new "
-              "finalizers can be added if the object "
-              "is being deleted, found new finalizer \"" +
-              f + "\"");
-        }
-      }
-    }
-    m["generation"] = Generation(stored) + (GenerationChanges(stored, next) ? 1 : 0);
-  }
-  next["metadata"]["resourceVersion"] = std::to_string(row->rv);
-  if (next == stored) return stored;  // nothing changed: no write, no event
-
-  txn.NextResourceVersion();
-  next["metadata"]["resourceVersion"] = std::to_string(txn.resource_version());
-  // The last finalizer removed from an object being deleted: delete it now.
-  const EventType type = HasDeletionTimestamp(stored) && Finalizers(next).empty()
-                             ? EventType::kDeleted
-                             : EventType::kModified;
-  KUOTA_RETURN_IF_ERROR(Store(txn, resource, meta, next, row->uid, type));
-  return next;
+  WritePlan& plan = *p.plan;
+  if (!plan.write) return std::move(plan.outcome);  // an error, or nothing changed
+  KUOTA_RETURN_IF_ERROR(Store(txn, p, meta, std::move(plan.outcome).value(), std::move(plan.text),
+                              current->uid, plan.type));
+  return Json();  // Answer copies the object out of the event
 }
 
 // ---- Delete
@@ -463,19 +577,23 @@ Result<Json> SqliteObjectStore::Delete(const std::string& resource, const std::s
   w.ns = ns;
   w.name = name;
   w.del = options;
-  KUOTA_ASSIGN_OR_RETURN(GroupCommit::Apply apply, Prepare(w));
-  return writes_.Submit(std::move(apply));
+  Pending p;
+  p.write = &w;
+  KUOTA_ASSIGN_OR_RETURN(GroupCommit::Apply apply, Prepare(p));
+  return Answer(writes_.Submit(std::move(apply)), p);
 }
 
-Result<Json> SqliteObjectStore::ApplyDelete(WriteTxn& txn, const std::string& resource,
-                                            const std::string& ns, const std::string& name,
-                                            const DeleteOptions& options) {
+Result<Json> SqliteObjectStore::ApplyDelete(WriteTxn& txn, Pending& p) {
   StoreDatabase& db = txn.db();
   db.mu()->AssertHeld();  // the batch leader holds it for the whole transaction
-  KUOTA_ASSIGN_OR_RETURN(std::optional<ObjectRow> row, db.GetObject(resource, ns, name));
+  const BatchWrite& w = *p.write;
+  const std::string& resource = w.resource;
+  const std::string& name = w.name;
+  const DeleteOptions& options = w.del;
+  KUOTA_ASSIGN_OR_RETURN(std::optional<ObjectRow> row, db.GetObject(resource, w.ns, name));
   if (!row) return NotFoundError(resource, name);
   ObjectMetaFields key;
-  key.ns = ns;
+  key.ns = w.ns;
   key.name = name;
   KUOTA_ASSIGN_OR_RETURN(Json stored, ParseStored(resource, *row));
   if (options.precondition_uid && *options.precondition_uid != row->uid) {
@@ -487,22 +605,19 @@ Result<Json> SqliteObjectStore::ApplyDelete(WriteTxn& txn, const std::string& re
     return PreconditionConflictError(resource, name, "ResourceVersion",
                                      *options.precondition_resource_version, stored_rv);
   }
+  EventType type = EventType::kDeleted;
   if (!Finalizers(stored).empty()) {
     // Finalizers hold the object: mark it and leave it to their controllers.
     if (HasDeletionTimestamp(stored)) return stored;
-    txn.NextResourceVersion();
     Json& m = stored["metadata"];
     m["deletionTimestamp"] = MetadataTimestamp(txn.Now());
     m["deletionGracePeriodSeconds"] = 0;
     m["generation"] = Generation(stored) + 1;
-    m["resourceVersion"] = std::to_string(txn.resource_version());
-    KUOTA_RETURN_IF_ERROR(Store(txn, resource, key, stored, row->uid, EventType::kModified));
-    return stored;
+    type = EventType::kModified;
   }
-  txn.NextResourceVersion();
-  stored["metadata"]["resourceVersion"] = std::to_string(txn.resource_version());
-  KUOTA_RETURN_IF_ERROR(Store(txn, resource, key, stored, row->uid, EventType::kDeleted));
-  return stored;
+  KUOTA_ASSIGN_OR_RETURN(std::string text, DumpPlanned(stored));
+  KUOTA_RETURN_IF_ERROR(Store(txn, p, key, std::move(stored), std::move(text), row->uid, type));
+  return Json();  // Answer copies the object out of the event
 }
 
 // ---- Watch

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -70,23 +71,53 @@ class SqliteObjectStore final : public ObjectStore {
   SqliteObjectStore(const StoreOptions& options, const StoreTuning& tuning,
                     std::shared_ptr<StoreDatabase> db);
 
-  // Checks `write` as Create/Update/Delete do before queueing it and returns
-  // what the batch leader runs; `write` must outlive the returned function.
-  Result<GroupCommit::Apply> Prepare(BatchWrite& write);
+  // What a create or an update comes to, worked out by its caller against
+  // the last committed row, off the batch leader: the leader only checks
+  // that the row is still the one planned from (else it plans again), then
+  // sets the resourceVersion and writes `text`.
+  struct WritePlan {
+    int64_t based_on_rv = 0;  // the stored row's version (update)
+    std::string uid;          // the stored row's uid (update) or the new one (create)
+    // An error or the stored object unchanged (write == false), or the
+    // object to write, its resourceVersion the placeholder `text` holds.
+    Result<Json> outcome = Status::Internal("write was not planned");
+    bool write = false;
+    std::string text;
+    EventType type = EventType::kModified;
+  };
+  // One write between Prepare and its answer.
+  struct Pending {
+    BatchWrite* write = nullptr;
+    ObjectMetaFields meta;
+    std::optional<WritePlan> plan;
+    // Set by the leader when the write logged an event: the answer is a copy
+    // of its object, made by the caller instead of the leader.
+    EventPtr event;
+  };
+
+  // Plans an update of the stored `row` to `object` from that row alone (the
+  // batch leader checks the preconditions): an error, the stored object
+  // unchanged, or the object to write.
+  static WritePlan PlanUpdate(const std::string& resource, const ObjectRow& row, const Json& object,
+                              bool status_only);
+  // Checks `p.write` as Create/Update/Delete do before queueing it, plans it
+  // where it can, and returns what the batch leader runs; `p` must outlive
+  // the returned function.
+  Result<GroupCommit::Apply> Prepare(Pending& p);
+  // The answer of a write once its batch is done.
+  static Result<Json> Answer(Result<Json> result, const Pending& p);
   // GroupCommit's batch runner: ApplyBatch, then publish what committed.
   void RunBatch(std::span<GroupCommit::Write* const> batch);
   // Runs the batch in one transaction; returns the events it committed.
   std::vector<EventPtr> ApplyBatch(std::span<GroupCommit::Write* const> batch);
-  Result<Json> ApplyCreate(WriteTxn& txn, const std::string& resource, Json object,
-                           const ObjectMetaFields& meta);
-  Result<Json> ApplyUpdate(WriteTxn& txn, const std::string& resource, Json object,
-                           const ObjectMetaFields& meta, bool status_only);
-  Result<Json> ApplyDelete(WriteTxn& txn, const std::string& resource, const std::string& ns,
-                           const std::string& name, const DeleteOptions& options);
-  // Writes (or for kDeleted removes) `object`, whose resourceVersion is the
-  // txn's latest, under `key`, and logs its event.
-  Status Store(WriteTxn& txn, const std::string& resource, const ObjectMetaFields& key,
-               const Json& object, const std::string& uid, EventType type);
+  Result<Json> ApplyCreate(WriteTxn& txn, Pending& p);
+  Result<Json> ApplyUpdate(WriteTxn& txn, Pending& p);
+  Result<Json> ApplyDelete(WriteTxn& txn, Pending& p);
+  // Writes (or for kDeleted removes) `object` under `key` with the txn's
+  // next resourceVersion, which replaces the placeholder in `text` (the
+  // object serialized with RvPlaceholder()), and logs its event in `p`.
+  Status Store(WriteTxn& txn, Pending& p, const ObjectMetaFields& key, Json object,
+               std::string text, const std::string& uid, EventType type);
 
   const StoreOptions options_;
   const StoreTuning tuning_;

@@ -264,6 +264,21 @@ Result<std::optional<ObjectRow>> StoreDatabase::GetObject(std::string_view resou
   return SelectObject(*conn_, resource, ns, name);
 }
 
+Result<std::optional<RowVersion>> StoreDatabase::GetRowVersion(std::string_view resource,
+                                                               std::string_view ns,
+                                                               std::string_view name) {
+  KUOTA_ASSIGN_OR_RETURN(Statement stmt,
+                         conn_->Prepare("SELECT uid, rv FROM objects "
+                                        "WHERE resource = ?1 AND namespace = ?2 AND name = ?3"));
+  stmt.Bind(1, resource).Bind(2, ns).Bind(3, name);
+  KUOTA_ASSIGN_OR_RETURN(bool found, stmt.Step());
+  if (!found) return std::optional<RowVersion>();
+  RowVersion v;
+  v.uid = stmt.ColumnText(0);
+  v.rv = stmt.ColumnInt(1);
+  return std::optional<RowVersion>(std::move(v));
+}
+
 Result<std::optional<ObjectRow>> StoreDatabase::ReadObject(std::string_view resource,
                                                            std::string_view ns,
                                                            std::string_view name) {

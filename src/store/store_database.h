@@ -36,6 +36,12 @@ struct ObjectRow {
   std::string json;
 };
 
+// An object row's version and uid, without its JSON.
+struct RowVersion {
+  int64_t rv = 0;
+  std::string uid;
+};
+
 struct EventRow {
   int64_t rv = 0;
   std::string resource;
@@ -84,6 +90,10 @@ class StoreDatabase {
 
   Result<std::optional<ObjectRow>> GetObject(std::string_view resource, std::string_view ns,
                                              std::string_view name) REQUIRES(mu_);
+  // The version and uid of a row (nullopt when absent): GetObject without
+  // copying the JSON.
+  Result<std::optional<RowVersion>> GetRowVersion(std::string_view resource, std::string_view ns,
+                                                  std::string_view name) REQUIRES(mu_);
   // GetObject as of the last commit, on the read connection: needs no mu(),
   // and does not wait for a batch being written.
   Result<std::optional<ObjectRow>> ReadObject(std::string_view resource, std::string_view ns,

@@ -34,26 +34,25 @@ class WriteTxn {
 
   // Appends the event for `object` (stored under `ns`/`name`, carrying the
   // transaction's latest resourceVersion) to the log table and keeps it for
-  // publishing after commit.
-  Status Emit(EventType type, const std::string& resource, const std::string& ns,
-              const std::string& name, const nlohmann::json& object,
-              const std::string& json_text) {
+  // publishing after commit; returns it.
+  Result<EventPtr> Emit(EventType type, const std::string& resource, const std::string& ns,
+                        const std::string& name, nlohmann::json object, std::string json_text) {
     EventRow row;
     row.rv = rv_;
     row.resource = resource;
     row.ns = ns;
     row.name = name;
     row.type = EventTypeName(type);
-    row.json = json_text;
+    row.json = std::move(json_text);
     db_.mu()->AssertHeld();
     KUOTA_RETURN_IF_ERROR(db_.AppendEvent(row));
     auto event = std::make_shared<WatchEvent>();
     event->type = type;
     event->resource = resource;
-    event->object = object;
+    event->object = std::move(object);
     event->resource_version = rv_;
-    events_.push_back(std::move(event));
-    return Status::Ok();
+    events_.push_back(event);
+    return EventPtr(std::move(event));
   }
 
   const std::vector<EventPtr>& events() const { return events_; }

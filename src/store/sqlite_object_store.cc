@@ -545,6 +545,12 @@ Result<Json> SqliteObjectStore::ApplyUpdate(WriteTxn& txn, Pending& p) {
   KUOTA_ASSIGN_OR_RETURN(std::optional<RowVersion> current,
                          db.GetRowVersion(resource, meta.ns, meta.name));
   if (!current) return NotFoundError(resource, meta.name);
+  if (!meta.resource_version.empty() && meta.resource_version != std::to_string(current->rv)) {
+    return ModifiedConflictError(resource, meta.name);
+  }
+  if (!meta.uid.empty() && meta.uid != current->uid) {
+    return PreconditionConflictError(resource, meta.name, "UID", meta.uid, current->uid);
+  }
   if (!p.plan || p.plan->based_on_rv != current->rv) {
     // Planned from an older version (or not at all): plan again on the
     // object as it is now.
@@ -552,12 +558,6 @@ Result<Json> SqliteObjectStore::ApplyUpdate(WriteTxn& txn, Pending& p) {
                            db.GetObject(resource, meta.ns, meta.name));
     if (!row) return NotFoundError(resource, meta.name);
     p.plan = PlanUpdate(resource, *row, p.write->object, p.write->update.status_only);
-  }
-  if (!meta.resource_version.empty() && meta.resource_version != std::to_string(current->rv)) {
-    return ModifiedConflictError(resource, meta.name);
-  }
-  if (!meta.uid.empty() && meta.uid != current->uid) {
-    return PreconditionConflictError(resource, meta.name, "UID", meta.uid, current->uid);
   }
   WritePlan& plan = *p.plan;
   if (!plan.write) return std::move(plan.outcome);  // an error, or nothing changed

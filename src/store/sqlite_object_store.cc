@@ -76,6 +76,20 @@ Result<std::string> DumpPlanned(Json& object) {
   return DumpObject(object);
 }
 
+// Sets what a create gives a new object's metadata (all but its
+// resourceVersion) and serializes it with the placeholder.
+Result<std::string> StampCreated(Json& object, const std::string& name, const std::string& uid,
+                                 Time now) {
+  Json& m = object["metadata"];
+  m["name"] = name;
+  m["uid"] = uid;
+  m["creationTimestamp"] = MetadataTimestamp(now);
+  m["generation"] = 1;
+  m.erase("deletionTimestamp");
+  m.erase("deletionGracePeriodSeconds");
+  return DumpPlanned(object);
+}
+
 // Puts `rv` where DumpPlanned put the placeholder.
 Status SpliceResourceVersion(std::string& text, int64_t rv) {
   const std::string& placeholder = RvPlaceholder();
@@ -94,7 +108,6 @@ SqliteObjectStore::WritePlan SqliteObjectStore::PlanUpdate(const std::string& re
                                                            bool status_only) {
   WritePlan plan;
   plan.based_on_rv = row.rv;
-  plan.uid = row.uid;
   Result<Json> parsed = ParseStored(resource, row);
   if (!parsed.ok()) {
     plan.outcome = parsed.status();
@@ -274,8 +287,9 @@ Status SqliteObjectStore::Store(WriteTxn& txn, Pending& p, const ObjectMetaField
     row.name = key.name;
     row.uid = uid;
     row.rv = rv;
-    row.json = text;
+    row.json = std::move(text);
     KUOTA_RETURN_IF_ERROR(db.PutObject(resource, row));
+    text = std::move(row.json);  // on to the event log, not copied
   }
   KUOTA_ASSIGN_OR_RETURN(
       p.event, txn.Emit(type, resource, key.ns, key.name, std::move(object), std::move(text)));
@@ -316,14 +330,8 @@ Result<GroupCommit::Apply> SqliteObjectStore::Prepare(Pending& p) {
         WritePlan plan;
         plan.uid = NewUid(rng);
         Json object = std::move(w.object);
-        Json& m = object["metadata"];
-        m["name"] = p.meta.name;
-        m["uid"] = plan.uid;
-        m["creationTimestamp"] = MetadataTimestamp(clock_.Now());
-        m["generation"] = 1;
-        m.erase("deletionTimestamp");
-        m.erase("deletionGracePeriodSeconds");
-        KUOTA_ASSIGN_OR_RETURN(plan.text, DumpPlanned(object));
+        KUOTA_ASSIGN_OR_RETURN(plan.text,
+                               StampCreated(object, p.meta.name, plan.uid, clock_.Now()));
         plan.outcome = std::move(object);
         plan.write = true;
         plan.type = EventType::kAdded;
@@ -411,14 +419,7 @@ Result<Json> SqliteObjectStore::ApplyCreate(WriteTxn& txn, Pending& p) {
   }
   const std::string uid = NewUid(txn.rng());
   Json object = std::move(p.write->object);
-  Json& m = object["metadata"];
-  m["name"] = name;
-  m["uid"] = uid;
-  m["creationTimestamp"] = MetadataTimestamp(txn.Now());
-  m["generation"] = 1;
-  m.erase("deletionTimestamp");
-  m.erase("deletionGracePeriodSeconds");
-  KUOTA_ASSIGN_OR_RETURN(std::string text, DumpPlanned(object));
+  KUOTA_ASSIGN_OR_RETURN(std::string text, StampCreated(object, name, uid, txn.Now()));
   ObjectMetaFields key = p.meta;
   key.name = name;
   KUOTA_RETURN_IF_ERROR(

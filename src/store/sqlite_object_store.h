@@ -1,7 +1,10 @@
 // SqliteObjectStore: the ObjectStore behind ObjectStore::Open. Writes go
 // through GroupCommit (concurrent writers share one transaction and one
-// fsync); reads and the batch leader share the single SQLite connection
-// behind StoreDatabase's mutex; committed events fan out through WatchHub.
+// fsync); each caller plans its write against the last commit, so the batch
+// leader mostly checks versions and writes rows. The leader and watch
+// catch-up use StoreDatabase's write connection behind its mutex; GET and
+// LIST read on its read-only connection; committed events fan out through
+// WatchHub.
 // Thread-safe: every method may be called from any thread.
 #pragma once
 
@@ -77,7 +80,7 @@ class SqliteObjectStore final : public ObjectStore {
   // sets the resourceVersion and writes `text`.
   struct WritePlan {
     int64_t based_on_rv = 0;  // the stored row's version (update)
-    std::string uid;          // the stored row's uid (update) or the new one (create)
+    std::string uid;          // the new object's uid (create)
     // An error or the stored object unchanged (write == false), or the
     // object to write, its resourceVersion the placeholder `text` holds.
     Result<Json> outcome = Status::Internal("write was not planned");

@@ -181,11 +181,11 @@ TEST_F(WatchPagesUnderWritesTest, HistoryIsWholeAndEndsInTheStoresState) {
     SCOPED_TRACE("watch " + std::to_string(i));
     ClientView view;
     // A watch connects on a thread of its own, so it may start after zz-end
-    // was written and get it among its initial events, before the events
-    // older than its later pages. A watch with bookmarks is read to the
-    // bookmark that says it holds its pages' state; a plain watch has no
-    // such marker, so it is read until it holds the store's state (a lost
-    // event stalls it).
+    // was written and list it in its last page while events for keys on its
+    // earlier pages (newer than those pages) are still to come. A watch with
+    // bookmarks is read to the bookmark that says it holds its pages' state;
+    // a plain watch has no such marker, so it is read until it holds the
+    // store's state (a lost event stalls it).
     const bool wants_bookmark = i % 2 == 1;
     auto caught_up = [&] {
       return wants_bookmark ? view.objects.count("zz-end") && view.bookmark >= 0

@@ -149,7 +149,7 @@ Status Controller::InitialSync() {
   processed_rv_ = rv;
   started_ = true;
   for (const engine::WorkloadInfo* wl : engine_.Workloads()) SyncWorkloadStatus(wl->key);
-  Schedule();
+  schedule_more_ = Schedule();
   FlushStatuses();
   queues_dirty_ = true;
   WriteQueueStatus(true);
@@ -184,7 +184,7 @@ void Controller::RunOnce() {
     busy_ = true;
     store::EventPtr ev;
     bool any = false;
-    auto wait = options_.idle_tick;
+    auto wait = schedule_more_ ? std::chrono::milliseconds(0) : options_.idle_tick;
     while (!stop_ && watcher_->Next(&ev, wait)) {
       HandleEvent(*ev);
       processed_rv_ = std::max<int64_t>(processed_rv_, ev->resource_version);
@@ -212,11 +212,11 @@ void Controller::RunOnce() {
     }
     (void)any;
     CheckPodsReady();
-    Schedule();
+    schedule_more_ = Schedule();
     FlushStatuses();
     WriteQueueStatus(false);
     AnswerQueries();
-    busy_ = store_.CurrentResourceVersion() > processed_rv_;
+    busy_ = schedule_more_ || store_.CurrentResourceVersion() > processed_rv_;
     if (!busy_) {
       // Let own writes' echoes count as processed.
       processed_rv_ = std::max<int64_t>(processed_rv_, store_.CurrentResourceVersion());
@@ -525,10 +525,16 @@ std::vector<jobs::PodSetPlacement> Controller::PlacementOf(const engine::Workloa
   return placement;
 }
 
-void Controller::Schedule() {
+bool Controller::Schedule() {
   std::set<std::string> touched;
+  const auto round_end = std::chrono::steady_clock::now() + options_.schedule_round;
+  bool more = false;
   for (int i = 0; i < 10000 && !stop_; ++i) {
     const auto cycle_start = std::chrono::steady_clock::now();
+    if (i > 0 && cycle_start >= round_end) {
+      more = true;
+      break;
+    }
     engine::CycleResult r = engine_.RunCycle();
     if (metrics_ && r.heads > 0) {
       metrics_->AdmissionAttempt(
@@ -563,6 +569,7 @@ void Controller::Schedule() {
   }
   for (const auto& key : touched) SyncWorkloadStatus(key);
   FlushStatuses();
+  return more;
 }
 
 void Controller::SyncWorkloadStatus(const std::string& key) {

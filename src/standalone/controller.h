@@ -45,6 +45,12 @@ struct ControllerOptions {
   api::Configuration config;  // Kueue manager configuration (fair sharing, ...)
   // How long the loop waits for events before running cycles anyway (backoffs).
   std::chrono::milliseconds idle_tick{200};
+  // A scheduling round runs cycles for at most about this long, then the loop
+  // reads the events that came meanwhile (finishes free quota, creations join
+  // the queues) before the next round, as Kueue's scheduler runs beside its
+  // event handlers. Without it a backlog of preemptions kept the loop in one
+  // round for seconds while finished workloads still held their quota.
+  std::chrono::milliseconds schedule_round{100};
   // ClusterQueue / LocalQueue status is written at most this often, and
   // paced to at most `queue_status_writes_per_second`: after a pass that wrote
   // K statuses the next waits K / rate when that is longer (1,000 queues
@@ -119,7 +125,9 @@ class Controller : public server::PendingWorkloadsSource {
   // What admission decided for each pod set of `wl`: flavors' node labels
   // and tolerations.
   std::vector<jobs::PodSetPlacement> PlacementOf(const engine::WorkloadInfo& wl);
-  void Schedule();
+  // Runs scheduling cycles until one changes nothing or the round's time is
+  // up; true when it stopped with cycles still to run.
+  bool Schedule();
   // Queues the workload's status write when the engine's status differs from
   // the one stored (recording its Events); written by FlushStatuses. A
   // workload already queued is flushed first, so every transition is
@@ -166,7 +174,8 @@ class Controller : public server::PendingWorkloadsSource {
   std::map<std::string, Json> last_status_;    // workload key -> status as stored (or queued)
   std::vector<StatusWrite> status_batch_;      // queued status writes, in decision order
   std::set<std::string> status_batch_keys_;    // their workload keys
-  bool queues_dirty_ = true;  // something changed since queue statuses were last built
+  bool queues_dirty_ = true;    // something changed since queue statuses were last built
+  bool schedule_more_ = false;  // the last round ran out of time with cycles to run
   std::map<std::string, int64_t> applied_generation_;  // "resource/ns/name" -> generation
   std::map<std::string, std::string> job_workload_;    // job uid -> workload key
   std::map<std::string, Json> queue_status_;           // "resource/name" -> status written

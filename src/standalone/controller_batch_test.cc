@@ -230,6 +230,28 @@ TEST_F(ControllerBatchTest, ABurstsStatusesAreOneBatchAndPreemptionsFollowAdmiss
   EXPECT_EQ(admitted_after, 10);
 }
 
+// A scheduling round ends when its time is up, and the loop reads events
+// before the next: with no time per round each round runs one cycle, so the
+// ten admissions (one head per cycle) are written in rounds of their own,
+// and the rounds go on until all ten are in.
+TEST_F(ControllerBatchTest, ARoundStopsWhenItsTimeIsUp) {
+  ControllerOptions options;
+  options.schedule_round = std::chrono::milliseconds(0);
+  controller_ = std::make_unique<Controller>(*counting_, clock_, options);
+  ASSERT_TRUE(controller_->Start().ok());
+  int admitted = 0;
+  for (int attempt = 0; attempt < 400 && admitted < 10; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    admitted = 0;
+    for (const auto& [name, reserved] : Reserved()) admitted += reserved;
+  }
+  EXPECT_EQ(admitted, 10);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the pending heads' statuses
+  std::vector<int> batches = counting_->workload_batches();
+  ASSERT_GE(batches.size(), 10u);
+  for (int n : batches) EXPECT_EQ(n, 1);  // one admission per round
+}
+
 // Queue statuses are paced: after a pass that wrote K of them the next waits
 // K / queue_status_writes_per_second (when longer than status_interval).
 TEST_F(ControllerBatchTest, QueueStatusWritesArePaced) {

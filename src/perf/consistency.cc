@@ -42,6 +42,35 @@ struct Edge {
   bool operator<(const Edge& o) const { return t != o.t ? t < o.t : delta < o.delta; }
 };
 
+// The holds that ended soon after an over-quota instant `at` in sorted
+// `edges`: the likeliest cause (a release the scheduler counted before the
+// clock did), named with how each ended and when the runner saw it.
+std::string EndedJustAfter(const std::vector<Edge>& edges, size_t at, const Plan& plan,
+                           const RunRecord& record) {
+  constexpr int64_t kWindowUs = 1'000'000;
+  constexpr int kMax = 5;
+  std::string out;
+  int n = 0;
+  for (size_t j = at + 1; j < edges.size() && edges[j].t - edges[at].t <= kWindowUs; ++j) {
+    const Edge& x = edges[j];
+    if (x.delta >= 0) continue;
+    if (n++ == kMax) {
+      out += ", ...";
+      break;
+    }
+    const auto i = static_cast<size_t>(x.workload);
+    std::string how = "released";
+    for (const QuotaHold& h : record.workloads[i].holds) {
+      if (h.sched_end_us != x.t) continue;
+      how = std::string(h.finished ? "finished " : "evicted ") + AtMs(x.t) + ", seen " +
+            AtMs(h.released_us);
+      break;
+    }
+    out += (out.empty() ? "" : ", ") + plan.Key(plan.workloads[i]) + " (" + how + ")";
+  }
+  return out.empty() ? out : "; holds that ended within 1 s after it: " + out;
+}
+
 }  // namespace
 
 ConsistencyReport CheckConsistency(const Plan& plan, const RunRecord& record, size_t max_listed) {
@@ -137,12 +166,14 @@ ConsistencyReport CheckConsistency(const Plan& plan, const RunRecord& record, si
     const int64_t limit = pq.nominal_milli + *pq.borrowing_limit_milli;
     std::sort(queue_edges[q].begin(), queue_edges[q].end());
     int64_t cur = 0;
-    for (const Edge& e : queue_edges[q]) {
+    for (size_t k = 0; k < queue_edges[q].size(); ++k) {
+      const Edge& e = queue_edges[q][k];
       cur += e.delta;
       if (cur > limit) {
         fail.Add("ClusterQueue " + pq.name + " held " + Cpu(cur) + " cpu " + AtMs(e.t) +
                  ", above nominal + borrowingLimit = " + Cpu(limit) + " (admitting " +
-                 plan.Key(plan.workloads[e.workload]) + ")");
+                 plan.Key(plan.workloads[e.workload]) + ")" +
+                 EndedJustAfter(queue_edges[q], k, plan, record));
         break;
       }
     }
@@ -151,13 +182,15 @@ ConsistencyReport CheckConsistency(const Plan& plan, const RunRecord& record, si
     std::sort(cohort_edges[c].begin(), cohort_edges[c].end());
     int64_t cur = 0;
     int64_t over = 0;
-    for (const Edge& e : cohort_edges[c]) {
+    for (size_t k = 0; k < cohort_edges[c].size(); ++k) {
+      const Edge& e = cohort_edges[c][k];
       cur += e.delta;
       if (cur > cohort_quota[c]) {
         if (over++ == 0) {
           fail.Add("cohort " + plan.cohorts[c] + " held " + Cpu(cur) + " cpu " + AtMs(e.t) +
                    ", above its quota of " + Cpu(cohort_quota[c]) + " (admitting " +
-                   plan.Key(plan.workloads[e.workload]) + ")");
+                   plan.Key(plan.workloads[e.workload]) + ")" +
+                   EndedJustAfter(cohort_edges[c], k, plan, record));
         }
       }
     }

@@ -91,6 +91,24 @@ TEST(ConsistencyTest, FindsCohortOvercommit) {
       << c.failures[0];
 }
 
+TEST(ConsistencyTest, NamesTheHoldsThatEndedJustAfterAnOvercommit) {
+  // w1 is admitted at 50 ms while w0 still holds its quota until 100 ms (it
+  // finishes then): the failure names w0 as a hold that ended just after.
+  const Plan p = TwoQueues();
+  RunRecord r = Consistent();
+  r.workloads[1] = Simple(0, 0, 50);
+  r.workloads[1].holds[0].released_us = 400'000;  // the runner's view, later
+  ConsistencyReport c = CheckConsistency(p, r);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.failures[0].find("; holds that ended within 1 s after it: "), std::string::npos)
+      << c.failures[0];
+  EXPECT_NE(c.failures[0].find("cq-0-0-co-0/w-0-0-0 (finished at 0.100 s, seen at 0.100 s)"),
+            std::string::npos)
+      << c.failures[0];
+  EXPECT_NE(c.failures[0].find("(finished at 0.150 s, seen at 0.400 s)"), std::string::npos)
+      << c.failures[0];
+}
+
 TEST(ConsistencyTest, FindsQueueAboveBorrowingLimit) {
   Plan p = TwoQueues();
   p.queues[0].borrowing_limit_milli = 0;  // queue 0 may hold 2 cpu only

@@ -108,22 +108,6 @@ void Controller::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-bool Controller::WaitIdle(std::chrono::milliseconds timeout) {
-  const int64_t target = store_.CurrentResourceVersion();
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    // Events recorded so far are written too.
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (!busy_ && processed_rv_ >= target && events_.WaitIdle(left) &&
-        processed_rv_ >= store_.CurrentResourceVersion()) {
-      return true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return false;
-}
-
 Status Controller::InitialSync() {
   const int64_t rv = store_.CurrentResourceVersion();
   // While the list is applied, write nothing back per object (a resync after
@@ -181,14 +165,11 @@ void Controller::Run() {
 
 void Controller::RunOnce() {
   {
-    busy_ = true;
     store::EventPtr ev;
-    bool any = false;
     auto wait = schedule_more_ ? std::chrono::milliseconds(0) : options_.idle_tick;
     while (!stop_ && watcher_->Next(&ev, wait)) {
       HandleEvent(*ev);
       processed_rv_ = std::max<int64_t>(processed_rv_, ev->resource_version);
-      any = true;
       wait = std::chrono::milliseconds(0);
     }
     if (stop_) return;
@@ -201,7 +182,7 @@ void Controller::RunOnce() {
           store_.Watch(store::kAllButEvents, "", processed_rv_);
       if (resumed.ok()) {
         std::fprintf(stderr, "kuotad: watch fell behind; resumed after resourceVersion %lld\n",
-                     static_cast<long long>(processed_rv_.load()));
+                     static_cast<long long>(processed_rv_));
         watcher_ = std::move(resumed).value();
         return;
       }
@@ -210,17 +191,11 @@ void Controller::RunOnce() {
       if (!InitialSync().ok()) std::this_thread::sleep_for(std::chrono::seconds(1));
       return;
     }
-    (void)any;
     CheckPodsReady();
     schedule_more_ = Schedule();
     FlushStatuses();
     WriteQueueStatus(false);
     AnswerQueries();
-    busy_ = schedule_more_ || store_.CurrentResourceVersion() > processed_rv_;
-    if (!busy_) {
-      // Let own writes' echoes count as processed.
-      processed_rv_ = std::max<int64_t>(processed_rv_, store_.CurrentResourceVersion());
-    }
   }
 }
 

@@ -9,7 +9,7 @@
 // Workload statuses are written in batches, one store transaction each (in
 // decision order, each over the resourceVersion it read); Events go through
 // an EventRecorder, off the controller's thread and coalesced.
-// Owns one engine and one thread; Start/Stop/WaitIdle are thread-safe.
+// Owns one engine and one thread; Start and Stop are thread-safe.
 #pragma once
 
 #include <array>
@@ -85,9 +85,6 @@ class Controller : public server::PendingWorkloadsSource {
   Status Start();
   // Ends the loop and joins its thread. Idempotent.
   void Stop();
-  // Waits until every change stored before the call has been processed and
-  // scheduling has nothing left to do. False on timeout.
-  bool WaitIdle(std::chrono::milliseconds timeout);
 
   // Kueue's visibility API: pending workloads in queue order, answered by the
   // loop thread (within one idle tick). Thread-safe.
@@ -164,10 +161,9 @@ class Controller : public server::PendingWorkloadsSource {
   std::unique_ptr<store::Watcher> watcher_;
   std::thread thread_;
   std::atomic<bool> stop_{false};
-  std::atomic<int64_t> processed_rv_{0};  // last store version fully handled
-  std::atomic<bool> busy_{true};
 
   // Controller-thread state.
+  int64_t processed_rv_ = 0;                   // last store version fully handled
   ObjectErrors errors_;                        // stored objects the controller could not use
   PodGroupController pod_groups_;              // managed plain pods, by workload
   std::map<std::string, int64_t> own_writes_;  // "resource/ns/name" -> rv we wrote

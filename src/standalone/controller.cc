@@ -88,7 +88,10 @@ Controller::Controller(store::ObjectStore& store, const Clock& clock, Controller
       errors_(store, clock, "kuota-controller"),
       pod_groups_(store),
       events_(store, clock) {
-  if (options_.metrics != nullptr) metrics_.emplace(*options_.metrics);
+  if (options_.metrics != nullptr) {
+    metrics_.emplace(*options_.metrics);
+    loop_metrics_.emplace(*options_.metrics);
+  }
 }
 
 Controller::~Controller() { Stop(); }
@@ -165,12 +168,21 @@ void Controller::Run() {
 
 void Controller::RunOnce() {
   {
+    using SteadyClock = std::chrono::steady_clock;
     store::EventPtr ev;
     auto wait = schedule_more_ ? std::chrono::milliseconds(0) : options_.idle_tick;
+    const SteadyClock::time_point start = SteadyClock::now();
+    std::optional<SteadyClock::time_point> first_event;
     while (!stop_ && watcher_->Next(&ev, wait)) {
+      if (!first_event) first_event = SteadyClock::now();
       HandleEvent(*ev);
       processed_rv_ = std::max<int64_t>(processed_rv_, ev->resource_version);
       wait = std::chrono::milliseconds(0);
+    }
+    SteadyClock::time_point t = SteadyClock::now();
+    if (loop_metrics_) {
+      loop_metrics_->Spent(LoopMetrics::Step::kWait, first_event.value_or(t) - start);
+      if (first_event) loop_metrics_->Spent(LoopMetrics::Step::kEvents, t - *first_event);
     }
     if (stop_) return;
     if (!watcher_->Alive()) {
@@ -191,11 +203,21 @@ void Controller::RunOnce() {
       if (!InitialSync().ok()) std::this_thread::sleep_for(std::chrono::seconds(1));
       return;
     }
+    // Each step's time goes to the loop's metrics, measured from the last.
+    auto step = [&](LoopMetrics::Step s) {
+      const SteadyClock::time_point now = SteadyClock::now();
+      if (loop_metrics_) loop_metrics_->Spent(s, now - t);
+      t = now;
+    };
     CheckPodsReady();
     schedule_more_ = Schedule();
     FlushStatuses();
+    step(LoopMetrics::Step::kSchedule);
     WriteQueueStatus(false);
+    step(LoopMetrics::Step::kQueueStatus);
     AnswerQueries();
+    step(LoopMetrics::Step::kQueries);
+    if (loop_metrics_) loop_metrics_->Round();
   }
 }
 
@@ -646,7 +668,9 @@ void Controller::FlushStatuses() {
       bw.update.status_only = true;
       writes.push_back(std::move(bw));
     }
+    const auto flush_start = std::chrono::steady_clock::now();
     std::vector<Result<Json>> results = store_.WriteBatch(std::move(writes));
+    if (loop_metrics_) loop_metrics_->StatusFlush(std::chrono::steady_clock::now() - flush_start);
     for (size_t i = 0; i < batch.size(); ++i) {
       StatusWritten(batch[i], i < results.size() ? std::move(results[i])
                                                  : Result<Json>(Status::Internal("not written")));

@@ -34,6 +34,7 @@
 #include "standalone/event_recorder.h"
 #include "standalone/job_management.h"
 #include "standalone/kueue_metrics.h"
+#include "standalone/loop_metrics.h"
 #include "standalone/object_errors.h"
 #include "standalone/pod_group_controller.h"
 #include "standalone/pod_resources.h"
@@ -156,7 +157,8 @@ class Controller : public server::PendingWorkloadsSource {
   const Clock& clock_;
   ControllerOptions options_;
   engine::Engine engine_;  // used only on the controller thread (and in Start before it)
-  std::optional<KueueMetrics> metrics_;  // with options_.metrics; controller thread
+  std::optional<KueueMetrics> metrics_;      // with options_.metrics; controller thread
+  std::optional<LoopMetrics> loop_metrics_;  // likewise
   std::chrono::steady_clock::time_point last_metrics_publish_{};
   std::unique_ptr<store::Watcher> watcher_;
   std::thread thread_;

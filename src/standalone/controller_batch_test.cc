@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "metrics/registry.h"
 #include "standalone/controller.h"
 #include "store/sqlite_object_store.h"
 #include "testing/temp_dir.h"
@@ -250,6 +251,37 @@ TEST_F(ControllerBatchTest, ARoundStopsWhenItsTimeIsUp) {
   std::vector<int> batches = counting_->workload_batches();
   ASSERT_GE(batches.size(), 10u);
   for (int n : batches) EXPECT_EQ(n, 1);  // one admission per round
+}
+
+// The loop's time per step is exported: rounds, the steps of each, and the
+// time spent waiting for status batches to commit.
+TEST_F(ControllerBatchTest, TheLoopsTimeIsInItsMetrics) {
+  metrics::Registry registry;
+  ControllerOptions options;
+  options.metrics = &registry;
+  controller_ = std::make_unique<Controller>(*counting_, clock_, options);
+  ASSERT_TRUE(controller_->Start().ok());
+  int admitted = 0;
+  for (int attempt = 0; attempt < 400 && admitted < 10; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    admitted = 0;
+    for (const auto& [name, reserved] : Reserved()) admitted += reserved;
+  }
+  EXPECT_EQ(admitted, 10);
+  // One more round after the admissions' echoes: the loop waits idle_tick.
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  controller_->Stop();
+  EXPECT_GE(registry.CounterValue("kuota_controller_rounds_total", {}), 2);
+  EXPECT_GT(registry.CounterValue("kuota_controller_loop_seconds_total", {"wait"}), 0.1);
+  EXPECT_GT(registry.CounterValue("kuota_controller_loop_seconds_total", {"events"}), 0);
+  EXPECT_GT(registry.CounterValue("kuota_controller_loop_seconds_total", {"schedule"}), 0);
+  EXPECT_GT(registry.CounterValue("kuota_controller_status_flush_seconds_total", {}), 0);
+  // A status flush happens inside a step: never more than the steps' total.
+  double steps = 0;
+  for (const char* s : {"wait", "events", "schedule", "queue_status", "queries"}) {
+    steps += registry.CounterValue("kuota_controller_loop_seconds_total", {s});
+  }
+  EXPECT_LE(registry.CounterValue("kuota_controller_status_flush_seconds_total", {}), steps);
 }
 
 // Queue statuses are paced: after a pass that wrote K of them the next waits

@@ -208,6 +208,9 @@ want = {
  "kuota_gpu_allocation": "Hostname,UUID,cluster_queue,flavor,gpu,local_queue,namespace,pod",
  "kuota_gpus": "Hostname",
  "kuota_build_info": "version",
+ "kuota_controller_rounds_total": "",
+ "kuota_controller_loop_seconds_total": "step",
+ "kuota_controller_status_flush_seconds_total": "",
 }
 got = {}
 for s in json.loads(sys.argv[1])["data"]:

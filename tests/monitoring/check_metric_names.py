@@ -65,6 +65,9 @@ METRICS = {
                              "cluster_queue", "flavor"},
     "kuota_gpus": {"Hostname"},
     "kuota_build_info": {"version"},
+    "kuota_controller_rounds_total": set(),
+    "kuota_controller_loop_seconds_total": {"step"},
+    "kuota_controller_status_flush_seconds_total": set(),
     "kuota_leader": set(),
     "kuota_engine_synced": set(),
     "up": set(),  # made by Prometheus for every target

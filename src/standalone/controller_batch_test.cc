@@ -167,6 +167,17 @@ class ControllerBatchTest : public ::testing::Test {
     return out;
   }
 
+  // Polls (up to 20 s) until `want` workloads hold quota; how many do.
+  int WaitForReserved(int want) {
+    int n = 0;
+    for (int attempt = 0; attempt < 400 && n < want; ++attempt) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      n = 0;
+      for (const auto& [name, reserved] : Reserved()) n += reserved;
+    }
+    return n;
+  }
+
   RealClock clock_;
   kuota::testing::TempDir dir_{"kuota-ctl"};
   std::unique_ptr<store::SqliteObjectStore> sqlite_;
@@ -177,13 +188,7 @@ class ControllerBatchTest : public ::testing::Test {
 TEST_F(ControllerBatchTest, ABurstsStatusesAreOneBatchAndPreemptionsFollowAdmissions) {
   controller_ = std::make_unique<Controller>(*counting_, clock_, ControllerOptions{});
   ASSERT_TRUE(controller_->Start().ok());
-  int admitted = 0;
-  for (int attempt = 0; attempt < 400 && admitted < 10; ++attempt) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    admitted = 0;
-    for (const auto& [name, reserved] : Reserved()) admitted += reserved;
-  }
-  EXPECT_EQ(admitted, 10);
+  EXPECT_EQ(WaitForReserved(10), 10);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // Events written
   // The ten admissions, decided one per cycle (one head per ClusterQueue),
   // are written as one batch at the end of the burst, not one write each.
@@ -240,13 +245,7 @@ TEST_F(ControllerBatchTest, ARoundStopsWhenItsTimeIsUp) {
   options.schedule_round = std::chrono::milliseconds(0);
   controller_ = std::make_unique<Controller>(*counting_, clock_, options);
   ASSERT_TRUE(controller_->Start().ok());
-  int admitted = 0;
-  for (int attempt = 0; attempt < 400 && admitted < 10; ++attempt) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    admitted = 0;
-    for (const auto& [name, reserved] : Reserved()) admitted += reserved;
-  }
-  EXPECT_EQ(admitted, 10);
+  EXPECT_EQ(WaitForReserved(10), 10);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the pending heads' statuses
   std::vector<int> batches = counting_->workload_batches();
   ASSERT_GE(batches.size(), 10u);
@@ -261,13 +260,7 @@ TEST_F(ControllerBatchTest, TheLoopsTimeIsInItsMetrics) {
   options.metrics = &registry;
   controller_ = std::make_unique<Controller>(*counting_, clock_, options);
   ASSERT_TRUE(controller_->Start().ok());
-  int admitted = 0;
-  for (int attempt = 0; attempt < 400 && admitted < 10; ++attempt) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    admitted = 0;
-    for (const auto& [name, reserved] : Reserved()) admitted += reserved;
-  }
-  EXPECT_EQ(admitted, 10);
+  EXPECT_EQ(WaitForReserved(10), 10);
   // One more round after the admissions' echoes: the loop waits idle_tick.
   std::this_thread::sleep_for(std::chrono::milliseconds(600));
   controller_->Stop();

@@ -223,6 +223,12 @@ void Controller::RunOnce() {
 
 void Controller::NoteOwnWrite(const std::string& resource, const Json& stored) {
   own_writes_[resource + "/" + ObjectKey(stored)] = ResourceVersionOf(stored);
+  // Our write's answer is the object as stored: a spec change someone made
+  // just before our (status) write is in it, and that change's own event,
+  // older than our write, will be taken for an echo and skipped. Apply it
+  // from here (ApplyObject skips an unchanged generation).
+  const KindEntry* k = FindEngineKind(resource);
+  if (k != nullptr && k->has_generation) ApplyObjectSafely(resource, stored);
 }
 
 bool Controller::IsOwnEcho(const store::WatchEvent& ev) {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/cluster_queue.h"
@@ -36,8 +37,8 @@ class ClusterQueueNode final : public QuotaNode {
   const api::ClusterQueueSpec& spec() const { return spec_; }
   const std::vector<ResourceGroupInfo>& resource_groups() const { return groups_; }
   // Index of the group covering `resource`, or -1.
-  int GroupOf(const std::string& resource) const;
-  bool covers_pods() const { return GroupOf("pods") >= 0; }
+  int GroupOf(std::string_view resource) const;
+  bool covers_pods() const { return covers_pods_; }
 
   // Active means it may admit: not stopped, every flavor and check exists, and
   // its cohort is not on a cycle. `inactive_reason`/`message` say why not.
@@ -60,7 +61,8 @@ class ClusterQueueNode final : public QuotaNode {
   friend class Engine;
   api::ClusterQueueSpec spec_;
   std::vector<ResourceGroupInfo> groups_;
-  std::map<std::string, int> group_of_;
+  std::map<std::string, int, std::less<>> group_of_;
+  bool covers_pods_ = false;  // "pods" is in group_of_
   std::string inactive_reason_;
   std::string inactive_message_;
   PendingQueue pending_;

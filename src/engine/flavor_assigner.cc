@@ -236,7 +236,7 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode
       const std::string_view res = reqs[q].first;
       const int64_t value = reqs[q].second;
       if (assigned(res)) continue;
-      int gi = cq.GroupOf(std::string(res));
+      int gi = cq.GroupOf(res);
       if (gi < 0) {
         if (value == 0) continue;
         psa.reasons.push_back("resource " + std::string(res) + " unavailable in ClusterQueue");

@@ -31,7 +31,7 @@ void PendingQueue::Place(size_t i, const Entry& e) {
 void PendingQueue::SiftUp(size_t i) {
   const Entry e = heap_[i];
   while (i > 0) {
-    const size_t parent = (i - 1) / 2;
+    const size_t parent = (i - 1) / kArity;
     if (!(e < heap_[parent])) break;
     Place(i, heap_[parent]);
     i = parent;
@@ -43,9 +43,13 @@ void PendingQueue::SiftDown(size_t i) {
   const Entry e = heap_[i];
   const size_t n = heap_.size();
   while (true) {
-    size_t child = 2 * i + 1;
-    if (child >= n) break;
-    if (child + 1 < n && heap_[child + 1] < heap_[child]) ++child;
+    const size_t first = kArity * i + 1;
+    if (first >= n) break;
+    size_t child = first;
+    const size_t end = std::min(n, first + kArity);
+    for (size_t c = first + 1; c < end; ++c) {
+      if (heap_[c] < heap_[child]) child = c;
+    }
     if (!(heap_[child] < e)) break;
     Place(i, heap_[child]);
     i = child;
@@ -63,7 +67,7 @@ void PendingQueue::HeapErase(size_t i) {
   if (i != last) {
     Place(i, heap_[last]);
     heap_.pop_back();
-    if (i > 0 && heap_[i] < heap_[(i - 1) / 2]) {
+    if (i > 0 && heap_[i] < heap_[(i - 1) / kArity]) {
       SiftUp(i);
     } else {
       SiftDown(i);

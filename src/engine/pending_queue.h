@@ -65,8 +65,11 @@ class PendingQueue {
   };
   Entry EntryOf(const WorkloadInfo* wl) const;
   Entry SlotEntry(const WorkloadInfo* wl) const;
-  // The heap: a binary min-heap in a vector (no node per workload), each
-  // workload's position in WorkloadInfo::slot_index.
+  // The heap: a 4-ary min-heap in a vector (no node per workload), each
+  // workload's position in WorkloadInfo::slot_index. Four children per node
+  // halve the levels a pop moves, and each moved entry writes its
+  // workload's slot_index, a cache miss with many workloads queued.
+  static constexpr size_t kArity = 4;
   void HeapPush(const Entry& e);
   void HeapErase(size_t i);
   void SiftUp(size_t i);

@@ -6,7 +6,7 @@
 
 namespace kuota::engine {
 
-int ClusterQueueNode::GroupOf(const std::string& resource) const {
+int ClusterQueueNode::GroupOf(std::string_view resource) const {
   auto it = group_of_.find(resource);
   return it == group_of_.end() ? -1 : it->second;
 }
@@ -82,6 +82,7 @@ void QuotaTree::ResolveGroups(ClusterQueueNode& node,
     for (const auto& res : g.covered_resources) node.group_of_.emplace(res, idx);
     node.groups_.push_back(std::move(info));
   }
+  node.covers_pods_ = node.group_of_.count("pods") > 0;
 }
 
 void QuotaTree::ComputeSubtree(CohortNode* c) {

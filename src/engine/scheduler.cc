@@ -327,7 +327,15 @@ CycleResult Scheduler::RunCycle() {
   out.heads = static_cast<int>(entries.size());
   // No workload starts or stops holding quota while heads are nominated.
   preemptor_.holders().Freeze();
-  for (auto& e : entries) Nominate(e);
+  // Each head's pod sets are cold in the cache (100,000 workloads): fetch
+  // the next heads' while this one is nominated.
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i + 2 < entries.size()) __builtin_prefetch(entries[i + 2].wl->pod_sets.data());
+    if (i + 1 < entries.size() && !entries[i + 1].wl->pod_sets.empty()) {
+      __builtin_prefetch(entries[i + 1].wl->pod_sets.front().per_pod.data());
+    }
+    Nominate(entries[i]);
+  }
   preemptor_.holders().Thaw();
 
   if (s_.config.fair_sharing.enable) {

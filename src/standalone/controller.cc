@@ -1153,12 +1153,20 @@ bool Controller::FitsMachine(const nlohmann::json& workload) {
       {"metadata",
        {{"name", MetaString(workload, "name")}, {"namespace", MetaString(workload, "namespace")}}},
       {"status", status}};
+  // Over the version read: a spec change made just before this write (say,
+  // smaller requests) fails it with a conflict instead of being taken for an
+  // echo of it, and that newer version is decided again when its event comes.
+  if (const std::string rv = MetaString(workload, "resourceVersion"); !rv.empty()) {
+    patch["metadata"]["resourceVersion"] = rv;
+  }
   store::UpdateOptions uo;
   uo.status_only = true;
   auto stored = store_.Update(kWorkloads, patch, uo);
   if (stored.ok()) {
     NoteOwnWrite(kWorkloads, *stored);
     workload_rv_[key] = MetaString(*stored, "resourceVersion");
+  } else {
+    unfit_.erase(key);  // not written: the next version writes it again
   }
   RecordEvent(workload, "Warning", "Pending", message);
   return false;

@@ -60,14 +60,26 @@ Result<int64_t> SelectMeta(SqliteConnection& conn, std::string_view key) {
   return stmt.ColumnInt(0);
 }
 
+// `columns` of the objects row keyed (resource, namespace, name), stepped
+// onto that row if there is one (*found).
+Result<Statement> SelectByKey(SqliteConnection& conn, std::string_view columns,
+                              std::string_view resource, std::string_view ns, std::string_view name,
+                              bool* found) {
+  KUOTA_ASSIGN_OR_RETURN(
+      Statement stmt,
+      conn.Prepare("SELECT " + std::string(columns) +
+                   " FROM objects WHERE resource = ?1 AND namespace = ?2 AND name = ?3"));
+  stmt.Bind(1, resource).Bind(2, ns).Bind(3, name);
+  KUOTA_ASSIGN_OR_RETURN(*found, stmt.Step());
+  return stmt;
+}
+
 // Rows of `SELECT uid, rv, json FROM objects WHERE (resource, namespace, name)`.
 Result<std::optional<ObjectRow>> SelectObject(SqliteConnection& conn, std::string_view resource,
                                               std::string_view ns, std::string_view name) {
+  bool found = false;
   KUOTA_ASSIGN_OR_RETURN(Statement stmt,
-                         conn.Prepare("SELECT uid, rv, json FROM objects "
-                                      "WHERE resource = ?1 AND namespace = ?2 AND name = ?3"));
-  stmt.Bind(1, resource).Bind(2, ns).Bind(3, name);
-  KUOTA_ASSIGN_OR_RETURN(bool found, stmt.Step());
+                         SelectByKey(conn, "uid, rv, json", resource, ns, name, &found));
   if (!found) return std::optional<ObjectRow>();
   ObjectRow row;
   row.ns = std::string(ns);
@@ -111,8 +123,10 @@ Result<std::unique_ptr<StoreDatabase>> StoreDatabase::Open(const Options& option
       break;
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-      st = Status::Unavailable("the file is locked by another process (is another kuotad "
-                               "using it?)" + sqlite_says);
+      st = Status::Unavailable(
+          "the file is locked by another process (is another kuotad "
+          "using it?)" +
+          sqlite_says);
       break;
     default:
       break;
@@ -181,8 +195,8 @@ Status StoreDatabase::LoadOrCreateSchema(const std::string& path) {
                                 "); use a newer kuotad or another file"));
   }
   if (*version < 1) {
-    return fail(Status::Invalid("store schema version " + std::to_string(*version) +
-                                " is not valid"));
+    return fail(
+        Status::Invalid("store schema version " + std::to_string(*version) + " is not valid"));
   }
   Result<int64_t> rv = ReadMeta(kResourceVersionKey);
   if (!rv.ok()) return fail(rv.status());
@@ -267,11 +281,9 @@ Result<std::optional<ObjectRow>> StoreDatabase::GetObject(std::string_view resou
 Result<std::optional<RowVersion>> StoreDatabase::GetRowVersion(std::string_view resource,
                                                                std::string_view ns,
                                                                std::string_view name) {
+  bool found = false;
   KUOTA_ASSIGN_OR_RETURN(Statement stmt,
-                         conn_->Prepare("SELECT uid, rv FROM objects "
-                                        "WHERE resource = ?1 AND namespace = ?2 AND name = ?3"));
-  stmt.Bind(1, resource).Bind(2, ns).Bind(3, name);
-  KUOTA_ASSIGN_OR_RETURN(bool found, stmt.Step());
+                         SelectByKey(*conn_, "uid, rv", resource, ns, name, &found));
   if (!found) return std::optional<RowVersion>();
   RowVersion v;
   v.uid = stmt.ColumnText(0);
@@ -471,8 +483,8 @@ Result<StoreDatabase::EventPage> StoreDatabase::ReadEvents(std::string_view reso
     row.json = stmt.ColumnText(5);
     page.rows.push_back(std::move(row));
   }
-  page.read_through = static_cast<int64_t>(page.rows.size()) < limit ? up_to_rv
-                                                                      : page.rows.back().rv;
+  page.read_through =
+      static_cast<int64_t>(page.rows.size()) < limit ? up_to_rv : page.rows.back().rv;
   return page;
 }
 

@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/api_client.h"
+#include "testing/temp_dir.h"
 
 extern char** environ;
 
@@ -50,25 +51,10 @@ inline bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-// A fresh directory, removed at destruction.
-class TempDir {
+// A fresh kuota-cli-XXXXXX directory, removed at destruction.
+class TempDir : public kuota::testing::TempDir {
  public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "kuota-cli-XXXXXX").string();
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    if (mkdtemp(buf.data()) != nullptr) path_ = buf.data();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TempDir() : kuota::testing::TempDir("kuota-cli") {}
 };
 
 struct ProcessResult {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -17,6 +18,7 @@
 
 #include "runtime/process_state.h"
 #include "runtime/spawn.h"
+#include "testing/temp_dir.h"
 
 namespace kuota::runtime::testing {
 
@@ -46,19 +48,15 @@ inline bool WaitFor(const std::function<bool()>& cond,
 class RuntimeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "kuota-runtime-XXXXXX").string();
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    ASSERT_NE(mkdtemp(buf.data()), nullptr);
-    dir_ = buf.data();
+    tmp_.emplace("kuota-runtime");
+    ASSERT_TRUE(tmp_->ok());
+    dir_ = tmp_->path();
   }
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
+  void TearDown() override { tmp_.reset(); }
   std::string Path(const std::string& name) const { return dir_ + "/" + name; }
 
-  std::string dir_;
+  std::optional<kuota::testing::TempDir> tmp_;
+  std::string dir_;  // tmp_'s path
 };
 
 // Reads `fd` to its end (a child's report through a pipe), then closes it.

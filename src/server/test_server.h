@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,6 +25,7 @@
 
 #include "server/api_server.h"
 #include "store/object_store.h"
+#include "testing/temp_dir.h"
 
 namespace kuota::server::testing {
 
@@ -163,11 +165,9 @@ class ServerTest : public ::testing::Test {
   virtual void Configure(store::StoreOptions& /*store*/, ServerOptions& /*server*/) {}
 
   void SetUp() override {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "kuota-server-XXXXXX").string();
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    ASSERT_NE(mkdtemp(buf.data()), nullptr);
-    dir_ = buf.data();
+    tmp_.emplace("kuota-server");
+    ASSERT_TRUE(tmp_->ok());
+    dir_ = tmp_->path();
     store::StoreOptions store_options;
     store_options.path = dir_ + "/kuota.db";
     store_options.sync = false;
@@ -188,8 +188,7 @@ class ServerTest : public ::testing::Test {
     if (server_) server_->Stop();
     server_.reset();
     store_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
+    tmp_.reset();  // removes dir_
   }
 
   int port() const { return server_->port(); }
@@ -214,7 +213,8 @@ class ServerTest : public ::testing::Test {
     return ToReply(client_->Delete(path.c_str(), body, "application/json"));
   }
 
-  std::string dir_;
+  std::optional<kuota::testing::TempDir> tmp_;
+  std::string dir_;  // tmp_'s path
   std::unique_ptr<store::ObjectStore> store_;
   std::unique_ptr<ApiServer> server_;
   std::unique_ptr<httplib::Client> client_;

@@ -36,9 +36,20 @@ cleanup() {
 trap cleanup EXIT
 "$KUOTAD" --data-dir "$TMP" --port 0 --no-sync >"$TMP/kuotad.log" 2>&1 &
 PID=$!
-for _ in $(seq 1 100); do [[ -s "$TMP/kubeconfig" ]] && break; sleep 0.1; done
 k() { kubectl --kubeconfig "$TMP/kubeconfig" "$@"; }
-until k get --raw /healthz >/dev/null 2>&1; do sleep 0.1; done
+# Up to 20 s for the kubeconfig and /healthz; a kuotad that exits or never
+# answers ends the demo with its log, not a wait forever.
+started=
+for _ in $(seq 1 200); do
+  if [[ -s "$TMP/kubeconfig" ]] && k get --raw /healthz >/dev/null 2>&1; then started=1; break; fi
+  kill -0 "$PID" 2>/dev/null || break
+  sleep 0.1
+done
+if [[ -z "$started" ]]; then
+  echo "demo: kuotad ($KUOTAD) did not start; its log:" >&2
+  tail -30 "$TMP/kuotad.log" >&2
+  exit 1
+fi
 sed -n 's/^kuotad: /  /p' "$TMP/kuotad.log" | head -3
 
 T0=$(date +%s.%N)

@@ -456,7 +456,21 @@ Status StoreDatabase::SetResourceVersion(int64_t rv, int64_t keep_events) {
 Result<StoreDatabase::EventPage> StoreDatabase::ReadEvents(std::string_view resource,
                                                            std::string_view ns, int64_t after_rv,
                                                            int64_t up_to_rv, int64_t limit) {
-  if (after_rv < compacted_rv_) return TooOldResourceVersion(after_rv, compacted_rv_);
+  MutexLock lock(&read_mu_);
+  KUOTA_RETURN_IF_ERROR(read_conn_->Exec("BEGIN"));
+  Result<EventPage> page = SelectEvents(*read_conn_, resource, ns, after_rv, up_to_rv, limit);
+  Status ended = read_conn_->Exec(page.ok() ? "COMMIT" : "ROLLBACK");
+  if (!page.ok()) return page.status();
+  KUOTA_RETURN_IF_ERROR(ended);
+  return page;
+}
+
+Result<StoreDatabase::EventPage> StoreDatabase::SelectEvents(SqliteConnection& conn,
+                                                             std::string_view resource,
+                                                             std::string_view ns, int64_t after_rv,
+                                                             int64_t up_to_rv, int64_t limit) {
+  KUOTA_ASSIGN_OR_RETURN(int64_t compacted, SelectMeta(conn, kCompactedKey));
+  if (after_rv < compacted) return TooOldResourceVersion(after_rv, compacted);
   std::string sql =
       "SELECT rv, resource, namespace, name, type, json FROM events "
       "WHERE rv > ?1 AND rv <= ?2";
@@ -465,7 +479,7 @@ Result<StoreDatabase::EventPage> StoreDatabase::ReadEvents(std::string_view reso
   if (!resource.empty()) sql += filter.exclude ? " AND resource != ?3" : " AND resource = ?3";
   if (!ns.empty()) sql += " AND namespace = ?4";
   sql += " ORDER BY rv LIMIT ?5";
-  KUOTA_ASSIGN_OR_RETURN(Statement stmt, conn_->Prepare(sql));
+  KUOTA_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(sql));
   stmt.Bind(1, after_rv).Bind(2, up_to_rv);
   if (!resource.empty()) stmt.Bind(3, resource);
   if (!ns.empty()) stmt.Bind(4, ns);

@@ -131,11 +131,18 @@ class StoreDatabase {
   // Events with after_rv < rv <= up_to_rv, oldest first, of the resources
   // the filter `resource` selects ("" all, "!R" all but R, else R;
   // ResourceSelected) in `ns` (all when empty); at most `limit` rows. Gone when
-  // after_rv is older than the kept log.
+  // after_rv is older than the kept log. On the read connection, in one read
+  // transaction with the compaction floor it checks (a compaction deletes
+  // events and moves the floor in one commit), so a watcher catching up does
+  // not hold the writer's mutex; up_to_rv must be committed.
   Result<EventPage> ReadEvents(std::string_view resource, std::string_view ns, int64_t after_rv,
-                               int64_t up_to_rv, int64_t limit) REQUIRES(mu_);
+                               int64_t up_to_rv, int64_t limit) EXCLUDES(read_mu_);
 
  private:
+  // ReadEvents' query on `conn`, inside the caller's read transaction.
+  static Result<EventPage> SelectEvents(SqliteConnection& conn, std::string_view resource,
+                                        std::string_view ns, int64_t after_rv, int64_t up_to_rv,
+                                        int64_t limit);
   StoreDatabase(FileLock lock, std::unique_ptr<SqliteConnection> conn)
       : lock_(std::move(lock)), conn_(std::move(conn)) {}
   Status Initialize(const Options& options) REQUIRES(mu_);

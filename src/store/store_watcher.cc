@@ -35,11 +35,9 @@ Status ReadCatchupPage(StoreDatabase& db, Subscription& sub, int64_t page_size) 
     up_to = sub.catchup_up_to;
   }
   if (after >= up_to) return Status::Ok();
-  Result<StoreDatabase::EventPage> page = Status::Internal("unread");
-  {
-    MutexLock lock(db.mu());
-    page = db.ReadEvents(sub.resource, sub.ns, after, up_to, page_size);
-  }
+  // On the store's read connection: the writer goes on meanwhile.
+  Result<StoreDatabase::EventPage> page =
+      db.ReadEvents(sub.resource, sub.ns, after, up_to, page_size);
   if (!page.ok()) return page.status();
   std::vector<EventPtr> events;
   events.reserve(page->rows.size());
@@ -75,8 +73,8 @@ bool StoreWatcher::Next(EventPtr* event, std::chrono::milliseconds timeout) {
       SubscriptionEnd why = SubscriptionEnd::kStoreClosed;
       if (std::shared_ptr<StoreDatabase> db = db_.lock()) {
         st = ReadCatchupPage(*db, *sub_, page_size_);
-        why = st.code() == StatusCode::kGone ? SubscriptionEnd::kTooSlow
-                                             : SubscriptionEnd::kLogError;
+        why =
+            st.code() == StatusCode::kGone ? SubscriptionEnd::kTooSlow : SubscriptionEnd::kLogError;
       }
       lock.Lock();
       // The hub drops ended subscriptions on its next publish.

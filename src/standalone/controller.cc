@@ -880,17 +880,19 @@ std::string Controller::ActiveSince(const std::string& id, const Json& active,
 
 void Controller::WriteQueueStatus(bool force) {
   auto now = std::chrono::steady_clock::now();
+  // The gauges cost a pass over every workload: at most once a second, and
+  // not held back by the statuses' pacing below (which can wait many
+  // seconds after a pass that wrote thousands of queues).
+  if (metrics_ && (force || now - last_metrics_publish_ >= std::chrono::seconds(1))) {
+    last_metrics_publish_ = now;
+    metrics_->Publish(engine_.state());
+  }
   if (!force && now - last_status_write_ < std::max<std::chrono::steady_clock::duration>(
                                                options_.status_interval, status_pause_)) {
     return;
   }
   last_status_write_ = now;
   status_pause_ = {};
-  // The gauges cost a pass over every workload: at most once a second.
-  if (metrics_ && (force || now - last_metrics_publish_ >= std::chrono::seconds(1))) {
-    last_metrics_publish_ = now;
-    metrics_->Publish(engine_.state());
-  }
   // Nothing a queue status shows changed since the last pass: nothing to build.
   if (!force && !queues_dirty_) return;
   queues_dirty_ = false;

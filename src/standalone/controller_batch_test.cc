@@ -6,6 +6,7 @@
 
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -315,6 +316,63 @@ TEST_F(ControllerBatchTest, QueueStatusWritesArePaced) {
         << std::chrono::duration_cast<std::chrono::milliseconds>(gap).count() << " ms after one of "
         << batches[i - 1].second;
   }
+}
+
+// The sum of a gauge family's series for ClusterQueue "cq", as a scrape
+// shows it.
+double CqGauge(const metrics::Registry& registry, const std::string& family) {
+  const std::string prefix = family + "{cluster_queue=\"cq\"";
+  std::istringstream lines(registry.Render(metrics::Format::kPrometheusText));
+  double sum = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(prefix, 0) == 0) sum += std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  return sum;
+}
+
+// Queue statuses wait out their pacing; the Prometheus gauges do not: they
+// are published at least once a second whatever the statuses' pause.
+TEST_F(ControllerBatchTest, GaugesDoNotWaitForPacedQueueStatuses) {
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_TRUE(
+        sqlite_
+            ->Create("localqueues.kueue.x-k8s.io",
+                     {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+                      {"kind", "LocalQueue"},
+                      {"metadata", {{"name", "lq-" + std::to_string(i)}, {"namespace", "ns"}}},
+                      {"spec", {{"clusterQueue", "cq"}}}})
+            .ok());
+  }
+  metrics::Registry registry;
+  // The controller writes into `registry`: it stops before `registry` goes,
+  // a failed assertion's early return included.
+  struct StopController {
+    std::unique_ptr<Controller>& controller;
+    ~StopController() { controller.reset(); }
+  } stop{controller_};
+  ControllerOptions options;
+  options.metrics = &registry;
+  options.queue_status_writes_per_second = 1;  // 42 queues: the next pass waits ~42 s
+  controller_ = std::make_unique<Controller>(*counting_, clock_, options);
+  ASSERT_TRUE(controller_->Start().ok());
+  ASSERT_EQ(WaitForReserved(10), 10);
+  // The gauges agree with the first pass: 10 reserving, 10 pending.
+  for (int i = 0; i < 60 && CqGauge(registry, "kueue_reserving_active_workloads") != 10; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(CqGauge(registry, "kueue_reserving_active_workloads"), 10);
+  ASSERT_FALSE(counting_->queue_batches().empty());
+  // Five more arrive while the queue statuses wait.
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(sqlite_->Create(kWorkloads, Workload("more-" + std::to_string(i), 10)).ok());
+  }
+  const auto start = std::chrono::steady_clock::now();
+  while (CqGauge(registry, "kueue_pending_workloads") != 15 &&
+         std::chrono::steady_clock::now() - start < std::chrono::seconds(6)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(CqGauge(registry, "kueue_pending_workloads"), 15);
+  EXPECT_EQ(counting_->queue_batches().size(), 1u);  // the statuses did wait
 }
 
 }  // namespace

@@ -414,19 +414,26 @@ Result<StoreDatabase::ListPage> SelectListPage(SqliteConnection& conn, std::stri
 
 }  // namespace
 
+template <class T, class Read>
+Result<T> StoreDatabase::InReadTransaction(Read&& read) {
+  MutexLock lock(&read_mu_);
+  KUOTA_RETURN_IF_ERROR(read_conn_->Exec("BEGIN"));
+  Result<T> out = read(*read_conn_);
+  Status ended = read_conn_->Exec(out.ok() ? "COMMIT" : "ROLLBACK");
+  if (!out.ok()) return out.status();
+  KUOTA_RETURN_IF_ERROR(ended);
+  return out;
+}
+
 Result<StoreDatabase::ListPage> StoreDatabase::ReadListPage(std::string_view resource,
                                                             std::string_view ns,
                                                             const std::optional<ObjectKey>& after,
                                                             int64_t limit, bool count_rest) {
-  MutexLock lock(&read_mu_);
   // One read transaction: the rows, their count and the resourceVersion are
   // of the same commit.
-  KUOTA_RETURN_IF_ERROR(read_conn_->Exec("BEGIN"));
-  Result<ListPage> page = SelectListPage(*read_conn_, resource, ns, after, limit, count_rest);
-  Status ended = read_conn_->Exec(page.ok() ? "COMMIT" : "ROLLBACK");
-  if (!page.ok()) return page.status();
-  KUOTA_RETURN_IF_ERROR(ended);
-  return page;
+  return InReadTransaction<ListPage>([&](SqliteConnection& conn) {
+    return SelectListPage(conn, resource, ns, after, limit, count_rest);
+  });
 }
 
 Status StoreDatabase::AppendEvent(const EventRow& event) {
@@ -453,22 +460,12 @@ Status StoreDatabase::SetResourceVersion(int64_t rv, int64_t keep_events) {
   return Status::Ok();
 }
 
-Result<StoreDatabase::EventPage> StoreDatabase::ReadEvents(std::string_view resource,
-                                                           std::string_view ns, int64_t after_rv,
-                                                           int64_t up_to_rv, int64_t limit) {
-  MutexLock lock(&read_mu_);
-  KUOTA_RETURN_IF_ERROR(read_conn_->Exec("BEGIN"));
-  Result<EventPage> page = SelectEvents(*read_conn_, resource, ns, after_rv, up_to_rv, limit);
-  Status ended = read_conn_->Exec(page.ok() ? "COMMIT" : "ROLLBACK");
-  if (!page.ok()) return page.status();
-  KUOTA_RETURN_IF_ERROR(ended);
-  return page;
-}
+namespace {
 
-Result<StoreDatabase::EventPage> StoreDatabase::SelectEvents(SqliteConnection& conn,
-                                                             std::string_view resource,
-                                                             std::string_view ns, int64_t after_rv,
-                                                             int64_t up_to_rv, int64_t limit) {
+// The page ReadEvents returns, read inside the caller's read transaction.
+Result<StoreDatabase::EventPage> SelectEvents(SqliteConnection& conn, std::string_view resource,
+                                              std::string_view ns, int64_t after_rv,
+                                              int64_t up_to_rv, int64_t limit) {
   KUOTA_ASSIGN_OR_RETURN(int64_t compacted, SelectMeta(conn, kCompactedKey));
   if (after_rv < compacted) return TooOldResourceVersion(after_rv, compacted);
   std::string sql =
@@ -484,7 +481,7 @@ Result<StoreDatabase::EventPage> StoreDatabase::SelectEvents(SqliteConnection& c
   if (!resource.empty()) stmt.Bind(3, resource);
   if (!ns.empty()) stmt.Bind(4, ns);
   stmt.Bind(5, limit);
-  EventPage page;
+  StoreDatabase::EventPage page;
   while (true) {
     KUOTA_ASSIGN_OR_RETURN(bool more, stmt.Step());
     if (!more) break;
@@ -500,6 +497,17 @@ Result<StoreDatabase::EventPage> StoreDatabase::SelectEvents(SqliteConnection& c
   page.read_through =
       static_cast<int64_t>(page.rows.size()) < limit ? up_to_rv : page.rows.back().rv;
   return page;
+}
+
+}  // namespace
+
+Result<StoreDatabase::EventPage> StoreDatabase::ReadEvents(std::string_view resource,
+                                                           std::string_view ns, int64_t after_rv,
+                                                           int64_t up_to_rv, int64_t limit) {
+  // The compaction floor and the rows of the same commit.
+  return InReadTransaction<EventPage>([&](SqliteConnection& conn) {
+    return SelectEvents(conn, resource, ns, after_rv, up_to_rv, limit);
+  });
 }
 
 }  // namespace kuota::store

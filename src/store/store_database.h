@@ -1,7 +1,7 @@
 // StoreDatabase: the object store's SQLite schema (kuota_meta, objects,
 // events) and the row operations ObjectStore builds on. Owns the write
-// connection, which every method but ReadObject and ReadListPage requires
-// mu() for (the store's writers and watchers take it, so the connection is
+// connection, which every method but ReadObject, ReadListPage and ReadEvents
+// requires mu() for (the store's writers and watchers take it, so the connection is
 // never used by two threads at once), and a read-only connection for GET and
 // LIST: in WAL mode it reads the last committed state while a batch is being
 // written and synced, so a read does not wait for a writer's fsync.
@@ -139,10 +139,10 @@ class StoreDatabase {
                                int64_t up_to_rv, int64_t limit) EXCLUDES(read_mu_);
 
  private:
-  // ReadEvents' query on `conn`, inside the caller's read transaction.
-  static Result<EventPage> SelectEvents(SqliteConnection& conn, std::string_view resource,
-                                        std::string_view ns, int64_t after_rv, int64_t up_to_rv,
-                                        int64_t limit);
+  // `read(connection)` on the read connection in one read transaction (one
+  // commit's state), ended with COMMIT, or ROLLBACK when it failed.
+  template <class T, class Read>
+  Result<T> InReadTransaction(Read&& read) EXCLUDES(read_mu_);
   StoreDatabase(FileLock lock, std::unique_ptr<SqliteConnection> conn)
       : lock_(std::move(lock)), conn_(std::move(conn)) {}
   Status Initialize(const Options& options) REQUIRES(mu_);

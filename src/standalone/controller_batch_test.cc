@@ -168,6 +168,20 @@ class ControllerBatchTest : public ::testing::Test {
     return out;
   }
 
+  // LocalQueues lq-0 .. lq-<n-1> of "cq" in namespace "ns".
+  void AddLocalQueues(int n) {
+    for (int i = 0; i < n; ++i) {
+      ASSERT_TRUE(
+          sqlite_
+              ->Create("localqueues.kueue.x-k8s.io",
+                       {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+                        {"kind", "LocalQueue"},
+                        {"metadata", {{"name", "lq-" + std::to_string(i)}, {"namespace", "ns"}}},
+                        {"spec", {{"clusterQueue", "cq"}}}})
+              .ok());
+    }
+  }
+
   // Polls (up to 20 s) until `want` workloads hold quota; how many do.
   int WaitForReserved(int want) {
     int n = 0;
@@ -281,16 +295,7 @@ TEST_F(ControllerBatchTest, TheLoopsTimeIsInItsMetrics) {
 // Queue statuses are paced: after a pass that wrote K of them the next waits
 // K / queue_status_writes_per_second (when longer than status_interval).
 TEST_F(ControllerBatchTest, QueueStatusWritesArePaced) {
-  for (int i = 0; i < 40; ++i) {
-    ASSERT_TRUE(
-        sqlite_
-            ->Create("localqueues.kueue.x-k8s.io",
-                     {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
-                      {"kind", "LocalQueue"},
-                      {"metadata", {{"name", "lq-" + std::to_string(i)}, {"namespace", "ns"}}},
-                      {"spec", {{"clusterQueue", "cq"}}}})
-            .ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(AddLocalQueues(40));
   ControllerOptions options;
   options.queue_status_writes_per_second = 40;  // 42 queues: a full pass, then ~1 s of quiet
   controller_ = std::make_unique<Controller>(*counting_, clock_, options);
@@ -333,16 +338,7 @@ double CqGauge(const metrics::Registry& registry, const std::string& family) {
 // Queue statuses wait out their pacing; the Prometheus gauges do not: they
 // are published at least once a second whatever the statuses' pause.
 TEST_F(ControllerBatchTest, GaugesDoNotWaitForPacedQueueStatuses) {
-  for (int i = 0; i < 40; ++i) {
-    ASSERT_TRUE(
-        sqlite_
-            ->Create("localqueues.kueue.x-k8s.io",
-                     {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
-                      {"kind", "LocalQueue"},
-                      {"metadata", {{"name", "lq-" + std::to_string(i)}, {"namespace", "ns"}}},
-                      {"spec", {{"clusterQueue", "cq"}}}})
-            .ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(AddLocalQueues(40));
   metrics::Registry registry;
   // The controller writes into `registry`: it stops before `registry` goes,
   // a failed assertion's early return included.

@@ -322,6 +322,36 @@ TEST_F(ApiServerTest, DeletePreconditionsAndNamespaceCascade) {
   ExpectStatus(Delete("/api/v1/namespaces/default"), 403, "Forbidden");
 }
 
+// Creates check their namespace from a cache (NamespaceCache); every change
+// to the Namespace must show in the very next create, with no window.
+TEST_F(ApiServerTest, CreatesSeeTheirNamespaceChangeAtOnce) {
+  const std::string lqs = std::string(kKueue) + "/namespaces/team-c/localqueues";
+  Json ns = Namespace("team-c");
+  ns["metadata"]["finalizers"] = {"example.com/hold"};
+  ASSERT_EQ(Post("/api/v1/namespaces", ns).status, 201);
+  ASSERT_EQ(Post(lqs, LocalQueue("team-c", "a", "cq")).status, 201);  // cached as active
+  ASSERT_EQ(Post(lqs, LocalQueue("team-c", "b", "cq")).status, 201);
+
+  Reply terminating = Delete("/api/v1/namespaces/team-c");
+  ASSERT_EQ(terminating.status, 200) << terminating.raw;
+  ASSERT_TRUE(terminating.body["metadata"].contains("deletionTimestamp")) << terminating.raw;
+  Reply refused = Post(lqs, LocalQueue("team-c", "c", "cq"));
+  ExpectStatus(refused, 403, "Forbidden");
+  EXPECT_NE(refused.body["message"].get<std::string>().find("is being terminated"),
+            std::string::npos)
+      << refused.raw;
+
+  Reply released = Patch("/api/v1/namespaces/team-c", R"({"metadata":{"finalizers":null}})",
+                         "application/merge-patch+json");
+  ASSERT_EQ(released.status, 200) << released.raw;
+  ExpectStatus(Get("/api/v1/namespaces/team-c"), 404, "NotFound");
+  ExpectStatus(Post(lqs, LocalQueue("team-c", "d", "cq")), 404, "NotFound");
+
+  ASSERT_EQ(Post("/api/v1/namespaces", Namespace("team-c")).status, 201);
+  Reply again = Post(lqs, LocalQueue("team-c", "e", "cq"));
+  EXPECT_EQ(again.status, 201) << again.raw;
+}
+
 TEST_F(ApiServerTest, ErrorClasses) {
   const std::string cqs = std::string(kKueue) + "/clusterqueues";
   // 400: malformed JSON, mismatched apiVersion / kind, mismatched namespace.

@@ -25,7 +25,7 @@ bool IsWatch(const HttpRequest& request, const RequestTarget& target) {
 
 ResourceHandlers::ResourceHandlers(store::ObjectStore& store, AdmissionHook* hook,
                                    const Clock& clock, HandlerOptions options)
-    : store_(store), hook_(hook), clock_(clock), options_(options) {}
+    : store_(store), namespaces_(store), hook_(hook), clock_(clock), options_(options) {}
 
 HttpReply ResourceHandlers::Handle(const HttpRequest& request, const RequestTarget& target) {
   const std::string& m = request.method;

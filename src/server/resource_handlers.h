@@ -16,6 +16,7 @@
 #include "server/admission_hook.h"
 #include "server/crd_webhook_conversion.h"
 #include "server/http_types.h"
+#include "server/namespace_cache.h"
 #include "server/request_target.h"
 #include "server/status_errors.h"
 #include "store/mutex.h"
@@ -85,6 +86,7 @@ class ResourceHandlers {
   int64_t WaitForResourceVersion(int64_t rv);
 
   store::ObjectStore& store_;
+  NamespaceCache namespaces_;  // for creates: does their namespace exist
   AdmissionHook* const hook_;
   const Clock& clock_;
   const HandlerOptions options_;

@@ -252,14 +252,14 @@ HttpReply ResourceHandlers::CreateObject(const HttpRequest& request, const Reque
   const std::string display_name = name.empty() ? generate_name : name;
 
   if (r.namespaced) {
-    Result<Json> ns = store_.Get("namespaces", "", target.ns);
+    Result<NamespaceCache::State> ns = namespaces_.Lookup(target.ns);
     if (!ns.ok()) {
       if (ns.status().code() == StatusCode::kNotFound) {
         return NamespaceNotFoundError(target.ns).ToReply();
       }
       return FromStatus(ns.status(), r, display_name).ToReply();
     }
-    if (FindField(*ns, {"metadata", "deletionTimestamp"}) != nullptr) {
+    if (*ns == NamespaceCache::State::kTerminating) {
       return ForbiddenError(r, display_name,
                             "unable to create new content in namespace " + target.ns +
                                 " because it is being terminated")

@@ -51,6 +51,8 @@ std::vector<Result<Json>> ObjectStore::WriteBatch(std::vector<BatchWrite> writes
   return results;
 }
 
+int64_t ObjectStore::WriteVersion(std::string_view /*resource*/) { return -1; }
+
 Result<std::unique_ptr<ObjectStore>> ObjectStore::Open(const StoreOptions& options) {
   KUOTA_ASSIGN_OR_RETURN(std::unique_ptr<SqliteObjectStore> store,
                          SqliteObjectStore::Open(options));

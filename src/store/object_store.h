@@ -184,6 +184,12 @@ class ObjectStore {
                                                  int64_t from_resource_version) = 0;
 
   virtual int64_t CurrentResourceVersion() = 0;
+
+  // A version that changes whenever a write to `resource` commits, and is
+  // changed before that write's caller is answered: a cache of `resource`
+  // filled while it read V is current while it still reads V. -1 when the
+  // store does not track it (nothing may be cached then).
+  virtual int64_t WriteVersion(std::string_view resource);
 };
 
 }  // namespace kuota::store

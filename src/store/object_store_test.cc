@@ -57,6 +57,28 @@ TEST_F(ObjectStoreTest, CreateSetsServerFields) {
   EXPECT_EQ(other["metadata"]["resourceVersion"], "2");
 }
 
+// WriteVersion (what NamespaceCache checks): moves with each committed write
+// to its resource, before the writer is answered, and with no other.
+TEST_F(ObjectStoreTest, WriteVersionFollowsItsResourceOnly) {
+  EXPECT_EQ(store_->WriteVersion(kClusterQueues), 0);
+  Json cq = MustCreate(kClusterQueues, ClusterQueue("cq"));
+  EXPECT_EQ(store_->WriteVersion(kClusterQueues), Rv(cq));
+  Json cm = MustCreate(kConfigMaps, ConfigMap("default", "cm"));
+  EXPECT_EQ(store_->WriteVersion(kClusterQueues), Rv(cq));
+  EXPECT_EQ(store_->WriteVersion(kConfigMaps), Rv(cm));
+  cq["spec"]["cohort"] = "other";
+  Result<Json> updated = store_->Update(kClusterQueues, cq);
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  EXPECT_EQ(store_->WriteVersion(kClusterQueues), Rv(*updated));
+  ASSERT_TRUE(store_->Delete(kClusterQueues, "", "cq").ok());
+  EXPECT_EQ(store_->WriteVersion(kClusterQueues), store_->CurrentResourceVersion());
+  EXPECT_GT(store_->WriteVersion(kClusterQueues), Rv(*updated));
+  // A write that fails changes nothing.
+  EXPECT_FALSE(store_->Delete(kClusterQueues, "", "cq").ok());
+  EXPECT_EQ(store_->WriteVersion(kClusterQueues), store_->CurrentResourceVersion());
+  EXPECT_EQ(store_->WriteVersion(kConfigMaps), Rv(cm));
+}
+
 TEST_F(ObjectStoreTest, CreateDropsClientSetDeletionTimestamp) {
   Json cm = ConfigMap("default", "c");
   cm["metadata"]["deletionTimestamp"] = "2020-01-01T00:00:00Z";

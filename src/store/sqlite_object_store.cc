@@ -215,6 +215,10 @@ SqliteObjectStore::~SqliteObjectStore() { hub_->CloseAll(); }
 
 void SqliteObjectStore::RunBatch(std::span<GroupCommit::Write* const> batch) {
   std::vector<EventPtr> committed = ApplyBatch(batch);
+  if (!committed.empty()) {
+    MutexLock lock(&write_versions_mu_);
+    for (const EventPtr& e : committed) write_versions_[e->resource] = e->resource_version;
+  }
   // Outside the database mutex, so readers need not wait for watchers to be
   // woken; GroupCommit runs one batch at a time, so events still reach the
   // hub in commit order, and before any writer in the batch is answered.
@@ -654,6 +658,12 @@ Result<std::unique_ptr<Watcher>> SqliteObjectStore::Watch(const std::string& res
 SqliteObjectStore::WriteStats SqliteObjectStore::write_stats() {
   MutexLock lock(db_->mu());
   return stats_;
+}
+
+int64_t SqliteObjectStore::WriteVersion(std::string_view resource) {
+  MutexLock lock(&write_versions_mu_);
+  auto it = write_versions_.find(resource);
+  return it == write_versions_.end() ? 0 : it->second;
 }
 
 int64_t SqliteObjectStore::CurrentResourceVersion() {

@@ -10,11 +10,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/clock.h"
@@ -58,6 +60,9 @@ class SqliteObjectStore final : public ObjectStore {
   Result<std::unique_ptr<Watcher>> Watch(const std::string& resource, const std::string& ns,
                                          int64_t from_resource_version) override;
   int64_t CurrentResourceVersion() override;
+  // The resourceVersion of the last committed write to `resource` (0 when
+  // none since the store opened).
+  int64_t WriteVersion(std::string_view resource) override;
 
   // Live watch subscriptions (for tests and metrics).
   size_t watcher_count() const { return hub_->subscriber_count(); }
@@ -134,6 +139,10 @@ class SqliteObjectStore final : public ObjectStore {
   // For uids and generateName; used by the batch leader.
   std::mt19937_64 rng_ GUARDED_BY(db_->mu());
   WriteStats stats_ GUARDED_BY(db_->mu());
+  // WriteVersion's answers: resource -> last committed write's version, set
+  // after the commit and before its writers are answered.
+  Mutex write_versions_mu_;
+  std::map<std::string, int64_t, std::less<>> write_versions_ GUARDED_BY(write_versions_mu_);
   GroupCommit writes_;
 };
 

@@ -45,6 +45,15 @@ void WatchEncoder::AppendAddedText(std::string_view object_json, std::string* ou
 
 std::string WatchEncoder::Translate(const store::WatchEvent& event) {
   if (event.type == store::EventType::kBookmark) return "";  // the server sends its own
+  if (!event.text.empty() && CopiesStoredText()) {
+    // What Line(type, object) writes: dump() sorts the keys, and the stored
+    // text is the object's dump() with this event's resourceVersion.
+    std::string line;
+    line.reserve(event.text.size() + 32);
+    line.append(R"({"object":)").append(event.text).append(R"(,"type":")");
+    line.append(store::EventTypeName(event.type)).append("\"}\n");
+    return line;
+  }
   Json object = event.object;
   // The event's version, so a client resuming from it skips this event
   // (for DELETED the store hands over the object as it was before).

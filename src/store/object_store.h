@@ -46,6 +46,10 @@ struct WatchEvent {
   std::string resource;
   Json object;  // the object after the change (before it, for DELETED)
   int64_t resource_version = 0;
+  // `object` as the store wrote it (nlohmann::json::dump, metadata.
+  // resourceVersion = resource_version), so a watch can send it without
+  // serializing it again; empty where the store that made the event has none.
+  std::string text;
 };
 
 // One event as a watcher hands it out: shared with the store's ring and every

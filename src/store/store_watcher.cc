@@ -5,7 +5,7 @@
 
 namespace kuota::store {
 
-Result<EventPtr> EventFromRow(const EventRow& row) {
+Result<EventPtr> EventFromRow(EventRow row) {
   auto event = std::make_shared<WatchEvent>();
   if (row.type == "ADDED") {
     event->type = EventType::kAdded;
@@ -24,6 +24,7 @@ Result<EventPtr> EventFromRow(const EventRow& row) {
     return Status::Internal("event log: resourceVersion " + std::to_string(row.rv) +
                             " holds invalid JSON");
   }
+  event->text = std::move(row.json);
   return EventPtr(std::move(event));
 }
 
@@ -41,8 +42,8 @@ Status ReadCatchupPage(StoreDatabase& db, Subscription& sub, int64_t page_size) 
   if (!page.ok()) return page.status();
   std::vector<EventPtr> events;
   events.reserve(page->rows.size());
-  for (const EventRow& row : page->rows) {
-    KUOTA_ASSIGN_OR_RETURN(EventPtr e, EventFromRow(row));
+  for (EventRow& row : page->rows) {
+    KUOTA_ASSIGN_OR_RETURN(EventPtr e, EventFromRow(std::move(row)));
     events.push_back(std::move(e));
   }
   MutexLock lock(&sub.mu);

@@ -17,7 +17,7 @@
 namespace kuota::store {
 
 // Decodes a row of the events table. Internal when the row is not valid.
-Result<EventPtr> EventFromRow(const EventRow& row);
+Result<EventPtr> EventFromRow(EventRow row);
 
 // Reads the next page of `sub`'s catch-up range from the event log into
 // sub.catchup. Gone when the range was trimmed meanwhile. Takes db.mu() and

@@ -51,6 +51,7 @@ class WriteTxn {
     event->resource = resource;
     event->object = std::move(object);
     event->resource_version = rv_;
+    event->text = std::move(row.json);
     events_.push_back(event);
     return EventPtr(std::move(event));
   }

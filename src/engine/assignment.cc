@@ -28,8 +28,8 @@ const char* ModeName(Mode m) {
   return "?";
 }
 
-std::set<FrId> Assignment::NeedPreemption() const {
-  std::set<FrId> out;
+FrIdSet Assignment::NeedPreemption() const {
+  FrIdSet out;
   for (const auto& ps : pod_sets) {
     for (const auto& [res, ra] : ps.flavors) {
       if (ra.mode != FitMode::kFit && ra.mode != FitMode::kNoFit) out.insert(ra.fr);

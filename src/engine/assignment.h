@@ -5,12 +5,12 @@
 #pragma once
 
 #include <map>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "engine/flavor_resource.h"
+#include "engine/fr_id_set.h"
 #include "engine/workload_info.h"
 
 namespace kuota::engine {
@@ -54,7 +54,7 @@ struct Assignment {
   std::vector<std::pair<FrId, int64_t>> usage;
 
   // FrIds whose flavor needs preemption.
-  std::set<FrId> NeedPreemption() const;
+  FrIdSet NeedPreemption() const;
   // "couldn't assign flavors to pod set main: ...; ..." (empty when it fits),
   // with room for `extra` more characters.
   std::string Message(size_t extra = 0) const;

@@ -9,6 +9,10 @@
 namespace kuota::engine {
 namespace {
 
+// Room for a FitsQuota reason with long flavor and resource names (one
+// allocation instead of the doublings of appending to an empty string).
+constexpr size_t kReasonCapacity = 160;
+
 std::string FormatAmount(const std::string& resource, int64_t milli) {
   if (resource == "pods") return std::to_string(milli / 1000);
   return api::Quantity::FromMilli(milli).ToString(api::IsBinaryResource(resource));
@@ -128,9 +132,11 @@ FitMode FlavorAssigner::FitsQuota(const ClusterQueueNode& cq, const WorkloadInfo
   *borrow = 0;
   const int64_t max_capacity = cq.PotentialAvailable(fr);
   if (value > max_capacity) {
-    // Appended piece by piece into one string (no temporaries).
+    // Appended piece by piece into one string (no temporaries), sized for
+    // the usual message up front so it is allocated once.
     std::string& r = *reason;
     r.clear();
+    r.reserve(kReasonCapacity);
     r += "insufficient quota for ";
     r += name.resource;
     r += " in flavor ";
@@ -159,6 +165,7 @@ FitMode FlavorAssigner::FitsQuota(const ClusterQueueNode& cq, const WorkloadInfo
   {
     std::string& r = *reason;
     r.clear();
+    r.reserve(kReasonCapacity);
     r += "insufficient unused quota for ";
     r += name.resource;
     r += " in flavor ";
@@ -254,6 +261,8 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode
       // Reasons of this group go straight onto the pod set's list; they are
       // taken back when the chosen flavor fits.
       const size_t reasons_before = psa.reasons.size();
+      // At most one reason per flavor and requested resource: one allocation.
+      psa.reasons.reserve(reasons_before + group.flavors.size() * std::max<size_t>(1, group_reqs.size()));
       std::optional<Rep> best;
       size_t best_flavor = 0;
       auto& best_assign = best_assign_;

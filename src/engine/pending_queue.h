@@ -37,6 +37,14 @@ class PendingQueue {
   // The next workload to offer, or nullptr. Pop removes it.
   WorkloadInfo* Head() const;
   WorkloadInfo* Pop();
+  // Asks the cache for what the next Pop reads first (the top of the heap
+  // and its head workload's queue fields); changes nothing.
+  void PrefetchHead() const {
+    if (heap_.empty()) return;
+    __builtin_prefetch(heap_.data());
+    __builtin_prefetch(reinterpret_cast<const char*>(heap_.data()) + 64);
+    __builtin_prefetch(reinterpret_cast<const char*>(heap_.data()) + 128);
+  }
 
   // Moves every inadmissible workload back to the heap. Returns how many.
   int QueueInadmissible();

@@ -13,6 +13,12 @@ PodSetReducer::PodSetReducer(const std::vector<PodSetInfo>& pod_sets) {
   }
 }
 
+bool PodSetReducer::CanReduce(const std::vector<PodSetInfo>& pod_sets) {
+  return std::any_of(pod_sets.begin(), pod_sets.end(), [](const PodSetInfo& ps) {
+    return ps.min_count && *ps.min_count < ps.count;
+  });
+}
+
 std::vector<int32_t> PodSetReducer::CountsForBudget(int64_t budget) const {
   std::vector<int32_t> out = full_;
   for (size_t i = full_.size(); i-- > 0 && budget > 0;) {

@@ -23,6 +23,8 @@ class PodSetReducer {
 
   // True when some pod set may shrink (has a minCount below its count).
   bool CanReduce() const { return total_delta_ > 0; }
+  // CanReduce() of a reducer for `pod_sets`, without building one.
+  static bool CanReduce(const std::vector<PodSetInfo>& pod_sets);
 
   // The counts to admit, or nullopt when not even every pod set at its
   // minCount fits. Shrinks pod sets from the last towards the first, moving to

@@ -1,6 +1,7 @@
 #include "engine/preemptor.h"
 
 #include <algorithm>
+#include <set>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -20,7 +21,7 @@ void AddWorkloadUsage(const WorkloadInfo& wl) {
   for (const auto& [fr, v] : wl.usage) wl.admitted_in->AddUsage(fr, v);
 }
 
-bool UsesResources(const WorkloadInfo& wl, const std::set<FrId>& need) {
+bool UsesResources(const WorkloadInfo& wl, const FrIdSet& need) {
   for (const auto& [fr, v] : wl.usage) {
     if (need.count(fr)) return true;
   }
@@ -29,7 +30,7 @@ bool UsesResources(const WorkloadInfo& wl, const std::set<FrId>& need) {
 
 namespace {
 
-bool WithinNominal(const QuotaNode& node, const std::set<FrId>& need) {
+bool WithinNominal(const QuotaNode& node, const FrIdSet& need) {
   for (FrId fr : need) {
     if (node.usage(fr) > node.subtree_quota(fr)) return false;
   }
@@ -147,7 +148,7 @@ void Preemptor::FillBackVictims(const ClusterQueueNode& cq, const FrUsage& usage
 }
 
 bool Preemptor::CandidateValid(const Candidate& c, const ClusterQueueNode& cq,
-                               const std::set<FrId>& need, bool borrow) const {
+                               const FrIdSet& need, bool borrow) const {
   const ClusterQueueNode* x = c.wl->admitted_in;
   if (x == &cq) return true;
   if (borrow && c.variant == Variant::kReclaimWithoutBorrowing) return false;
@@ -160,7 +161,7 @@ bool Preemptor::CandidateValid(const Candidate& c, const ClusterQueueNode& cq,
 
 std::vector<PreemptionTarget> Preemptor::GetTargets(const WorkloadInfo& wl,
                                                     const ClusterQueueNode& cq,
-                                                    const std::set<FrId>& need,
+                                                    const FrIdSet& need,
                                                     const FrUsage& usage) {
   if (need.empty()) return {};
   if (fair_sharing_.enable) return Fair(wl, cq, need, usage);
@@ -183,7 +184,7 @@ const char* Preemptor::ReasonOf(Variant v) {
 }
 
 bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq,
-                        const std::set<FrId>& need, const FrUsage& usage) {
+                        const FrIdSet& need, const FrUsage& usage) {
   victims_.clear();
   const auto& policy = cq.spec().preemption;
   const auto& bwc = policy.borrow_within_cohort;
@@ -526,7 +527,7 @@ bool StrategyAllows(api::FairSharingStrategy s, const Share& preemptor, const Sh
 }  // namespace
 
 std::vector<PreemptionTarget> Preemptor::Fair(const WorkloadInfo& wl, const ClusterQueueNode& cq,
-                                              const std::set<FrId>& need, const FrUsage& usage) {
+                                              const FrIdSet& need, const FrUsage& usage) {
   const auto& policy = cq.spec().preemption;
   std::vector<WorkloadInfo*> cands;
   if (policy.within_cluster_queue != api::WithinClusterQueuePolicy::kNever) {

@@ -6,7 +6,6 @@
 // Also serves as the FlavorAssigner's preemption oracle. Single-threaded.
 #pragma once
 
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +15,7 @@
 
 #include "api/configuration.h"
 #include "engine/flavor_assigner.h"
+#include "engine/fr_id_set.h"
 #include "engine/holder_order.h"
 #include "engine/workload_info.h"
 
@@ -36,7 +36,7 @@ class Preemptor final : public PreemptionOracle {
   // Victims that let `wl` (assigned `usage`, needing preemption in `need`)
   // fit in `cq`; empty when no set of victims works.
   std::vector<PreemptionTarget> GetTargets(const WorkloadInfo& wl, const ClusterQueueNode& cq,
-                                           const std::set<FrId>& need, const FrUsage& usage);
+                                           const FrIdSet& need, const FrUsage& usage);
 
   FitMode SimulatePreemption(const ClusterQueueNode& cq, const WorkloadInfo& wl, FrId fr,
                              int64_t value, int* borrow_after) override;
@@ -70,12 +70,12 @@ class Preemptor final : public PreemptionOracle {
 
   // Classic preemption: whether victims were found; they are left in
   // victims_ (in GetTargets' order).
-  bool Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, const std::set<FrId>& need,
+  bool Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, const FrIdSet& need,
                const FrUsage& usage);
   std::vector<PreemptionTarget> Fair(const WorkloadInfo& wl, const ClusterQueueNode& cq,
-                                     const std::set<FrId>& need, const FrUsage& usage);
+                                     const FrIdSet& need, const FrUsage& usage);
 
-  bool CandidateValid(const Candidate& c, const ClusterQueueNode& cq, const std::set<FrId>& need,
+  bool CandidateValid(const Candidate& c, const ClusterQueueNode& cq, const FrIdSet& need,
                       bool borrow) const;
   static bool Fits(const ClusterQueueNode& cq, const FrUsage& usage, bool allow_borrowing);
   static bool CandidateBefore(const WorkloadInfo* a, const WorkloadInfo* b,
@@ -101,7 +101,7 @@ class Preemptor final : public PreemptionOracle {
   std::vector<CqInfo> cq_info_;
   std::vector<uint64_t> rel_;       // bit per holder position: may be a candidate
   std::vector<Candidate> victims_;  // Classic's answer
-  std::set<FrId> sim_need_;         // SimulatePreemption's `need` and `usage`
+  FrIdSet sim_need_;         // SimulatePreemption's `need` and `usage`
   FrUsage sim_usage_;
   std::vector<uint8_t> dead_;  // per ClusterQueue of the tree: no valid candidate left
 };
@@ -111,6 +111,6 @@ void RemoveWorkloadUsage(const WorkloadInfo& wl);
 void AddWorkloadUsage(const WorkloadInfo& wl);
 
 // Whether `wl` uses one of the flavor-resources in `need`.
-bool UsesResources(const WorkloadInfo& wl, const std::set<FrId>& need);
+bool UsesResources(const WorkloadInfo& wl, const FrIdSet& need);
 
 }  // namespace kuota::engine

@@ -76,8 +76,8 @@ void Scheduler::Nominate(Entry& e) {
     if (!e.targets.empty()) return;
   }
   // Partial admission: shrink pod sets with minCount as little as needed.
-  PodSetReducer reducer(wl.pod_sets);
-  if (reducer.CanReduce()) {
+  if (PodSetReducer::CanReduce(wl.pod_sets)) {
+    PodSetReducer reducer(wl.pod_sets);
     auto attempt = [&](const std::vector<int32_t>& counts, Assignment* a,
                        std::vector<PreemptionTarget>* t) {
       *a = assigner_.Assign(wl, cq, counts);
@@ -313,7 +313,16 @@ CycleResult Scheduler::RunCycle() {
   // allocated and freed every cycle.
   std::vector<Entry>& entries = entries_;
   entries.clear();
-  for (const auto& [name, cq] : s_.tree.cluster_queues()) {
+  // The queues are cold with many ClusterQueues: the one two ahead is asked
+  // for its heap's top while this one pops.
+  const auto& cqs = s_.tree.cluster_queues();
+  auto ahead = cqs.begin();
+  for (int k = 0; k < 2 && ahead != cqs.end(); ++k) ++ahead;
+  for (const auto& [name, cq] : cqs) {
+    if (ahead != cqs.end()) {
+      ahead->second->pending().PrefetchHead();
+      ++ahead;
+    }
     cq->pending().ReleaseExpiredBackoff(now);
     if (!cq->active()) continue;
     WorkloadInfo* wl = cq->pending().Pop();
@@ -329,9 +338,14 @@ CycleResult Scheduler::RunCycle() {
   preemptor_.holders().Freeze();
   // Each head's pod sets are cold in the cache (100,000 workloads): fetch
   // the next heads' while this one is nominated.
-  for (size_t i = 0; i < entries.size(); ++i) {
-    if (i + 2 < entries.size()) __builtin_prefetch(entries[i + 2].wl->pod_sets.data());
-    if (i + 1 < entries.size() && !entries[i + 1].wl->pod_sets.empty()) {
+  // Three stages, so that no address is loaded before its line was asked
+  // for: the workload's fields (i + 3), its pod sets (i + 2), the first pod
+  // set's requests (i + 1).
+  const size_t n = entries.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i + 3 < n) __builtin_prefetch(&entries[i + 3].wl->pod_sets);
+    if (i + 2 < n) __builtin_prefetch(entries[i + 2].wl->pod_sets.data());
+    if (i + 1 < n && !entries[i + 1].wl->pod_sets.empty()) {
       __builtin_prefetch(entries[i + 1].wl->pod_sets.front().per_pod.data());
     }
     Nominate(entries[i]);

@@ -262,7 +262,8 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode
       // taken back when the chosen flavor fits.
       const size_t reasons_before = psa.reasons.size();
       // At most one reason per flavor and requested resource: one allocation.
-      psa.reasons.reserve(reasons_before + group.flavors.size() * std::max<size_t>(1, group_reqs.size()));
+      psa.reasons.reserve(reasons_before +
+                          group.flavors.size() * std::max<size_t>(1, group_reqs.size()));
       std::optional<Rep> best;
       size_t best_flavor = 0;
       auto& best_assign = best_assign_;

@@ -14,9 +14,8 @@ PodSetReducer::PodSetReducer(const std::vector<PodSetInfo>& pod_sets) {
 }
 
 bool PodSetReducer::CanReduce(const std::vector<PodSetInfo>& pod_sets) {
-  return std::any_of(pod_sets.begin(), pod_sets.end(), [](const PodSetInfo& ps) {
-    return ps.min_count && *ps.min_count < ps.count;
-  });
+  return std::any_of(pod_sets.begin(), pod_sets.end(),
+                     [](const PodSetInfo& ps) { return ps.min_count && *ps.min_count < ps.count; });
 }
 
 std::vector<int32_t> PodSetReducer::CountsForBudget(int64_t budget) const {

@@ -1,10 +1,10 @@
 #include "engine/preemptor.h"
 
 #include <algorithm>
-#include <set>
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <set>
 
 #include "engine/cohort_node.h"
 #include "engine/fair_sharing.h"
@@ -147,8 +147,8 @@ void Preemptor::FillBackVictims(const ClusterQueueNode& cq, const FrUsage& usage
       victims_, [](const Candidate& c) { return c.wl; }, cq, usage, allow_borrowing);
 }
 
-bool Preemptor::CandidateValid(const Candidate& c, const ClusterQueueNode& cq,
-                               const FrIdSet& need, bool borrow) const {
+bool Preemptor::CandidateValid(const Candidate& c, const ClusterQueueNode& cq, const FrIdSet& need,
+                               bool borrow) const {
   const ClusterQueueNode* x = c.wl->admitted_in;
   if (x == &cq) return true;
   if (borrow && c.variant == Variant::kReclaimWithoutBorrowing) return false;
@@ -160,8 +160,7 @@ bool Preemptor::CandidateValid(const Candidate& c, const ClusterQueueNode& cq,
 }
 
 std::vector<PreemptionTarget> Preemptor::GetTargets(const WorkloadInfo& wl,
-                                                    const ClusterQueueNode& cq,
-                                                    const FrIdSet& need,
+                                                    const ClusterQueueNode& cq, const FrIdSet& need,
                                                     const FrUsage& usage) {
   if (need.empty()) return {};
   if (fair_sharing_.enable) return Fair(wl, cq, need, usage);
@@ -183,8 +182,8 @@ const char* Preemptor::ReasonOf(Variant v) {
   }
 }
 
-bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq,
-                        const FrIdSet& need, const FrUsage& usage) {
+bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, const FrIdSet& need,
+                        const FrUsage& usage) {
   victims_.clear();
   const auto& policy = cq.spec().preemption;
   const auto& bwc = policy.borrow_within_cohort;

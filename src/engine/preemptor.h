@@ -101,7 +101,7 @@ class Preemptor final : public PreemptionOracle {
   std::vector<CqInfo> cq_info_;
   std::vector<uint64_t> rel_;       // bit per holder position: may be a candidate
   std::vector<Candidate> victims_;  // Classic's answer
-  FrIdSet sim_need_;         // SimulatePreemption's `need` and `usage`
+  FrIdSet sim_need_;                // SimulatePreemption's `need` and `usage`
   FrUsage sim_usage_;
   std::vector<uint8_t> dead_;  // per ClusterQueue of the tree: no valid candidate left
 };

@@ -4,8 +4,10 @@
 // pending message users read. Plain value type.
 #pragma once
 
-#include <map>
+#include <algorithm>
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -37,11 +39,47 @@ struct ResourceAssignment {
   int64_t value = 0;  // milli-units for the whole pod set
 };
 
+// resource -> assignment, iterated in resource order as a std::map would
+// be: a pod set requests a handful of resources, so a sorted vector (one
+// allocation, no node per resource) is searched instead.
+class ResourceAssignments {
+ public:
+  using Entry = std::pair<std::string, ResourceAssignment>;
+  using const_iterator = std::vector<Entry>::const_iterator;
+
+  const_iterator find(std::string_view resource) const {
+    auto at = LowerBound(resource);
+    return at != entries_.end() && at->first == resource ? at : entries_.end();
+  }
+  void insert_or_assign(const std::string& resource, ResourceAssignment ra) {
+    auto at = LowerBound(resource);
+    if (at != entries_.end() && at->first == resource) {
+      at->second = std::move(ra);
+    } else {
+      entries_.emplace(at, resource, std::move(ra));
+    }
+  }
+  const_iterator begin() const { return entries_.begin(); }
+  const_iterator end() const { return entries_.end(); }
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+
+ private:
+  std::vector<Entry>::const_iterator LowerBound(std::string_view resource) const {
+    return std::lower_bound(entries_.begin(), entries_.end(), resource,
+                            [](const Entry& e, std::string_view r) { return e.first < r; });
+  }
+  std::vector<Entry>::iterator LowerBound(std::string_view resource) {
+    return std::lower_bound(entries_.begin(), entries_.end(), resource,
+                            [](const Entry& e, std::string_view r) { return e.first < r; });
+  }
+  std::vector<Entry> entries_;  // ascending by resource, no duplicates
+};
+
 struct PodSetAssignmentResult {
   std::string name;
   int32_t count = 0;
-  // resource -> assignment; looked up by string_view too.
-  std::map<std::string, ResourceAssignment, std::less<>> flavors;
+  ResourceAssignments flavors;
   std::vector<std::string> reasons;
   bool failed = false;
 };

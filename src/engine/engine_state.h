@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "api/object.h"
@@ -29,7 +30,8 @@ struct EngineState {
   std::map<std::string, api::ClusterQueue> cluster_queues;
   std::map<std::string, api::Cohort> cohorts;
   std::map<std::string, api::LocalQueue> local_queues;  // "ns/name"
-  std::map<std::string, api::Namespace> namespaces;
+  // Hashed: every head looks its namespace up (labels for namespaceSelector).
+  std::unordered_map<std::string, api::Namespace> namespaces;
   std::map<std::string, api::WorkloadPriorityClass> workload_priority_classes;
   std::map<std::string, api::PriorityClass> priority_classes;
   std::map<std::string, api::AdmissionCheck> admission_checks;

@@ -418,23 +418,21 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
       for (const Candidate& t : targets) AddWorkloadUsage(*t.wl);
       return true;
     };
-    // Later groups keep positions; their candidates are classified again
-    // when tried (classify depends on no usage, so it answers the same), and
-    // not at all when their ClusterQueue is already dead.
+    // Later groups keep their candidates as classified (classify depends
+    // on no usage, so trying them later gives the same answer); those whose
+    // ClusterQueue is dead by then are skipped.
     const bool fit = each([&](const HolderOrder::Holder& h) {
       const int g = classify(h, &c);
       if (g < 0) return false;
       if (g == first) return try_one(c);
-      buckets_[static_cast<size_t>(g)].push_back(static_cast<uint32_t>(&h - view.holders.data()));
+      buckets_[static_cast<size_t>(g)].push_back(c);
       return false;
     });
     if (fit) return done();
     for (int g = first + 1; g < 6; ++g) {
-      for (const uint32_t p : buckets_[static_cast<size_t>(g)]) {
-        const HolderOrder::Holder& h = view.holders[p];
-        if (h.cq != own_index && dead_[static_cast<size_t>(h.cq)]) continue;
-        classify(h, &c);
-        if (try_one(c)) return done();
+      for (const Candidate& x : buckets_[static_cast<size_t>(g)]) {
+        if (x.cq != own_index && dead_[static_cast<size_t>(x.cq)]) continue;
+        if (try_one(x)) return done();
       }
     }
     for (const Candidate& t : targets) AddWorkloadUsage(*t.wl);

@@ -95,7 +95,7 @@ class Preemptor final : public PreemptionOracle {
   const api::FairSharingConfig& fair_sharing_;
   HolderOrder holders_;
   // Scratch of Classic, kept to reuse its capacity.
-  std::array<std::vector<uint32_t>, 6> buckets_;  // positions in the HolderOrder::View
+  std::array<std::vector<Candidate>, 6> buckets_;  // later groups' candidates, in holder order
   std::vector<std::pair<FrId, int64_t>> rem_;
   std::vector<Ancestor> ancestors_;
   std::vector<CqInfo> cq_info_;

@@ -48,11 +48,11 @@ class ResourceAssignments {
   using const_iterator = std::vector<Entry>::const_iterator;
 
   const_iterator find(std::string_view resource) const {
-    auto at = LowerBound(resource);
+    auto at = LowerBound(entries_, resource);
     return at != entries_.end() && at->first == resource ? at : entries_.end();
   }
   void insert_or_assign(const std::string& resource, ResourceAssignment ra) {
-    auto at = LowerBound(resource);
+    auto at = LowerBound(entries_, resource);
     if (at != entries_.end() && at->first == resource) {
       at->second = std::move(ra);
     } else {
@@ -65,12 +65,10 @@ class ResourceAssignments {
   bool empty() const { return entries_.empty(); }
 
  private:
-  std::vector<Entry>::const_iterator LowerBound(std::string_view resource) const {
-    return std::lower_bound(entries_.begin(), entries_.end(), resource,
-                            [](const Entry& e, std::string_view r) { return e.first < r; });
-  }
-  std::vector<Entry>::iterator LowerBound(std::string_view resource) {
-    return std::lower_bound(entries_.begin(), entries_.end(), resource,
+  // The first entry not before `resource`, in `entries` (const or not).
+  template <typename Entries>
+  static auto LowerBound(Entries& entries, std::string_view resource) -> decltype(entries.begin()) {
+    return std::lower_bound(entries.begin(), entries.end(), resource,
                             [](const Entry& e, std::string_view r) { return e.first < r; });
   }
   std::vector<Entry> entries_;  // ascending by resource, no duplicates

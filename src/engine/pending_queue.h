@@ -7,6 +7,7 @@
 // operations do not allocate per workload. Single-threaded (engine-owned).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <set>
 #include <tuple>
@@ -37,13 +38,12 @@ class PendingQueue {
   // The next workload to offer, or nullptr. Pop removes it.
   WorkloadInfo* Head() const;
   WorkloadInfo* Pop();
-  // Asks the cache for what the next Pop reads first (the top of the heap
-  // and its head workload's queue fields); changes nothing.
+  // Asks the cache for what the next Pop reads first: the heap's first
+  // three cache lines (the root and its children). Changes nothing.
   void PrefetchHead() const {
-    if (heap_.empty()) return;
-    __builtin_prefetch(heap_.data());
-    __builtin_prefetch(reinterpret_cast<const char*>(heap_.data()) + 64);
-    __builtin_prefetch(reinterpret_cast<const char*>(heap_.data()) + 128);
+    const char* top = reinterpret_cast<const char*>(heap_.data());
+    const size_t bytes = heap_.size() * sizeof(Entry);
+    for (size_t at = 0; at < bytes && at < 192; at += 64) __builtin_prefetch(top + at);
   }
 
   // Moves every inadmissible workload back to the heap. Returns how many.

@@ -99,7 +99,7 @@ struct WorkloadInfo {
   bool holds_quota() const {
     return state == WorkloadState::kQuotaReserved || state == WorkloadState::kAdmitted;
   }
-  api::Workload object;
+  api::Workload object;  // last: see the comment above the struct
 
   const std::string& uid() const { return object.metadata.uid; }
   const std::string& name() const { return object.metadata.name; }

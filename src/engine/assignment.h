@@ -68,8 +68,9 @@ class ResourceAssignments {
   // The first entry not before `resource`, in `entries` (const or not).
   template <typename Entries>
   static auto LowerBound(Entries& entries, std::string_view resource) -> decltype(entries.begin()) {
-    return std::lower_bound(entries.begin(), entries.end(), resource,
-                            [](const Entry& e, std::string_view r) { return e.first < r; });
+    return std::lower_bound(
+        entries.begin(), entries.end(), resource,
+        [](const Entry& e, std::string_view r) { return e.first.compare(r) < 0; });
   }
   std::vector<Entry> entries_;  // ascending by resource, no duplicates
 };

@@ -4,18 +4,26 @@
 
 namespace kuota::engine {
 
+namespace {
+
+// How many pods `ps` may give up: count - minCount when minCount is below it.
+int32_t Slack(const PodSetInfo& ps) {
+  return ps.min_count && *ps.min_count < ps.count ? ps.count - *ps.min_count : 0;
+}
+
+}  // namespace
+
 PodSetReducer::PodSetReducer(const std::vector<PodSetInfo>& pod_sets) {
   for (const auto& ps : pod_sets) {
-    int32_t d = ps.min_count && *ps.min_count < ps.count ? ps.count - *ps.min_count : 0;
     full_.push_back(ps.count);
-    delta_.push_back(std::max<int32_t>(0, d));
+    delta_.push_back(std::max<int32_t>(0, Slack(ps)));
     total_delta_ += delta_.back();
   }
 }
 
 bool PodSetReducer::CanReduce(const std::vector<PodSetInfo>& pod_sets) {
   return std::any_of(pod_sets.begin(), pod_sets.end(),
-                     [](const PodSetInfo& ps) { return ps.min_count && *ps.min_count < ps.count; });
+                     [](const PodSetInfo& ps) { return Slack(ps) > 0; });
 }
 
 std::vector<int32_t> PodSetReducer::CountsForBudget(int64_t budget) const {

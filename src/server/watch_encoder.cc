@@ -38,20 +38,20 @@ std::string WatchEncoder::Added(const Json& object) {
   return Line("ADDED", object);
 }
 
-void WatchEncoder::AppendAddedText(std::string_view object_json, std::string* out) {
-  // What Line("ADDED", object) writes for a JSON watch: dump() sorts keys.
-  out->append(R"({"object":)").append(object_json).append(R"(,"type":"ADDED"})").append("\n");
+void WatchEncoder::AppendTextLine(std::string_view type, std::string_view object_json,
+                                  std::string* out) {
+  // What Line(type, object) writes for a JSON watch: dump() sorts keys.
+  out->append(R"({"object":)").append(object_json).append(R"(,"type":")");
+  out->append(type).append("\"}\n");
 }
 
 std::string WatchEncoder::Translate(const store::WatchEvent& event) {
   if (event.type == store::EventType::kBookmark) return "";  // the server sends its own
   if (!event.text.empty() && CopiesStoredText()) {
-    // What Line(type, object) writes: dump() sorts the keys, and the stored
-    // text is the object's dump() with this event's resourceVersion.
+    // The stored text is the object's dump() with this event's resourceVersion.
     std::string line;
     line.reserve(event.text.size() + 32);
-    line.append(R"({"object":)").append(event.text).append(R"(,"type":")");
-    line.append(store::EventTypeName(event.type)).append("\"}\n");
+    AppendTextLine(store::EventTypeName(event.type), event.text, &line);
     return line;
   }
   Json object = event.object;

@@ -46,14 +46,15 @@ class WatchEncoder {
   // only objects that match).
   std::string Added(const nlohmann::json& object);
   // True when this watch sends objects as the store keeps them (no
-  // selectors, no Table), so AddedText may be used instead of Added.
+  // selectors, no Table, no storage version), so AppendTextLine may be used
+  // instead of Added and Translate sends an event's stored text.
   bool CopiesStoredText() const {
     return !filtered_ && !options_.table && resource_.storage_version.empty();
   }
-  // Appends Added's line for an object given as its stored JSON text (the
-  // output of nlohmann::json::dump) to `out`, without parsing it. Only when
-  // CopiesStoredText().
-  static void AppendAddedText(std::string_view object_json, std::string* out);
+  // Appends the line Line(type, object) writes for an object given as its
+  // stored JSON text (the output of nlohmann::json::dump) to `out`, without
+  // parsing it. Only when CopiesStoredText().
+  static void AppendTextLine(std::string_view type, std::string_view object_json, std::string* out);
   // The line for a store event, or "" when this watch does not see it.
   std::string Translate(const store::WatchEvent& event);
   // A BOOKMARK line at `resource_version`; `initial_events_end` adds the

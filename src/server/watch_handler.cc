@@ -184,7 +184,7 @@ bool SendInitialState(store::ObjectStore& store, WatchState& s, const ChunkWrite
   store::ListResult page = std::move(s.first_page);
   while (true) {
     for (std::string& text : page.texts) {
-      WatchEncoder::AppendAddedText(text, &out);
+      WatchEncoder::AppendTextLine("ADDED", text, &out);
       std::string().swap(text);
       if (out.size() >= kWriteChunk && !flush()) return false;
     }

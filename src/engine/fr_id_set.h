@@ -30,6 +30,7 @@ class FrIdSet {
   size_t size() const { return ids_.size(); }
   std::vector<FrId>::const_iterator begin() const { return ids_.begin(); }
   std::vector<FrId>::const_iterator end() const { return ids_.end(); }
+  bool operator==(const FrIdSet&) const = default;
 
  private:
   std::vector<FrId> ids_;  // ascending, no duplicates

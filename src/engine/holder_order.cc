@@ -17,6 +17,7 @@ bool ReservationOrderBefore(const WorkloadInfo* a, const WorkloadInfo* b) {
 
 void HolderOrder::Thaw() {
   frozen_ = false;
+  ++generation_;
   // The lists are rebuilt next cycle; their buffers are kept (a few hundred
   // KiB for a large cluster) so that the rebuild allocates nothing.
   used_ = 0;
@@ -43,9 +44,11 @@ void HolderOrder::Build(const QuotaNode* root, View* v) {
   v->any_evicted = false;
   v->any_negative = false;
   v->exact_frs = true;
-  QuotaTree::ForEachClusterQueue(root, [v](ClusterQueueNode* x) {
+  v->flat = true;
+  QuotaTree::ForEachClusterQueue(root, [v, root](ClusterQueueNode* x) {
     const auto index = static_cast<int32_t>(v->cqs.size());
     v->cqs.push_back(x);
+    v->flat = v->flat && (x == root || x->parent() == root);
     for (WorkloadInfo* w : x->admitted()) {
       uint64_t frs = 0;
       for (const auto& [fr, value] : w->usage) {

@@ -52,14 +52,19 @@ class HolderOrder {
     std::vector<uint32_t> position_begin;
     bool any_negative = false;  // some holder's usage has a negative value
     bool exact_frs = true;      // every holder's FrIds are in [0, 64): Holder::frs is exact
+    bool flat = true;           // every ClusterQueue's parent is `root` (or is root)
   };
 
-  // Freezing promises that no workload starts or stops holding quota, and no
-  // tree changes, until Thaw(); Thaw forgets the cached lists (keeping their
-  // buffers for the next cycle).
+  // Freezing promises that no workload starts or stops holding quota, no
+  // tree changes, and no usage changes (what-if removals put back before the
+  // next question), until Thaw(); Thaw forgets the cached lists (keeping
+  // their buffers for the next cycle).
   void Freeze() { frozen_ = true; }
   void Thaw();
   bool frozen() const { return frozen_; }
+  // Changes at every Thaw: what a caller derived from the quota trees while
+  // frozen holds as long as frozen() and the generation are unchanged.
+  uint64_t generation() const { return generation_; }
 
   // The holders of the tree rooted at `root` (a node without parent). The
   // reference stays valid until the next call (unfrozen) or Thaw (frozen).
@@ -74,6 +79,7 @@ class HolderOrder {
 
  private:
   bool frozen_ = false;
+  uint64_t generation_ = 0;
   std::deque<View> cached_;       // frozen: one per tree asked for (deque: stable references)
   size_t used_ = 0;               // cached_[0, used_) are valid
   View scratch_;                  // unfrozen

@@ -182,6 +182,38 @@ const char* Preemptor::ReasonOf(Variant v) {
   }
 }
 
+const Preemptor::CohortMemo* Preemptor::MemoFor(const HolderOrder::View& view, const FrIdSet& need,
+                                                uint64_t need_bits, int64_t max_priority) {
+  if (!holders_.frozen()) return nullptr;
+  if (memo_generation_ != holders_.generation()) {
+    memo_generation_ = holders_.generation();
+    memos_used_ = 0;
+  }
+  for (size_t i = 0; i < memos_used_; ++i) {
+    const CohortMemo& m = memos_[i];
+    if (m.root == view.root && m.max_priority == max_priority && m.need == need) return &m;
+  }
+  if (memos_used_ == memos_.size()) memos_.emplace_back();
+  CohortMemo& m = memos_[memos_used_++];
+  m.root = view.root;
+  m.need = need;
+  m.max_priority = max_priority;
+  m.within.resize(view.cqs.size());
+  const size_t n_words = (view.holders.size() + 63) / 64;
+  m.bits.assign(view.flat ? 2 * n_words : 0, 0);
+  for (size_t k = 0; k < view.cqs.size(); ++k) {
+    m.within[k] = WithinNominal(*view.cqs[k], need);
+    if (!view.flat || m.within[k]) continue;
+    for (uint32_t i = view.position_begin[k]; i < view.position_begin[k + 1]; ++i) {
+      const HolderOrder::View::Position& h = view.positions[i];
+      if ((h.frs & need_bits) == 0 || h.priority > max_priority) continue;
+      const size_t base = view.any_evicted && view.holders[h.pos].evicted ? 0 : n_words;
+      m.bits[base + h.pos / 64] |= uint64_t{1} << (h.pos % 64);
+    }
+  }
+  return &m;
+}
+
 bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, const FrIdSet& need,
                         const FrUsage& usage) {
   victims_.clear();
@@ -192,11 +224,26 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
   const bool cohort_on =
       cq.has_parent() && policy.reclaim_within_cohort != api::ReclaimWithinCohortPolicy::kNever;
   // Every holder of the tree, in reservation order (built once per tree while
-  // the scheduler nominates). Candidates are taken from it in that order into
-  // six buckets, [evicted H][evicted P][evicted own][H][P][own], so their
-  // concatenation is Kueue's order with no sort.
+  // the scheduler nominates). Candidates are taken from it in that order, a
+  // group of [evicted H][evicted P][evicted own][H][P][own] at a time, which
+  // is Kueue's order with no sort.
   if (!within_on && !cohort_on) return false;
   const HolderOrder::View& view = holders_.For(QuotaTree::Root(&cq));
+  // `need` as bits: a holder whose bits miss it uses none of `need`; one whose
+  // bits meet it is checked exactly (bits are FrId % 64), unless the bits are
+  // exact (every FrId of the holders and of `need` below 64).
+  uint64_t need_bits = 0;
+  bool exact_bits = view.exact_frs;
+  for (FrId fr : need) {
+    need_bits |= HolderOrder::Bit(fr);
+    exact_bits = exact_bits && fr >= 0 && fr < 64;
+  }
+  // The highest priority a cohort candidate may have.
+  const int64_t cohort_max_priority =
+      policy.reclaim_within_cohort == api::ReclaimWithinCohortPolicy::kLowerPriority
+          ? int64_t{wl.priority} - 1
+          : INT64_MAX;
+  const CohortMemo* memo = nullptr;
   if (cohort_on) {
     // Which ClusterQueues of the tree give cohort candidates: not within
     // nominal quota themselves, nor any cohort between them and the lowest
@@ -224,9 +271,10 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
       }
     }
     cq_info_.assign(view.cqs.size(), CqInfo{});
+    memo = MemoFor(view, need, need_bits, cohort_max_priority);
     for (size_t k = 0; k < view.cqs.size(); ++k) {
       const ClusterQueueNode* x = view.cqs[k];
-      if (x == &cq || WithinNominal(*x, need)) continue;
+      if (x == &cq || (memo != nullptr ? memo->within[k] != 0 : WithinNominal(*x, need))) continue;
       const QuotaNode* c = x->parent();
       const Ancestor* lca = nullptr;
       bool ok = true;
@@ -245,58 +293,69 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
   }
   size_t own = 0;
   while (view.cqs[own] != &cq) ++own;
-  // `need` as bits: a holder whose bits miss it uses none of `need`; one whose
-  // bits meet it is checked exactly (bits are FrId % 64), unless the bits are
-  // exact (every FrId of the holders and of `need` below 64).
-  uint64_t need_bits = 0;
-  bool exact_bits = view.exact_frs;
-  for (FrId fr : need) {
-    need_bits |= HolderOrder::Bit(fr);
-    exact_bits = exact_bits && fr >= 0 && fr < 64;
-  }
   auto uses = [&](const HolderOrder::Holder& h) {
     return (h.frs & need_bits) != 0 && (exact_bits || UsesResources(*h.wl, need));
   };
   // The holders that may be candidates at all, as a bit per position in the
-  // holder order: those of `cq` (within_on) and of the ClusterQueues that give
-  // cohort candidates (cohort_on) whose bits meet `need` and whose priority
-  // the policy allows (a superset of the candidates). Every scan below visits
-  // only them, in the same order; classify answers -1 for all the others.
+  // holder order, one bit set per group of [evicted H][evicted P][evicted
+  // own][H][P][own]: those of `cq` (within_on) and of the ClusterQueues that
+  // give cohort candidates (cohort_on) whose bits meet `need` and whose
+  // priority the policy allows (a superset of the candidates). A holder's
+  // group follows from its ClusterQueue and its evicted flag alone, so it is
+  // known here; classify below answers that group or -1. Every scan visits
+  // only these bits, each group's in holder order.
   const size_t n_words = (view.holders.size() + 63) / 64;
-  rel_.assign(n_words, 0);
-  auto mark = [&](size_t k, int64_t max_priority) {
+  group_bits_.assign(6 * n_words, 0);
+  auto mark = [&](size_t k, int64_t max_priority, int group) {
+    uint64_t* live = group_bits_.data() + static_cast<size_t>(group) * n_words;
+    // Evicted holders go three groups earlier.
+    uint64_t* evicted = live - 3 * n_words;
     for (uint32_t i = view.position_begin[k]; i < view.position_begin[k + 1]; ++i) {
       const HolderOrder::View::Position& h = view.positions[i];
       if ((h.frs & need_bits) == 0 || h.priority > max_priority) continue;
-      rel_[h.pos / 64] |= uint64_t{1} << (h.pos % 64);
+      uint64_t* bits = view.any_evicted && view.holders[h.pos].evicted ? evicted : live;
+      bits[h.pos / 64] |= uint64_t{1} << (h.pos % 64);
     }
   };
   if (within_on) {
     // SatisfiesWithin needs priority below the preemptor's, or equal to it.
-    mark(own, policy.within_cluster_queue == api::WithinClusterQueuePolicy::kLowerPriority
-                  ? int64_t{wl.priority} - 1
-                  : int64_t{wl.priority});
+    mark(own,
+         policy.within_cluster_queue == api::WithinClusterQueuePolicy::kLowerPriority
+             ? int64_t{wl.priority} - 1
+             : int64_t{wl.priority},
+         5);
   }
-  if (cohort_on) {
-    const int64_t max_priority =
-        policy.reclaim_within_cohort == api::ReclaimWithinCohortPolicy::kLowerPriority
-            ? int64_t{wl.priority} - 1
-            : INT64_MAX;
+  if (cohort_on && memo != nullptr && view.flat) {
+    // Flat tree: every candidate ClusterQueue's lca is the root, so all share
+    // one group; the memo holds their marks, and those of `cq` itself.
+    const size_t live = (ancestors_.back().adv ? 3 : 4) * n_words;
+    const size_t evicted = live - 3 * n_words;
+    std::copy_n(memo->bits.begin(), n_words, group_bits_.begin() + static_cast<ptrdiff_t>(evicted));
+    std::copy_n(memo->bits.begin() + static_cast<ptrdiff_t>(n_words), n_words,
+                group_bits_.begin() + static_cast<ptrdiff_t>(live));
+    for (uint32_t i = view.position_begin[own]; i < view.position_begin[own + 1]; ++i) {
+      const uint32_t pos = view.positions[i].pos;
+      const uint64_t keep = ~(uint64_t{1} << (pos % 64));
+      group_bits_[live + pos / 64] &= keep;
+      group_bits_[evicted + pos / 64] &= keep;
+    }
+  } else if (cohort_on) {
     for (size_t k = 0; k < view.cqs.size(); ++k) {
-      if (cq_info_[k].eligible) mark(k, max_priority);
+      if (cq_info_[k].eligible) mark(k, cohort_max_priority, cq_info_[k].adv ? 3 : 4);
     }
   }
-  // Calls fn on the marked holders in holder order until it returns true;
-  // returns whether it did.
-  auto each = [&](auto&& fn) {
+  // Calls fn on the holders whose bits are set in `bits` (one group's
+  // words), in holder order, until it returns true; returns whether it did.
+  auto each_in = [&](const uint64_t* bits, auto&& fn) {
     for (size_t w = 0; w < n_words; ++w) {
-      for (uint64_t bits = rel_[w]; bits != 0; bits &= bits - 1) {
-        const size_t p = w * 64 + static_cast<size_t>(__builtin_ctzll(bits));
+      for (uint64_t b = bits[w]; b != 0; b &= b - 1) {
+        const size_t p = w * 64 + static_cast<size_t>(__builtin_ctzll(b));
         if (fn(view.holders[p])) return true;
       }
     }
     return false;
   };
+  auto group = [&](int g) { return group_bits_.data() + static_cast<size_t>(g) * n_words; };
   const int32_t in_priority = wl.priority;
   const auto reclaim = policy.reclaim_within_cohort;
   // A holder's group in [evicted H][evicted P][evicted own][H][P][own]
@@ -336,17 +395,13 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
                                                         : 1;
     return (h.evicted ? 0 : 3) + g;
   };
-  // What the victim search needs to know first, each scan stopping as soon
-  // as it knows: whether there is any candidate, any from the cohort, and
-  // (only where it decides the attempts) any hierarchical one.
   Candidate c;
-  bool any = false, any_other = false, any_h = false;
-  each([&](const HolderOrder::Holder& h) {
-    if (classify(h, &c) < 0) return false;
-    any = true;
-    any_other = c.variant != Variant::kWithinCQ;
-    return any_other;
-  });
+  auto is_candidate = [&](const HolderOrder::Holder& h) { return classify(h, &c) >= 0; };
+  // What the victim search needs to know first: whether there is any
+  // candidate, and any from the cohort (groups 0, 1, 3, 4).
+  bool any_other = false;
+  for (int g : {0, 1, 3, 4}) any_other = any_other || each_in(group(g), is_candidate);
+  const bool any = any_other || each_in(group(2), is_candidate) || each_in(group(5), is_candidate);
   if (!any) return false;
   // CouldFit over the candidates: even removing them all must leave room.
   for (const auto& need_fr : usage) {
@@ -354,8 +409,8 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
     const FrId fr = need_fr.first;
     const int64_t v = need_fr.second;
     int64_t room = std::max<int64_t>(0, cq.Available(fr));
-    if (room < v) {
-      each([&](const HolderOrder::Holder& h) {
+    for (int g = 0; g < 6 && room < v; ++g) {
+      each_in(group(g), [&](const HolderOrder::Holder& h) {
         if (classify(h, &c) < 0) return false;
         for (const auto& [wfr, wv] : c.wl->usage) {
           if (wfr == fr) room = SatAdd(room, wv);
@@ -369,10 +424,11 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
   for (FrId fr : need) {
     if (!(cq.usage(fr) < cq.quota(fr).nominal)) under_nominal = false;
   }
+  // Whether there is a hierarchical candidate, only where it decides the
+  // attempts.
+  bool any_h = false;
   if (any_other && forbidden && under_nominal) {
-    any_h = each([&](const HolderOrder::Holder& h) {
-      return classify(h, &c) >= 0 && c.variant == Variant::kHierarchicalReclaim;
-    });
+    any_h = each_in(group(0), is_candidate) || each_in(group(3), is_candidate);
   }
   std::array<bool, 2> attempts{};
   int n_attempts = 2;
@@ -384,21 +440,32 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
   } else {
     attempts = {true, false};
   }
-  // The first group that can hold candidates is tried during the scan, in
-  // holder order; later groups are kept in their buckets and tried after it,
-  // so the order is the group-major one without a pass over every holder
-  // when the first group already makes room.
-  const int first = view.any_evicted ? 0 : 3;
+  // Groups are tried in order, each in holder order. A ClusterQueue found
+  // dead (see below) has its holders' bits cleared from the attempt's copy,
+  // so that later groups do not visit them.
   for (int a = 0; a < n_attempts; ++a) {
     const bool borrow = attempts[static_cast<size_t>(a)];
     std::vector<Candidate>& targets = victims_;
     targets.clear();
-    for (auto& b : buckets_) b.clear();
+    attempt_bits_.assign(group_bits_.begin(), group_bits_.end());
     // A ClusterQueue found within nominal quota (itself or a cohort up to
     // its lca) stays so while this attempt only removes usage (when no
     // holder has a negative usage): its later candidates are invalid too.
     dead_.assign(view.cqs.size(), 0);
     const auto own_index = static_cast<int32_t>(own);
+    // Clears a dead cohort ClusterQueue's holders from the group it was
+    // marked in (3 or 4) and from its evicted twin.
+    auto bury = [&](int32_t k) {
+      const size_t live = (cq_info_[static_cast<size_t>(k)].adv ? 3 : 4) * n_words;
+      const size_t evicted = live - 3 * n_words;
+      for (uint32_t i = view.position_begin[static_cast<size_t>(k)];
+           i < view.position_begin[static_cast<size_t>(k) + 1]; ++i) {
+        const uint32_t pos = view.positions[i].pos;
+        const uint64_t keep = ~(uint64_t{1} << (pos % 64));
+        attempt_bits_[live + pos / 64] &= keep;
+        attempt_bits_[evicted + pos / 64] &= keep;
+      }
+    };
     auto try_one = [&](const Candidate& x) {
       if (x.cq != own_index) {  // not in `cq` (CandidateValid's first test)
         if (borrow && x.variant == Variant::kReclaimWithoutBorrowing) return false;
@@ -406,6 +473,7 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
         if (dead) return false;
         if (!CandidateValid(x, cq, need, borrow)) {
           dead = !view.any_negative;
+          if (dead) bury(x.cq);
           return false;
         }
       }
@@ -413,26 +481,17 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
       targets.push_back(x);
       return Fits(cq, usage, borrow);
     };
-    auto done = [&]() {
-      FillBackVictims(cq, usage, borrow);
-      for (const Candidate& t : targets) AddWorkloadUsage(*t.wl);
-      return true;
-    };
-    // Later groups keep their candidates as classified (classify depends
-    // on no usage, so trying them later gives the same answer); those whose
-    // ClusterQueue is dead by then are skipped.
-    const bool fit = each([&](const HolderOrder::Holder& h) {
-      const int g = classify(h, &c);
-      if (g < 0) return false;
-      if (g == first) return try_one(c);
-      buckets_[static_cast<size_t>(g)].push_back(c);
-      return false;
-    });
-    if (fit) return done();
-    for (int g = first + 1; g < 6; ++g) {
-      for (const Candidate& x : buckets_[static_cast<size_t>(g)]) {
-        if (x.cq != own_index && dead_[static_cast<size_t>(x.cq)]) continue;
-        if (try_one(x)) return done();
+    for (int g = 0; g < 6; ++g) {
+      // With borrowing forbidden every P candidate is ReclaimWithoutBorrowing,
+      // which an attempt that borrows skips (try_one's first test).
+      if (borrow && forbidden && (g == 1 || g == 4)) continue;
+      const bool fit =
+          each_in(attempt_bits_.data() + static_cast<size_t>(g) * n_words,
+                  [&](const HolderOrder::Holder& h) { return classify(h, &c) >= 0 && try_one(c); });
+      if (fit) {
+        FillBackVictims(cq, usage, borrow);
+        for (const Candidate& t : targets) AddWorkloadUsage(*t.wl);
+        return true;
       }
     }
     for (const Candidate& t : targets) AddWorkloadUsage(*t.wl);

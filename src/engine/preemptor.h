@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 
 #include "api/configuration.h"
 #include "engine/flavor_assigner.h"
@@ -68,6 +69,23 @@ class Preemptor final : public PreemptionOracle {
     const QuotaNode* lca = nullptr;
   };
 
+  // What Classic derives from a tree's usage for one `need` and one cohort
+  // priority bound, the same for every head of the tree while the holders
+  // are frozen (usage fixed): which ClusterQueues are within nominal quota on
+  // `need` and, for a flat tree, the holders (by position bit, [evicted,
+  // live]) of the others that use `need` within the bound.
+  struct CohortMemo {
+    const QuotaNode* root = nullptr;
+    FrIdSet need;
+    int64_t max_priority = 0;
+    std::vector<uint8_t> within;  // per ClusterQueue of the view
+    std::vector<uint64_t> bits;   // flat trees: 2 * words
+  };
+  // The memo for (view, need, max_priority), made on first use; null when the
+  // holders are not frozen.
+  const CohortMemo* MemoFor(const HolderOrder::View& view, const FrIdSet& need, uint64_t need_bits,
+                            int64_t max_priority);
+
   // Classic preemption: whether victims were found; they are left in
   // victims_ (in GetTargets' order).
   bool Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, const FrIdSet& need,
@@ -95,15 +113,18 @@ class Preemptor final : public PreemptionOracle {
   const api::FairSharingConfig& fair_sharing_;
   HolderOrder holders_;
   // Scratch of Classic, kept to reuse its capacity.
-  std::array<std::vector<Candidate>, 6> buckets_;  // later groups' candidates, in holder order
   std::vector<std::pair<FrId, int64_t>> rem_;
   std::vector<Ancestor> ancestors_;
   std::vector<CqInfo> cq_info_;
-  std::vector<uint64_t> rel_;       // bit per holder position: may be a candidate
+  std::vector<uint64_t> group_bits_;    // per group, a bit per holder position: may be a candidate
+  std::vector<uint64_t> attempt_bits_;  // an attempt's copy, less dead ClusterQueues' holders
   std::vector<Candidate> victims_;  // Classic's answer
   FrIdSet sim_need_;                // SimulatePreemption's `need` and `usage`
   FrUsage sim_usage_;
   std::vector<uint8_t> dead_;  // per ClusterQueue of the tree: no valid candidate left
+  std::deque<CohortMemo> memos_;  // [0, memos_used_) made in generation memo_generation_
+  size_t memos_used_ = 0;
+  uint64_t memo_generation_ = 0;
 };
 
 // Removes / restores a workload's usage on the quota tree (what-if guards).

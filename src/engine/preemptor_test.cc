@@ -469,5 +469,40 @@ TEST(PreemptorTest, PreemptionAcrossCyclesKeepsVictimPending) {
   EXPECT_EQ(victim->state, WorkloadState::kPending);
 }
 
+TEST(PreemptorTest, FrozenAnswersFollowTheTreesOfEachFreeze) {
+  // While the holders are frozen, what Classic derives from a tree's usage is
+  // kept for the next heads; a later freeze must see the tree as it is then.
+  // First b borrows (its newest workload is the victim); then b is back
+  // within nominal quota and c borrows (c's newest is the victim).
+  EngineHarness h;
+  ApplyBase(h, {"a", "b", "c"});
+  const auto reclaim = Policy(WithinClusterQueuePolicy::kNever, ReclaimWithinCohortPolicy::kAny);
+  ASSERT_TRUE(h.Apply(Queue("a", "all", "4", reclaim), Queue("b", "all", "4", reclaim),
+                      Queue("c", "all", "4", reclaim), Running("b1", "b", "4", 0, 10),
+                      Running("b2", "b", "4", 0, 20), Running("c1", "c", "4", 0, 15),
+                      Incoming("a", "4", 0)));
+  const WorkloadInfo* incoming = h.Find(kIncoming);
+  ASSERT_NE(incoming, nullptr);
+  const FrId cpu = h.Fr("default", "cpu");
+  const FrIdSet need{cpu};
+  const FrUsage usage{{cpu, 4000}};
+  api::FairSharingConfig fair_sharing;
+  Preemptor preemptor(h.engine().state().frs, fair_sharing);
+  auto victims = [&]() {
+    preemptor.holders().Freeze();
+    Keys keys;
+    for (const auto& t : preemptor.GetTargets(*incoming, *h.CQ("a"), need, usage)) {
+      keys.push_back(t.workload->key);
+    }
+    preemptor.holders().Thaw();
+    return keys;
+  };
+  EXPECT_EQ(victims(), Keys{"ns/b2"});
+  EXPECT_EQ(victims(), Keys{"ns/b2"});
+  ASSERT_TRUE(h.engine().Delete("Workload", "ns", "b2").ok());
+  ASSERT_TRUE(h.Apply(Running("c2", "c", "4", 0, 40)));
+  EXPECT_EQ(victims(), Keys{"ns/c2"});
+}
+
 }  // namespace
 }  // namespace kuota::engine

@@ -19,10 +19,15 @@ bool QuotaNode::has_quota(FrId fr) const {
   return static_cast<size_t>(fr) < has_quota_.size() && has_quota_[static_cast<size_t>(fr)];
 }
 
-int64_t QuotaNode::guaranteed_quota(FrId fr) const {
-  const FrQuota& q = quota(fr);
-  if (!q.lending_limit) return 0;
-  return std::max<int64_t>(0, SatSub(subtree_quota(fr), *q.lending_limit));
+void QuotaNode::RefreshGuaranteed() {
+  guaranteed_.assign(quota_.size(), 0);
+  for (size_t i = 0; i < quota_.size(); ++i) {
+    const auto fr = static_cast<FrId>(i);
+    const FrQuota& q = quota(fr);
+    if (q.lending_limit) {
+      guaranteed_[i] = std::max<int64_t>(0, SatSub(subtree_quota(fr), *q.lending_limit));
+    }
+  }
 }
 
 int64_t QuotaNode::Available(FrId fr) const {

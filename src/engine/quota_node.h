@@ -43,8 +43,9 @@ class QuotaNode {
   // Usage of this node: for a ClusterQueue, the sum of its workloads'; for a
   // cohort, what its children store in it (usage above their guaranteed quota).
   int64_t usage(FrId fr) const { return At(usage_, fr); }
-  // Quota that this node keeps for itself and never lends to its parent.
-  int64_t guaranteed_quota(FrId fr) const;
+  // Quota that this node keeps for itself and never lends to its parent
+  // (kept by QuotaTree whenever the quotas or the subtree quota change).
+  int64_t guaranteed_quota(FrId fr) const { return At(guaranteed_, fr); }
 
   // What can still be used here: local guaranteed room plus what the parent
   // can give, capped by the borrowing limit.
@@ -65,6 +66,8 @@ class QuotaNode {
 
  protected:
   friend class QuotaTree;
+  // Recomputes guaranteed_ from quota_ and subtree_quota_.
+  void RefreshGuaranteed();
   static int64_t At(const std::vector<int64_t>& v, FrId fr) {
     return static_cast<size_t>(fr) < v.size() ? v[static_cast<size_t>(fr)] : 0;
   }
@@ -80,6 +83,7 @@ class QuotaNode {
   std::vector<FrId> quota_frs_;         // frs with declared quota
   std::vector<int64_t> subtree_quota_;  // indexed by FrId
   std::vector<int64_t> usage_;          // indexed by FrId
+  std::vector<int64_t> guaranteed_;     // indexed by FrId
 };
 
 }  // namespace kuota::engine

@@ -63,6 +63,7 @@ void QuotaTree::SetQuotas(QuotaNode& node, const std::vector<api::ResourceGroup>
       }
     }
   }
+  node.RefreshGuaranteed();
 }
 
 void QuotaTree::ResolveGroups(ClusterQueueNode& node,
@@ -103,6 +104,7 @@ void QuotaTree::ComputeSubtree(CohortNode* c) {
   };
   for (CohortNode* child : c->child_cohorts_) add_child(child);
   for (ClusterQueueNode* child : c->child_cqs_) add_child(child);
+  c->RefreshGuaranteed();
 }
 
 std::vector<std::string> QuotaTree::Rebuild(

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "testing/engine_harness.h"
@@ -105,6 +106,24 @@ TEST_F(HolderOrderTest, RefrozenListIsRebuiltInItsKeptBuffers) {
   EXPECT_EQ(KeysOf(order.For(Root("a"))),
             (Keys{"ns/new@a", "ns/tie-z@b", "ns/old@b", "ns/high@a"}));
   EXPECT_EQ(KeysOf(order.For(Root("lone"))), Keys{"ns/alone@lone"});
+}
+
+TEST_F(HolderOrderTest, RebuildIsTheSortedOrderWhateverTheHints) {
+  // Each build leaves every holder its position as a hint for the next one;
+  // new holders are merged in, and a hint that is wrong changes nothing.
+  HolderOrder order;
+  ASSERT_EQ(KeysOf(order.For(Root("a"))),
+            (Keys{"ns/new@a", "ns/tie-z@b", "ns/tie-a@a", "ns/old@b", "ns/high@a"}));
+  ASSERT_TRUE(h_.Apply(Holding("mid", "b", 0, 12, "u3"), Holding("low", "a", -1, 1, "u8")));
+  const Keys want{"ns/low@a", "ns/new@a", "ns/tie-z@b", "ns/tie-a@a",
+                  "ns/mid@b", "ns/old@b", "ns/high@a"};
+  EXPECT_EQ(KeysOf(order.For(Root("a"))), want);
+  // Hints from the last build, swapped: the highest priority claims the first place.
+  auto* high = const_cast<WorkloadInfo*>(h_.Find("ns/high"));
+  auto* low = const_cast<WorkloadInfo*>(h_.Find("ns/low"));
+  ASSERT_EQ(low->holder_hint, 0u);
+  std::swap(high->holder_hint, low->holder_hint);
+  EXPECT_EQ(KeysOf(order.For(Root("a"))), want);
 }
 
 TEST_F(HolderOrderTest, PositionsListEachQueuesHoldersInOrder) {

@@ -47,6 +47,8 @@ enum class WorkloadState {
 // Where a workload sits in its ClusterQueue's PendingQueue (managed there).
 enum class QueueSlot { kNone, kHeap, kInadmissible, kBackoff, kPinned };
 
+inline constexpr uint32_t kNoHint = UINT32_MAX;
+
 // The fields a scheduling cycle reads for each head come first and `object`
 // (about 700 bytes) last, so a head's queueing and pod-set fields share a few
 // cache lines.
@@ -69,6 +71,14 @@ struct WorkloadInfo {
   std::vector<std::pair<FrId, int64_t>> usage;
   Time quota_reserved_at;
   bool evicted = false;  // an eviction was decided and not yet carried out
+  // Its position in the last holder order built for its tree (HolderOrder's
+  // hint for the next build; never decides the order), or kNoHint.
+  uint32_t holder_hint = kNoHint;
+  uint32_t holder_build = 0;  // the build holder_hint is from (0: none)
+  // uid()'s first 16 bytes, big-endian, zero-padded: HolderOrder's sort
+  // compares these before the UIDs (SetObject keeps them).
+  uint64_t uid_hi = 0;
+  uint64_t uid_lo = 0;
 
   // Queueing (state kPending).
   ClusterQueueNode* queued_in = nullptr;  // borrowed
@@ -100,6 +110,9 @@ struct WorkloadInfo {
     return state == WorkloadState::kQuotaReserved || state == WorkloadState::kAdmitted;
   }
   api::Workload object;  // last: see the comment above the struct
+
+  // Sets `object` and what is kept from it (the UID's prefix).
+  void SetObject(const api::Workload& obj);
 
   const std::string& uid() const { return object.metadata.uid; }
   const std::string& name() const { return object.metadata.name; }

@@ -403,23 +403,6 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
   for (int g : {0, 1, 3, 4}) any_other = any_other || each_in(group(g), is_candidate);
   const bool any = any_other || each_in(group(2), is_candidate) || each_in(group(5), is_candidate);
   if (!any) return false;
-  // CouldFit over the candidates: even removing them all must leave room.
-  for (const auto& need_fr : usage) {
-    // Named copies: clang 14 cannot capture a structured binding.
-    const FrId fr = need_fr.first;
-    const int64_t v = need_fr.second;
-    int64_t room = std::max<int64_t>(0, cq.Available(fr));
-    for (int g = 0; g < 6 && room < v; ++g) {
-      each_in(group(g), [&](const HolderOrder::Holder& h) {
-        if (classify(h, &c) < 0) return false;
-        for (const auto& [wfr, wv] : c.wl->usage) {
-          if (wfr == fr) room = SatAdd(room, wv);
-        }
-        return room >= v;
-      });
-    }
-    if (room < v) return false;
-  }
   bool under_nominal = true;
   for (FrId fr : need) {
     if (!(cq.usage(fr) < cq.quota(fr).nominal)) under_nominal = false;
@@ -439,6 +422,28 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
     attempts = {false, true};
   } else {
     attempts = {true, false};
+  }
+  // CouldFit over the candidates the attempts may take: even removing them
+  // all must leave room (removing usage u raises Available by at most u).
+  // With borrowing forbidden and one attempt (it borrows), the P groups are
+  // never taken (see the attempt loop).
+  const bool p_skipped = forbidden && n_attempts == 1;
+  for (const auto& need_fr : usage) {
+    // Named copies: clang 14 cannot capture a structured binding.
+    const FrId fr = need_fr.first;
+    const int64_t v = need_fr.second;
+    int64_t room = std::max<int64_t>(0, cq.Available(fr));
+    for (int g = 0; g < 6 && room < v; ++g) {
+      if (p_skipped && (g == 1 || g == 4)) continue;
+      each_in(group(g), [&](const HolderOrder::Holder& h) {
+        if (classify(h, &c) < 0) return false;
+        for (const auto& [wfr, wv] : c.wl->usage) {
+          if (wfr == fr) room = SatAdd(room, wv);
+        }
+        return room >= v;
+      });
+    }
+    if (room < v) return false;
   }
   // Groups are tried in order, each in holder order. A ClusterQueue found
   // dead (see below) has its holders' bits cleared from the attempt's copy,

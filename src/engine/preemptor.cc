@@ -66,6 +66,10 @@ bool SatisfiesReclaim(api::ReclaimWithinCohortPolicy p, const WorkloadInfo& in,
 
 bool IsEvicted(const WorkloadInfo& wl) { return wl.evicted; }
 
+// Classic's dry run counts removals in plain arithmetic, as the tree's
+// saturating one would only below this.
+constexpr int64_t kDryMax = INT64_MAX / 4;
+
 // Necessary condition for any victim set: even removing every candidate must
 // leave room for `usage` in `cq` (freed capacity is at most their usage).
 bool CouldFit(const ClusterQueueNode& cq, const FrUsage& usage,
@@ -201,16 +205,54 @@ const Preemptor::CohortMemo* Preemptor::MemoFor(const HolderOrder::View& view, c
   m.within.resize(view.cqs.size());
   const size_t n_words = (view.holders.size() + 63) / 64;
   m.bits.assign(view.flat ? 2 * n_words : 0, 0);
+  bool exact = view.exact_frs;
+  for (FrId fr : need) exact = exact && fr >= 0 && fr < 64;
+  m.dry = view.flat && exact && !view.any_evicted && !view.any_negative;
+  m.delta_begin.assign(view.cqs.size() + 1, 0);
+  m.deltas.clear();
   for (size_t k = 0; k < view.cqs.size(); ++k) {
-    m.within[k] = WithinNominal(*view.cqs[k], need);
+    m.delta_begin[k] = static_cast<uint32_t>(m.deltas.size());
+    const ClusterQueueNode& x = *view.cqs[k];
+    m.within[k] = WithinNominal(x, need);
     if (!view.flat || m.within[k]) continue;
+    removed_.clear();
+    bool x_within = false;
     for (uint32_t i = view.position_begin[k]; i < view.position_begin[k + 1]; ++i) {
       const HolderOrder::View::Position& h = view.positions[i];
       if ((h.frs & need_bits) == 0 || h.priority > max_priority) continue;
       const size_t base = view.any_evicted && view.holders[h.pos].evicted ? 0 : n_words;
       m.bits[base + h.pos / 64] |= uint64_t{1} << (h.pos % 64);
+      if (!m.dry || x_within) continue;
+      // The dry run's removals: this holder is taken unless x is within
+      // nominal quota after those before it.
+      x_within = true;
+      for (FrId fr : need) {
+        int64_t r = 0;
+        for (const auto& [f, v] : removed_) {
+          if (f == fr) r = v;
+        }
+        if (x.usage(fr) - r > x.subtree_quota(fr)) x_within = false;
+      }
+      if (x_within) continue;
+      for (const auto& [wfr, wv] : view.holders[h.pos].wl->usage) {
+        auto at = removed_.begin();
+        while (at != removed_.end() && at->first != wfr) ++at;
+        if (at == removed_.end()) at = removed_.insert(removed_.end(), {wfr, 0});
+        if (wv > kDryMax || at->second > kDryMax) m.dry = false;
+        at->second += wv;
+      }
+    }
+    if (!m.dry) continue;
+    for (const auto& [fr, r] : removed_) {
+      const int64_t u = x.usage(fr);
+      const int64_t g = x.guaranteed_quota(fr);
+      if (u > kDryMax || u < -kDryMax) m.dry = false;
+      // What RemoveUsage would take back from the parent.
+      const int64_t delta = std::max<int64_t>(0, u - g) - std::max<int64_t>(0, u - r - g);
+      if (delta != 0) m.deltas.emplace_back(fr, delta);
     }
   }
+  m.delta_begin[view.cqs.size()] = static_cast<uint32_t>(m.deltas.size());
   return &m;
 }
 
@@ -445,6 +487,102 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
     }
     if (room < v) return false;
   }
+  // A flat tree without evicted or negative holders: whether an attempt can
+  // fit at all, found without touching the tree. Every candidate it may take
+  // is counted as removed, each cohort ClusterQueue's in holder order until
+  // it is within nominal quota (which depends on its own removals only, its
+  // parent being the lca), and Fits is asked of the usage that leaves.
+  // Removals only raise Available, so when that does not fit no prefix of
+  // it does: the attempt fails, as trying every candidate would find.
+  // Answers true when it may fit (or when it cannot tell).
+  constexpr size_t kDryFrs = 8;
+  std::array<FrId, kDryFrs> dry_frs{};
+  size_t n_dry = 0;
+  bool dry = dry_run_ && cohort_on && view.flat && !view.any_negative && !view.any_evicted &&
+             cq.parent() == view.root;
+  auto dry_index = [&](FrId fr) -> int {
+    for (size_t j = 0; j < n_dry; ++j) {
+      if (dry_frs[j] == fr) return static_cast<int>(j);
+    }
+    return -1;
+  };
+  auto dry_add = [&](FrId fr) {
+    if (!dry || dry_index(fr) >= 0) return;
+    if (n_dry == kDryFrs) {
+      dry = false;
+      return;
+    }
+    dry_frs[n_dry++] = fr;
+  };
+  for (const auto& u : usage) dry_add(u.first);
+  for (FrId fr : need) dry_add(fr);
+  auto may_fit = [&](bool borrow) -> bool {
+    std::array<int64_t, kDryFrs> own_removed{}, root_removed{};
+    const bool adv = ancestors_.back().adv;
+    const uint64_t* own_bits = group(5);
+    const uint64_t* cohort_bits = group(adv ? 3 : 4);
+    // With borrowing forbidden, an attempt that borrows takes no P candidate.
+    const bool cohort_skipped = !adv && forbidden && borrow;
+    // The memo's per-ClusterQueue removals hold where no candidate is
+    // skipped by its priority (H, or P with borrowing forbidden and not
+    // borrowing) and the marks are the candidates (exact bits).
+    const bool from_memo = memo != nullptr && memo->dry && exact_bits && (adv || forbidden);
+    for (size_t k = 0; k < view.cqs.size(); ++k) {
+      const bool is_own = k == own;
+      if (!is_own && (!cq_info_[k].eligible || cohort_skipped)) continue;
+      if (!is_own && from_memo) {
+        for (uint32_t d = memo->delta_begin[k]; d < memo->delta_begin[k + 1]; ++d) {
+          const int j = dry_index(memo->deltas[d].first);
+          if (j >= 0) root_removed[static_cast<size_t>(j)] += memo->deltas[d].second;
+        }
+        continue;
+      }
+      const ClusterQueueNode* x = view.cqs[k];
+      const uint64_t* bits = is_own ? own_bits : cohort_bits;
+      std::array<int64_t, kDryFrs> removed{};
+      for (uint32_t i = view.position_begin[k]; i < view.position_begin[k + 1]; ++i) {
+        const uint32_t pos = view.positions[i].pos;
+        if (((bits[pos / 64] >> (pos % 64)) & 1) == 0) continue;
+        if (classify(view.holders[pos], &c) < 0) continue;
+        if (!is_own) {
+          if (borrow && c.variant == Variant::kReclaimWithoutBorrowing) continue;
+          bool within = true;  // WithinNominal after the removals so far
+          for (FrId fr : need) {
+            const auto j = static_cast<size_t>(dry_index(fr));
+            if (x->usage(fr) - removed[j] > x->subtree_quota(fr)) within = false;
+          }
+          if (within) break;
+        }
+        for (const auto& [wfr, wv] : c.wl->usage) {
+          const int j = dry_index(wfr);
+          if (j < 0) continue;
+          if (wv > kDryMax || removed[static_cast<size_t>(j)] > kDryMax) return true;
+          removed[static_cast<size_t>(j)] += wv;
+        }
+      }
+      for (size_t j = 0; j < n_dry; ++j) {
+        if (removed[j] == 0) continue;
+        const int64_t u = x->usage(dry_frs[j]);
+        const int64_t g = x->guaranteed_quota(dry_frs[j]);
+        if (u > kDryMax || u < -kDryMax) return true;
+        // What RemoveUsage would take back from the parent.
+        root_removed[j] += std::max<int64_t>(0, u - g) - std::max<int64_t>(0, u - removed[j] - g);
+        if (is_own) own_removed[j] = removed[j];
+      }
+    }
+    const QuotaNode& root = *view.root;
+    for (const auto& need_fr : usage) {
+      const FrId fr = need_fr.first;
+      const int64_t v = need_fr.second;
+      const auto j = static_cast<size_t>(dry_index(fr));
+      if (root.usage(fr) > kDryMax || root.usage(fr) < -kDryMax) return true;
+      const int64_t u = cq.usage(fr) - own_removed[j];
+      if (!borrow && SatAdd(u, v) > cq.subtree_quota(fr)) return false;
+      const int64_t parent = root.AvailableGiven(fr, root.usage(fr) - root_removed[j], 0);
+      if (v > std::max<int64_t>(0, cq.AvailableGiven(fr, u, parent))) return false;
+    }
+    return true;
+  };
   // Groups are tried in order, each in holder order. A ClusterQueue found
   // dead (see below) has its holders' bits cleared from the attempt's copy,
   // so that later groups do not visit them.
@@ -452,6 +590,7 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
     const bool borrow = attempts[static_cast<size_t>(a)];
     std::vector<Candidate>& targets = victims_;
     targets.clear();
+    if (dry && !may_fit(borrow)) continue;
     attempt_bits_.assign(group_bits_.begin(), group_bits_.end());
     // A ClusterQueue found within nominal quota (itself or a cohort up to
     // its lca) stays so while this attempt only removes usage (when no

@@ -42,6 +42,11 @@ class Preemptor final : public PreemptionOracle {
   FitMode SimulatePreemption(const ClusterQueueNode& cq, const WorkloadInfo& wl, FrId fr,
                              int64_t value, int* borrow_after) override;
 
+  // Classic's dry run (on by default): an attempt that cannot fit even with
+  // every candidate it may take removed is answered without simulating it.
+  // Off, every attempt is simulated; tests compare the two.
+  void set_dry_run(bool on) { dry_run_ = on; }
+
   // The quota holders in candidate order; the scheduler freezes it while it
   // nominates, so each tree's list is built once per cycle.
   HolderOrder& holders() { return holders_; }
@@ -80,6 +85,14 @@ class Preemptor final : public PreemptionOracle {
     int64_t max_priority = 0;
     std::vector<uint8_t> within;  // per ClusterQueue of the view
     std::vector<uint64_t> bits;   // flat trees: 2 * words
+    // Flat trees with exact holder bits and no evicted or negative holder:
+    // for each ClusterQueue k not within nominal quota, what taking its
+    // marked holders in order until it is within nominal quota on `need`
+    // gives back to the root, per FrId: deltas[delta_begin[k],
+    // delta_begin[k + 1]). Classic's dry run reads it (when `dry`).
+    bool dry = false;
+    std::vector<uint32_t> delta_begin;
+    std::vector<std::pair<FrId, int64_t>> deltas;
   };
   // The memo for (view, need, max_priority), made on first use; null when the
   // holders are not frozen.
@@ -112,6 +125,7 @@ class Preemptor final : public PreemptionOracle {
   const FlavorResourceTable& frs_;
   const api::FairSharingConfig& fair_sharing_;
   HolderOrder holders_;
+  bool dry_run_ = true;
   // Scratch of Classic, kept to reuse its capacity.
   std::vector<std::pair<FrId, int64_t>> rem_;
   std::vector<Ancestor> ancestors_;
@@ -121,6 +135,7 @@ class Preemptor final : public PreemptionOracle {
   std::vector<Candidate> victims_;  // Classic's answer
   FrIdSet sim_need_;                // SimulatePreemption's `need` and `usage`
   FrUsage sim_usage_;
+  FrUsage removed_;            // MemoFor's scratch: one ClusterQueue's removed usage
   std::vector<uint8_t> dead_;  // per ClusterQueue of the tree: no valid candidate left
   std::deque<CohortMemo> memos_;  // [0, memos_used_) made in generation memo_generation_
   size_t memos_used_ = 0;

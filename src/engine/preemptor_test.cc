@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -502,6 +503,98 @@ TEST(PreemptorTest, FrozenAnswersFollowTheTreesOfEachFreeze) {
   ASSERT_TRUE(h.engine().Delete("Workload", "ns", "b2").ok());
   ASSERT_TRUE(h.Apply(Running("c2", "c", "4", 0, 40)));
   EXPECT_EQ(victims(), Keys{"ns/c2"});
+}
+
+TEST(PreemptorTest, DryRunNeverChangesTheAnswer) {
+  // Random flat cohorts (quotas, borrowing and lending limits, policies,
+  // holders over and under their quotas): the victims found with the dry
+  // run, frozen (memo) and not, are those of simulating every attempt.
+  std::mt19937 rng(7);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+  int with_victims = 0, without = 0;
+  for (int round = 0; round < 300; ++round) {
+    EngineHarness h;
+    const int n_cqs = 2 + pick(4);
+    std::vector<std::string> names;
+    for (int i = 0; i < n_cqs; ++i) names.push_back("q" + std::to_string(i));
+    ApplyBase(h, names);
+    for (const auto& name : names) {
+      api::ClusterQueuePreemption p;
+      p.within_cluster_queue = static_cast<WithinClusterQueuePolicy>(pick(3));
+      p.reclaim_within_cohort = static_cast<ReclaimWithinCohortPolicy>(pick(3));
+      p.borrow_within_cohort.policy = static_cast<BorrowWithinCohortPolicy>(pick(2));
+      if (pick(2)) p.borrow_within_cohort.max_priority_threshold = pick(3) - 1;
+      auto quotas = MakeFlavorQuotas("default");
+      for (const char* res : {"cpu", "memory"}) {
+        const std::string nominal = std::to_string(pick(8));
+        std::optional<std::string> borrow, lend;
+        if (pick(3) == 0) borrow = std::to_string(pick(6));
+        if (pick(3) == 0) lend = std::to_string(pick(6));
+        quotas.Resource(res, nominal,
+                        borrow ? std::optional<std::string_view>(*borrow) : std::nullopt,
+                        lend ? std::optional<std::string_view>(*lend) : std::nullopt);
+      }
+      ASSERT_TRUE(h.Apply(MakeClusterQueue(name)
+                              .Cohort("all")
+                              .ResourceGroup({"cpu", "memory"}, {quotas})
+                              .Preemption(p.within_cluster_queue, p.reclaim_within_cohort,
+                                          p.borrow_within_cohort.policy,
+                                          p.borrow_within_cohort.max_priority_threshold)
+                              .Obj()));
+    }
+    const int n_holders = pick(14);
+    for (int i = 0; i < n_holders; ++i) {
+      const std::string cq = names[static_cast<size_t>(pick(n_cqs))];
+      const std::string name = "w" + std::to_string(i);
+      ASSERT_TRUE(h.Apply(
+          MakeWorkload(name, "ns")
+              .Queue("lq-" + cq)
+              .Priority(pick(4) - 1)
+              .Created(At(0))
+              .PodSet("main", 1,
+                      {{"cpu", std::to_string(pick(4))}, {"memory", std::to_string(pick(4))}})
+              .ReserveQuota(cq, {{"cpu", "default"}, {"memory", "default"}}, At(pick(5)))
+              .Admitted(At(pick(5)))
+              .Obj()));
+    }
+    const std::string in_cq = names[static_cast<size_t>(pick(n_cqs))];
+    ASSERT_TRUE(h.Apply(
+        MakeWorkload("incoming", "ns")
+            .Queue("lq-" + in_cq)
+            .Priority(pick(4) - 1)
+            .Created(At(30))
+            .PodSet("main", 1,
+                    {{"cpu", std::to_string(1 + pick(5))}, {"memory", std::to_string(pick(5))}})
+            .Obj()));
+    const WorkloadInfo* incoming = h.Find(kIncoming);
+    ASSERT_NE(incoming, nullptr);
+    const FrId cpu = h.Fr("default", "cpu"), memory = h.Fr("default", "memory");
+    FrUsage usage;
+    for (const auto& [fr, v] : incoming->pod_sets[0].per_pod) {
+      usage.emplace_back(fr == "cpu" ? cpu : memory, v);
+    }
+    std::sort(usage.begin(), usage.end());
+    for (const FrIdSet& need : {FrIdSet{cpu}, FrIdSet{memory}, FrIdSet{cpu, memory}}) {
+      api::FairSharingConfig fair_sharing;
+      auto victims = [&](bool dry, bool frozen) {
+        Preemptor preemptor(h.engine().state().frs, fair_sharing);
+        preemptor.set_dry_run(dry);
+        if (frozen) preemptor.holders().Freeze();
+        Keys keys;
+        for (const auto& t : preemptor.GetTargets(*incoming, *h.CQ(in_cq), need, usage)) {
+          keys.push_back(t.workload->key + " " + t.reason);
+        }
+        return keys;
+      };
+      const Keys simulated = victims(false, false);
+      EXPECT_EQ(victims(true, false), simulated) << "round " << round;
+      EXPECT_EQ(victims(true, true), simulated) << "round " << round;
+      ++(simulated.empty() ? without : with_victims);
+    }
+  }
+  // Both answers are common, so the comparison means something.
+  EXPECT_GT(with_victims, 100);
+  EXPECT_GT(without, 100);
 }
 
 }  // namespace

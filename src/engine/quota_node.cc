@@ -31,14 +31,17 @@ void QuotaNode::RefreshGuaranteed() {
 }
 
 int64_t QuotaNode::Available(FrId fr) const {
-  if (!has_parent()) return SatSub(subtree_quota(fr), usage(fr));
+  return AvailableGiven(fr, usage(fr), has_parent() ? parent_->Available(fr) : 0);
+}
+
+int64_t QuotaNode::AvailableGiven(FrId fr, int64_t usage, int64_t parent_available) const {
+  if (!has_parent()) return SatSub(subtree_quota(fr), usage);
   const int64_t guaranteed = guaranteed_quota(fr);
-  const int64_t local_available = std::max<int64_t>(0, guaranteed - usage(fr));
-  int64_t parent_available = parent_->Available(fr);
+  const int64_t local_available = std::max<int64_t>(0, guaranteed - usage);
   const FrQuota& q = quota(fr);
   if (q.borrowing_limit) {
     const int64_t stored_in_parent = subtree_quota(fr) - guaranteed;
-    const int64_t used_in_parent = std::max<int64_t>(0, usage(fr) - guaranteed);
+    const int64_t used_in_parent = std::max<int64_t>(0, usage - guaranteed);
     const int64_t with_max_from_parent =
         SatAdd(stored_in_parent - used_in_parent, *q.borrowing_limit);
     parent_available = std::min(with_max_from_parent, parent_available);

@@ -50,6 +50,9 @@ class QuotaNode {
   // What can still be used here: local guaranteed room plus what the parent
   // can give, capped by the borrowing limit.
   int64_t Available(FrId fr) const;
+  // Available(fr) were this node's usage `usage` and its parent's Available
+  // `parent_available` (ignored at a root).
+  int64_t AvailableGiven(FrId fr, int64_t usage, int64_t parent_available) const;
   // What could be used here if every workload in the tree were gone.
   int64_t PotentialAvailable(FrId fr) const;
   // True when usage exceeds the subtree quota (borrowing from the parent).

@@ -94,9 +94,32 @@ void HolderOrder::Build(const QuotaNode* root, View* v) {
   // in. The hint decides nothing: the result is the one sorted order, and
   // a failed check sorts everything.
   auto& hs = v->holders;
-  const auto fresh =
-      std::partition(hs.begin(), hs.end(), [](const Holder& h) { return h.hint != kNoHint; });
-  std::sort(hs.begin(), fresh, [](const Holder& a, const Holder& b) { return a.hint < b.hint; });
+  // The hinted holders by hint (unique within one build: a repeat sorts
+  // everything), the fresh ones after them.
+  uint32_t max_hint = 0;
+  for (const Holder& h : hs) {
+    if (h.hint != kNoHint) max_hint = std::max(max_hint, h.hint);
+  }
+  slot_.assign(hs.empty() ? 0 : size_t{max_hint} + 1, kNoHint);
+  bool repeated = false;
+  for (size_t i = 0; i < hs.size(); ++i) {
+    if (hs[i].hint == kNoHint) continue;
+    uint32_t& slot = slot_[hs[i].hint];
+    repeated = repeated || slot != kNoHint;
+    slot = static_cast<uint32_t>(i);
+  }
+  merged_.clear();
+  if (!repeated) {
+    for (uint32_t i : slot_) {
+      if (i != kNoHint) merged_.push_back(hs[i]);
+    }
+  }
+  const auto n_hinted = static_cast<ptrdiff_t>(merged_.size());
+  for (const Holder& h : hs) {
+    if (repeated || h.hint == kNoHint) merged_.push_back(h);
+  }
+  hs.swap(merged_);
+  const auto fresh = hs.begin() + n_hinted;
   if (!std::is_sorted(hs.begin(), fresh, before)) {
     std::sort(hs.begin(), hs.end(), before);
   } else if (fresh != hs.end()) {

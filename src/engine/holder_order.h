@@ -93,6 +93,7 @@ class HolderOrder {
   std::vector<uint32_t> cursor_;  // Build's fill cursors
   std::vector<std::pair<WorkloadInfo*, int32_t>> walk_;        // Build's holders and cq indexes
   std::vector<Holder> merged_;                                 // Build's merge output (swapped in)
+  std::vector<uint32_t> slot_;                                 // Build's holders by hint
   uint32_t builds_ = 0;                                        // builds so far (serial of the last)
   std::unordered_map<const QuotaNode*, uint32_t> last_build_;  // per tree root
 };

@@ -183,7 +183,7 @@ void Engine::AddWorkload(const api::Workload& obj) {
   s.workloads[key] = std::move(info);
   wl->key = key;
   wl->seq = ++s.next_seq;
-  wl->SetObject(obj);
+  wl->object = obj;
   const Time now = s.clock.Now();
   wl->creation = obj.metadata.creation_timestamp.value_or(now);
   if (!wl->object.metadata.creation_timestamp) wl->object.metadata.creation_timestamp = now;

@@ -58,9 +58,6 @@ void HolderOrder::Build(const QuotaNode* root, View* v) {
   }
   const size_t n = walk_.size();
   v->holders.reserve(n);
-  // Hints are good from this tree's last build only (0: none yet).
-  const auto last = last_build_.find(root);
-  const uint32_t last_build = last == last_build_.end() ? 0 : last->second;
   for (size_t i = 0; i < n; ++i) {
     if (i + 4 < n) __builtin_prefetch(&walk_[i + 4].first->usage);
     if (i + 2 < n) __builtin_prefetch(walk_[i + 2].first->usage.data());
@@ -71,10 +68,8 @@ void HolderOrder::Build(const QuotaNode* root, View* v) {
       v->exact_frs = v->exact_frs && fr >= 0 && fr < 64;
       v->any_negative = v->any_negative || value < 0;
     }
-    const uint32_t hint =
-        last_build != 0 && w->holder_build == last_build ? w->holder_hint : kNoHint;
-    v->holders.push_back({w, index, w->priority, frs, w->evicted, hint,
-                          w->quota_reserved_at.unix_ms, w->uid_hi, w->uid_lo});
+    v->holders.push_back(
+        {w, index, w->priority, frs, w->evicted, w->holder_hint, w->quota_reserved_at.unix_ms});
     v->any_evicted = v->any_evicted || w->evicted;
   }
   // ReservationOrderBefore, its first two keys read from the copies (equal
@@ -82,8 +77,6 @@ void HolderOrder::Build(const QuotaNode* root, View* v) {
   auto before = [](const Holder& a, const Holder& b) {
     if (a.priority != b.priority) return a.priority < b.priority;
     if (a.reserved_ms != b.reserved_ms) return a.reserved_ms > b.reserved_ms;
-    if (a.uid_hi != b.uid_hi) return a.uid_hi < b.uid_hi;
-    if (a.uid_lo != b.uid_lo) return a.uid_lo < b.uid_lo;
     const int uid = a.wl->uid().compare(b.wl->uid());
     if (uid != 0) return uid < 0;
     return a.wl->key < b.wl->key;
@@ -128,12 +121,7 @@ void HolderOrder::Build(const QuotaNode* root, View* v) {
     std::merge(hs.begin(), fresh, fresh, hs.end(), std::back_inserter(merged_), before);
     hs.swap(merged_);
   }
-  const uint32_t build = ++builds_;
-  last_build_[root] = build;
-  for (size_t i = 0; i < hs.size(); ++i) {
-    hs[i].wl->holder_hint = static_cast<uint32_t>(i);
-    hs[i].wl->holder_build = build;
-  }
+  for (size_t i = 0; i < hs.size(); ++i) hs[i].wl->holder_hint = static_cast<uint32_t>(i);
   // Each ClusterQueue's positions, by a counting sort on Holder::cq, filled
   // through a copy of the starts in holder order (so ascending).
   v->position_begin.assign(v->cqs.size() + 1, 0);

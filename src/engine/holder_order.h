@@ -11,7 +11,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -35,12 +34,8 @@ class HolderOrder {
     int32_t priority;     // wl->priority
     uint64_t frs;         // bit (fr % 64) set for every FrId in wl->usage
     bool evicted;         // wl->evicted
-    uint32_t hint;        // its position in the tree's last build, or kNoHint
+    uint32_t hint;        // wl->holder_hint
     int64_t reserved_ms;  // wl->quota_reserved_at (the sort's second key)
-    // wl->uid_hi / uid_lo: the sort's third key, decided by the whole UID
-    // and the key only where these are equal.
-    uint64_t uid_hi;
-    uint64_t uid_lo;
   };
   struct View {
     const QuotaNode* root = nullptr;
@@ -94,8 +89,6 @@ class HolderOrder {
   std::vector<std::pair<WorkloadInfo*, int32_t>> walk_;        // Build's holders and cq indexes
   std::vector<Holder> merged_;                                 // Build's merge output (swapped in)
   std::vector<uint32_t> slot_;                                 // Build's holders by hint
-  uint32_t builds_ = 0;                                        // builds so far (serial of the last)
-  std::unordered_map<const QuotaNode*, uint32_t> last_build_;  // per tree root
 };
 
 }  // namespace kuota::engine

@@ -175,6 +175,7 @@ void ReleaseQuota(EngineState&, WorkloadInfo* wl) {
   wl->admitted_in = nullptr;
   wl->usage.clear();
   wl->admission.clear();
+  wl->holder_hint = kNoHint;  // a position among holders; it holds none now
 }
 
 void FlushInadmissible(EngineState&, const ClusterQueueNode* cq) {

@@ -2,27 +2,6 @@
 
 namespace kuota::engine {
 
-namespace {
-
-// Bytes [at, at + 8) of `s` as a big-endian number, zero past its end: these
-// numbers order as the bytes do (char_traits<char> compares as unsigned char).
-uint64_t BigEndian8(const std::string& s, size_t at) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < 8; ++i) {
-    const size_t k = at + i;
-    v = (v << 8) | (k < s.size() ? static_cast<unsigned char>(s[k]) : 0u);
-  }
-  return v;
-}
-
-}  // namespace
-
-void WorkloadInfo::SetObject(const api::Workload& obj) {
-  object = obj;
-  uid_hi = BigEndian8(obj.metadata.uid, 0);
-  uid_lo = BigEndian8(obj.metadata.uid, 8);
-}
-
 const std::string& WorkloadInfo::pending_message() const {
   if (!pending_on_condition_) return pending_message_;
   static const std::string kNone;

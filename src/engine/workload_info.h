@@ -71,14 +71,10 @@ struct WorkloadInfo {
   std::vector<std::pair<FrId, int64_t>> usage;
   Time quota_reserved_at;
   bool evicted = false;  // an eviction was decided and not yet carried out
-  // Its position in the last holder order built for its tree (HolderOrder's
-  // hint for the next build; never decides the order), or kNoHint.
+  // Its position in the last holder order built for its tree while it held
+  // quota (HolderOrder's hint for the next build; never decides the order),
+  // or kNoHint. In the padding after `evicted`: the record keeps its size.
   uint32_t holder_hint = kNoHint;
-  uint32_t holder_build = 0;  // the build holder_hint is from (0: none)
-  // uid()'s first 16 bytes, big-endian, zero-padded: HolderOrder's sort
-  // compares these before the UIDs (SetObject keeps them).
-  uint64_t uid_hi = 0;
-  uint64_t uid_lo = 0;
 
   // Queueing (state kPending).
   ClusterQueueNode* queued_in = nullptr;  // borrowed
@@ -110,9 +106,6 @@ struct WorkloadInfo {
     return state == WorkloadState::kQuotaReserved || state == WorkloadState::kAdmitted;
   }
   api::Workload object;  // last: see the comment above the struct
-
-  // Sets `object` and what is kept from it (the UID's prefix).
-  void SetObject(const api::Workload& obj);
 
   const std::string& uid() const { return object.metadata.uid; }
   const std::string& name() const { return object.metadata.name; }

@@ -6,7 +6,9 @@
 // visits only the ClusterQueues that can give candidates.
 // While frozen (the set of holders is fixed, as during the nomination phase
 // of a cycle) each tree's list is built once and reused; otherwise each
-// request rebuilds it. Single-threaded (engine-owned).
+// request rebuilds it. A build starts from the order the tree's last build
+// left (WorkloadInfo::holder_hint) and checks it. Single-threaded
+// (engine-owned).
 #pragma once
 
 #include <cstdint>

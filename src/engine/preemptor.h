@@ -2,7 +2,8 @@
 // as Kueue does: classic preemption (withinClusterQueue, reclaimWithinCohort,
 // borrowWithinCohort, hierarchical cohorts) or fair-sharing preemption
 // (dominant resource share, LessThanOrEqualToFinalShare / LessThanInitialShare).
-// Victim search simulates removals on the live quota tree and restores it.
+// Victim search simulates removals on the live quota tree and restores it;
+// in a flat tree it first rules out, by arithmetic, attempts that cannot fit.
 // Also serves as the FlavorAssigner's preemption oracle. Single-threaded.
 #pragma once
 

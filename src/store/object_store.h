@@ -102,6 +102,12 @@ struct UpdateOptions {
   // Update only .status (the status subresource): spec/metadata changes in
   // the given object are ignored, generation is not bumped.
   bool status_only = false;
+  // The stored object exactly as Get returned it, when the caller has just
+  // read it (a PATCH): a store may plan the update against it instead of
+  // reading and parsing the row again, and takes it (moves from it). The
+  // write still checks, in its transaction, that the row is at this
+  // object's resourceVersion, and plans again from the row where it is not.
+  std::shared_ptr<nlohmann::json> current = nullptr;
 };
 
 struct DeleteOptions {

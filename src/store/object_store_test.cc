@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <set>
 #include <string>
 #include <thread>
@@ -327,6 +328,34 @@ TEST_F(ObjectStoreTest, StatusOnlyUpdateReplacesOnlyStatus) {
   Result<Json> c = store_->Update(kClusterQueues, cleared, UpdateOptions{.status_only = true});
   ASSERT_TRUE(c.ok());
   EXPECT_FALSE(c->contains("status"));
+}
+
+TEST_F(ObjectStoreTest, UpdatePlansAgainstTheCallersCopyOnlyWhileItIsCurrent) {
+  MustCreate(kClusterQueues, ClusterQueue("cq"));
+  const Json read = *store_->Get(kClusterQueues, "", "cq");
+  // Given the object just read, as a PATCH does: the update it would be anyway.
+  Json next = read;
+  next["spec"]["cohort"] = "second";
+  UpdateOptions fresh;
+  fresh.current = std::make_shared<Json>(read);
+  Result<Json> a = store_->Update(kClusterQueues, next, fresh);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ((*a)["spec"]["cohort"], "second");
+  EXPECT_EQ((*a)["metadata"]["generation"], 2);
+  EXPECT_EQ(*store_->Get(kClusterQueues, "", "cq"), *a);
+  // Given a copy the row has moved on from: planned against the row, so the
+  // status write keeps the newer spec instead of the copy's.
+  Json status = *a;
+  status["metadata"].erase("resourceVersion");
+  status["status"] = {{"admittedWorkloads", 3}};
+  UpdateOptions stale;
+  stale.status_only = true;
+  stale.current = std::make_shared<Json>(read);
+  Result<Json> b = store_->Update(kClusterQueues, status, stale);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ((*b)["spec"]["cohort"], "second");
+  EXPECT_EQ((*b)["status"], (Json{{"admittedWorkloads", 3}}));
+  EXPECT_EQ(*store_->Get(kClusterQueues, "", "cq"), *b);
 }
 
 // ---- Delete and finalizers ----------------------------------------------------

@@ -106,14 +106,21 @@ Status SpliceResourceVersion(std::string& text, int64_t rv) {
 SqliteObjectStore::WritePlan SqliteObjectStore::PlanUpdate(const std::string& resource,
                                                            const ObjectRow& row, const Json& object,
                                                            bool status_only) {
-  WritePlan plan;
-  plan.based_on_rv = row.rv;
   Result<Json> parsed = ParseStored(resource, row);
   if (!parsed.ok()) {
+    WritePlan plan;
+    plan.based_on_rv = row.rv;
     plan.outcome = parsed.status();
     return plan;
   }
-  Json stored = std::move(parsed).value();
+  return PlanUpdate(std::move(parsed).value(), row.rv, row.uid, object, status_only);
+}
+
+SqliteObjectStore::WritePlan SqliteObjectStore::PlanUpdate(Json stored, int64_t rv,
+                                                           const std::string& uid,
+                                                           const Json& object, bool status_only) {
+  WritePlan plan;
+  plan.based_on_rv = rv;
   Json next;
   if (status_only) {
     // The status subresource: everything but .status comes from the stored
@@ -140,7 +147,7 @@ SqliteObjectStore::WritePlan SqliteObjectStore::PlanUpdate(const std::string& re
     next = object;
     const Json& stored_meta = stored["metadata"];
     Json& m = next["metadata"];
-    m["uid"] = row.uid;
+    m["uid"] = uid;
     KeepField(stored_meta, m, "creationTimestamp");
     KeepField(stored_meta, m, "deletionTimestamp");
     KeepField(stored_meta, m, "deletionGracePeriodSeconds");
@@ -158,7 +165,7 @@ SqliteObjectStore::WritePlan SqliteObjectStore::PlanUpdate(const std::string& re
       }
     }
     m["generation"] = Generation(stored) + (GenerationChanges(stored, next) ? 1 : 0);
-    m["resourceVersion"] = std::to_string(row.rv);
+    m["resourceVersion"] = std::to_string(rv);
     if (next == stored) {  // nothing changed: no write, no event
       plan.outcome = std::move(stored);
       return plan;
@@ -354,7 +361,21 @@ Result<GroupCommit::Apply> SqliteObjectStore::Prepare(Pending& p) {
             ParseResourceVersion(p.meta.resource_version, "metadata.resourceVersion").status());
       }
       // Planned against the last commit; the leader plans again only when
-      // the row changed since (or could not be read here).
+      // the row changed since (or could not be read here). The caller's
+      // copy of the stored object, when it gave one, saves the read.
+      if (std::shared_ptr<Json> current = std::move(w.update.current)) {
+        Result<ObjectMetaFields> at = ReadMetaFields(*current);
+        Result<int64_t> rv = at.ok() ? ParseResourceVersion(at->resource_version, "resourceVersion")
+                                     : Result<int64_t>(at.status());
+        if (rv.ok() && at->ns == p.meta.ns && at->name == p.meta.name && !at->uid.empty()) {
+          try {
+            p.plan = PlanUpdate(std::move(*current), *rv, at->uid, w.object, w.update.status_only);
+          } catch (const std::exception&) {
+            p.plan.reset();  // the leader plans again and reports what failed
+          }
+          return GroupCommit::Apply([this, &p](WriteTxn& txn) { return ApplyUpdate(txn, p); });
+        }
+      }
       Result<std::optional<ObjectRow>> row = db_->ReadObject(w.resource, p.meta.ns, p.meta.name);
       if (row.ok() && row->has_value()) {
         try {

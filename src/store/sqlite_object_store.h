@@ -108,6 +108,10 @@ class SqliteObjectStore final : public ObjectStore {
   // unchanged, or the object to write.
   static WritePlan PlanUpdate(const std::string& resource, const ObjectRow& row, const Json& object,
                               bool status_only);
+  // The same, against the stored object already parsed (`stored`, at
+  // version `rv`, with `uid`).
+  static WritePlan PlanUpdate(Json stored, int64_t rv, const std::string& uid, const Json& object,
+                              bool status_only);
   // Checks `p.write` as Create/Update/Delete do before queueing it, plans it
   // where it can, and returns what the batch leader runs; `p` must outlive
   // the returned function.

@@ -299,6 +299,8 @@ HttpReply ResourceHandlers::Update(const HttpRequest& request, const RequestTarg
   if (IsDryRun(request)) return WithWarnings(r, object, ObjectReply(request, r, 200, object));
   store::UpdateOptions options;
   options.status_only = status_only;
+  // The object just read: the store plans against it instead of reading it again.
+  options.current = std::make_shared<Json>(std::move(current).value());
   Result<Json> updated = store_.Update(r.StoreKey(), std::move(object), options);
   if (!updated.ok()) return FromStatus(updated.status(), r, target.name).ToReply();
   return WithWarnings(r, *updated, ObjectReply(request, r, 200, *updated));

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "engine/cohort_node.h"
@@ -69,6 +70,41 @@ bool IsEvicted(const WorkloadInfo& wl) { return wl.evicted; }
 // Classic's dry run counts removals in plain arithmetic, as the tree's
 // saturating one would only below this.
 constexpr int64_t kDryMax = INT64_MAX / 4;
+
+// The dry run's bookkeeping of one ClusterQueue: adds `w`'s usage to
+// `removed` (per FrId); false when a value is past kDryMax.
+bool AddRemoved(const WorkloadInfo& w, FrUsage& removed) {
+  bool ok = true;
+  for (const auto& [fr, v] : w.usage) {
+    auto at = removed.begin();
+    while (at != removed.end() && at->first != fr) ++at;
+    if (at == removed.end()) at = removed.insert(removed.end(), {fr, 0});
+    ok = ok && v <= kDryMax && at->second <= kDryMax;
+    at->second += v;
+  }
+  return ok;
+}
+
+// WithinNominal(x, need) once `removed` is taken from x's usage.
+bool WithinNominalAfter(const QuotaNode& x, const FrIdSet& need, const FrUsage& removed) {
+  for (FrId fr : need) {
+    int64_t r = 0;
+    for (const auto& [f, v] : removed) {
+      if (f == fr) r = v;
+    }
+    if (x.usage(fr) - r > x.subtree_quota(fr)) return false;
+  }
+  return true;
+}
+
+// What taking `removed` of `fr` from x gives back to its parent, as
+// RemoveUsage would; nullopt past kDryMax.
+std::optional<int64_t> GiveBack(const QuotaNode& x, FrId fr, int64_t removed) {
+  const int64_t u = x.usage(fr);
+  if (u > kDryMax || u < -kDryMax) return std::nullopt;
+  const int64_t g = x.guaranteed_quota(fr);
+  return std::max<int64_t>(0, u - g) - std::max<int64_t>(0, u - removed - g);
+}
 
 // Necessary condition for any victim set: even removing every candidate must
 // leave room for `usage` in `cq` (freed capacity is at most their usage).
@@ -186,6 +222,23 @@ const char* Preemptor::ReasonOf(Variant v) {
   }
 }
 
+namespace {
+
+// Clears ClusterQueue k's holders from `bits` in the group whose words
+// start at `live` and in its evicted twin, three groups before it.
+void ClearHolders(const HolderOrder::View& view, size_t k, size_t live,
+                  std::vector<uint64_t>& bits) {
+  const size_t evicted = live - 3 * ((view.holders.size() + 63) / 64);
+  for (uint32_t i = view.position_begin[k]; i < view.position_begin[k + 1]; ++i) {
+    const uint32_t pos = view.positions[i].pos;
+    const uint64_t keep = ~(uint64_t{1} << (pos % 64));
+    bits[live + pos / 64] &= keep;
+    bits[evicted + pos / 64] &= keep;
+  }
+}
+
+}  // namespace
+
 const Preemptor::CohortMemo* Preemptor::MemoFor(const HolderOrder::View& view, const FrIdSet& need,
                                                 uint64_t need_bits, int64_t max_priority) {
   if (!holders_.frozen()) return nullptr;
@@ -225,31 +278,14 @@ const Preemptor::CohortMemo* Preemptor::MemoFor(const HolderOrder::View& view, c
       if (!m.dry || x_within) continue;
       // The dry run's removals: this holder is taken unless x is within
       // nominal quota after those before it.
-      x_within = true;
-      for (FrId fr : need) {
-        int64_t r = 0;
-        for (const auto& [f, v] : removed_) {
-          if (f == fr) r = v;
-        }
-        if (x.usage(fr) - r > x.subtree_quota(fr)) x_within = false;
-      }
-      if (x_within) continue;
-      for (const auto& [wfr, wv] : view.holders[h.pos].wl->usage) {
-        auto at = removed_.begin();
-        while (at != removed_.end() && at->first != wfr) ++at;
-        if (at == removed_.end()) at = removed_.insert(removed_.end(), {wfr, 0});
-        if (wv > kDryMax || at->second > kDryMax) m.dry = false;
-        at->second += wv;
-      }
+      x_within = WithinNominalAfter(x, need, removed_);
+      if (!x_within) m.dry = AddRemoved(*view.holders[h.pos].wl, removed_) && m.dry;
     }
-    if (!m.dry) continue;
     for (const auto& [fr, r] : removed_) {
-      const int64_t u = x.usage(fr);
-      const int64_t g = x.guaranteed_quota(fr);
-      if (u > kDryMax || u < -kDryMax) m.dry = false;
-      // What RemoveUsage would take back from the parent.
-      const int64_t delta = std::max<int64_t>(0, u - g) - std::max<int64_t>(0, u - r - g);
-      if (delta != 0) m.deltas.emplace_back(fr, delta);
+      if (!m.dry) break;
+      const std::optional<int64_t> back = GiveBack(x, fr, r);
+      if (!back) m.dry = false;
+      if (back && *back != 0) m.deltas.emplace_back(fr, *back);
     }
   }
   m.delta_begin[view.cqs.size()] = static_cast<uint32_t>(m.deltas.size());
@@ -375,12 +411,7 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
     std::copy_n(memo->bits.begin(), n_words, group_bits_.begin() + static_cast<ptrdiff_t>(evicted));
     std::copy_n(memo->bits.begin() + static_cast<ptrdiff_t>(n_words), n_words,
                 group_bits_.begin() + static_cast<ptrdiff_t>(live));
-    for (uint32_t i = view.position_begin[own]; i < view.position_begin[own + 1]; ++i) {
-      const uint32_t pos = view.positions[i].pos;
-      const uint64_t keep = ~(uint64_t{1} << (pos % 64));
-      group_bits_[live + pos / 64] &= keep;
-      group_bits_[evicted + pos / 64] &= keep;
-    }
+    ClearHolders(view, own, live, group_bits_);
   } else if (cohort_on) {
     for (size_t k = 0; k < view.cqs.size(); ++k) {
       if (cq_info_[k].eligible) mark(k, cohort_max_priority, cq_info_[k].adv ? 3 : 4);
@@ -539,35 +570,25 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
       }
       const ClusterQueueNode* x = view.cqs[k];
       const uint64_t* bits = is_own ? own_bits : cohort_bits;
-      std::array<int64_t, kDryFrs> removed{};
+      FrUsage& removed = removed_;
+      removed.clear();
       for (uint32_t i = view.position_begin[k]; i < view.position_begin[k + 1]; ++i) {
         const uint32_t pos = view.positions[i].pos;
         if (((bits[pos / 64] >> (pos % 64)) & 1) == 0) continue;
         if (classify(view.holders[pos], &c) < 0) continue;
         if (!is_own) {
           if (borrow && c.variant == Variant::kReclaimWithoutBorrowing) continue;
-          bool within = true;  // WithinNominal after the removals so far
-          for (FrId fr : need) {
-            const auto j = static_cast<size_t>(dry_index(fr));
-            if (x->usage(fr) - removed[j] > x->subtree_quota(fr)) within = false;
-          }
-          if (within) break;
+          if (WithinNominalAfter(*x, need, removed)) break;
         }
-        for (const auto& [wfr, wv] : c.wl->usage) {
-          const int j = dry_index(wfr);
-          if (j < 0) continue;
-          if (wv > kDryMax || removed[static_cast<size_t>(j)] > kDryMax) return true;
-          removed[static_cast<size_t>(j)] += wv;
-        }
+        if (!AddRemoved(*c.wl, removed)) return true;
       }
-      for (size_t j = 0; j < n_dry; ++j) {
-        if (removed[j] == 0) continue;
-        const int64_t u = x->usage(dry_frs[j]);
-        const int64_t g = x->guaranteed_quota(dry_frs[j]);
-        if (u > kDryMax || u < -kDryMax) return true;
-        // What RemoveUsage would take back from the parent.
-        root_removed[j] += std::max<int64_t>(0, u - g) - std::max<int64_t>(0, u - removed[j] - g);
-        if (is_own) own_removed[j] = removed[j];
+      for (const auto& [fr, r] : removed) {
+        const int j = dry_index(fr);
+        if (j < 0) continue;
+        const std::optional<int64_t> back = GiveBack(*x, fr, r);
+        if (!back) return true;
+        root_removed[static_cast<size_t>(j)] += *back;
+        if (is_own) own_removed[static_cast<size_t>(j)] = r;
       }
     }
     const QuotaNode& root = *view.root;
@@ -600,15 +621,8 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
     // Clears a dead cohort ClusterQueue's holders from the group it was
     // marked in (3 or 4) and from its evicted twin.
     auto bury = [&](int32_t k) {
-      const size_t live = (cq_info_[static_cast<size_t>(k)].adv ? 3 : 4) * n_words;
-      const size_t evicted = live - 3 * n_words;
-      for (uint32_t i = view.position_begin[static_cast<size_t>(k)];
-           i < view.position_begin[static_cast<size_t>(k) + 1]; ++i) {
-        const uint32_t pos = view.positions[i].pos;
-        const uint64_t keep = ~(uint64_t{1} << (pos % 64));
-        attempt_bits_[live + pos / 64] &= keep;
-        attempt_bits_[evicted + pos / 64] &= keep;
-      }
+      const auto at = static_cast<size_t>(k);
+      ClearHolders(view, at, (cq_info_[at].adv ? 3 : 4) * n_words, attempt_bits_);
     };
     auto try_one = [&](const Candidate& x) {
       if (x.cq != own_index) {  // not in `cq` (CandidateValid's first test)

@@ -136,7 +136,7 @@ class Preemptor final : public PreemptionOracle {
   std::vector<Candidate> victims_;  // Classic's answer
   FrIdSet sim_need_;                // SimulatePreemption's `need` and `usage`
   FrUsage sim_usage_;
-  FrUsage removed_;            // MemoFor's scratch: one ClusterQueue's removed usage
+  FrUsage removed_;  // the dry run's scratch (MemoFor, Classic): one ClusterQueue's removals
   std::vector<uint8_t> dead_;  // per ClusterQueue of the tree: no valid candidate left
   std::deque<CohortMemo> memos_;  // [0, memos_used_) made in generation memo_generation_
   size_t memos_used_ = 0;

@@ -26,6 +26,19 @@ Result<Json> ParseStored(const std::string& resource, const ObjectRow& row) {
   return obj;
 }
 
+// The version and uid of a caller's copy of the stored object (what Get
+// returned) when it names the row `meta` names; nullopt when it cannot be
+// planned against.
+std::optional<RowVersion> VersionOfCopy(const Json& copy, const ObjectMetaFields& meta) {
+  Result<ObjectMetaFields> at = ReadMetaFields(copy);
+  if (!at.ok() || at->ns != meta.ns || at->name != meta.name || at->uid.empty()) {
+    return std::nullopt;
+  }
+  Result<int64_t> rv = ParseResourceVersion(at->resource_version, "resourceVersion");
+  if (!rv.ok()) return std::nullopt;
+  return RowVersion{*rv, at->uid};
+}
+
 bool HasDeletionTimestamp(const Json& obj) {
   auto meta = obj.find("metadata");
   return meta != obj.end() && meta->is_object() && meta->contains("deletionTimestamp") &&
@@ -362,24 +375,21 @@ Result<GroupCommit::Apply> SqliteObjectStore::Prepare(Pending& p) {
       }
       // Planned against the last commit; the leader plans again only when
       // the row changed since (or could not be read here). The caller's
-      // copy of the stored object, when it gave one, saves the read.
-      if (std::shared_ptr<Json> current = std::move(w.update.current)) {
-        Result<ObjectMetaFields> at = ReadMetaFields(*current);
-        Result<int64_t> rv = at.ok() ? ParseResourceVersion(at->resource_version, "resourceVersion")
-                                     : Result<int64_t>(at.status());
-        if (rv.ok() && at->ns == p.meta.ns && at->name == p.meta.name && !at->uid.empty()) {
-          try {
-            p.plan = PlanUpdate(std::move(*current), *rv, at->uid, w.object, w.update.status_only);
-          } catch (const std::exception&) {
-            p.plan.reset();  // the leader plans again and reports what failed
-          }
-          return GroupCommit::Apply([this, &p](WriteTxn& txn) { return ApplyUpdate(txn, p); });
-        }
+      // copy of the stored object, when it gave one for this row, saves the
+      // read.
+      const std::shared_ptr<Json> copy = std::move(w.update.current);
+      const std::optional<RowVersion> copy_at =
+          copy ? VersionOfCopy(*copy, p.meta) : std::optional<RowVersion>();
+      std::optional<ObjectRow> row;
+      if (!copy_at) {
+        Result<std::optional<ObjectRow>> read = db_->ReadObject(w.resource, p.meta.ns, p.meta.name);
+        if (read.ok()) row = std::move(read).value();
       }
-      Result<std::optional<ObjectRow>> row = db_->ReadObject(w.resource, p.meta.ns, p.meta.name);
-      if (row.ok() && row->has_value()) {
+      if (copy_at || row) {
         try {
-          p.plan = PlanUpdate(w.resource, **row, w.object, w.update.status_only);
+          p.plan = copy_at ? PlanUpdate(std::move(*copy), copy_at->rv, copy_at->uid, w.object,
+                                        w.update.status_only)
+                           : PlanUpdate(w.resource, *row, w.object, w.update.status_only);
         } catch (const std::exception&) {
           p.plan.reset();  // the leader plans again and reports what failed
         }

@@ -7,13 +7,23 @@
 
 namespace kuota::engine {
 
+namespace {
+
+// ReservationOrderBefore's last two keys: UID, then name.
+bool UidThenKeyBefore(const WorkloadInfo* a, const WorkloadInfo* b) {
+  const int uid = a->uid().compare(b->uid());
+  if (uid != 0) return uid < 0;
+  return a->key < b->key;
+}
+
+}  // namespace
+
 bool ReservationOrderBefore(const WorkloadInfo* a, const WorkloadInfo* b) {
   if (a->priority != b->priority) return a->priority < b->priority;
   if (a->quota_reserved_at != b->quota_reserved_at) {
     return a->quota_reserved_at > b->quota_reserved_at;
   }
-  if (a->uid() != b->uid()) return a->uid() < b->uid();
-  return a->key < b->key;
+  return UidThenKeyBefore(a, b);
 }
 
 void HolderOrder::Thaw() {
@@ -77,9 +87,7 @@ void HolderOrder::Build(const QuotaNode* root, View* v) {
   auto before = [](const Holder& a, const Holder& b) {
     if (a.priority != b.priority) return a.priority < b.priority;
     if (a.reserved_ms != b.reserved_ms) return a.reserved_ms > b.reserved_ms;
-    const int uid = a.wl->uid().compare(b.wl->uid());
-    if (uid != 0) return uid < 0;
-    return a.wl->key < b.wl->key;
+    return UidThenKeyBefore(a.wl, b.wl);
   };
   // From one cycle to the next a tree's holders change little: those with a
   // position from the last build are put back in that order, which is

@@ -240,7 +240,8 @@ void ClearHolders(const HolderOrder::View& view, size_t k, size_t live,
 }  // namespace
 
 const Preemptor::CohortMemo* Preemptor::MemoFor(const HolderOrder::View& view, const FrIdSet& need,
-                                                uint64_t need_bits, int64_t max_priority) {
+                                                uint64_t need_bits, bool exact_bits,
+                                                int64_t max_priority) {
   if (!holders_.frozen()) return nullptr;
   if (memo_generation_ != holders_.generation()) {
     memo_generation_ = holders_.generation();
@@ -258,9 +259,7 @@ const Preemptor::CohortMemo* Preemptor::MemoFor(const HolderOrder::View& view, c
   m.within.resize(view.cqs.size());
   const size_t n_words = (view.holders.size() + 63) / 64;
   m.bits.assign(view.flat ? 2 * n_words : 0, 0);
-  bool exact = view.exact_frs;
-  for (FrId fr : need) exact = exact && fr >= 0 && fr < 64;
-  m.dry = view.flat && exact && !view.any_evicted && !view.any_negative;
+  m.dry = view.flat && exact_bits && !view.any_evicted && !view.any_negative;
   m.delta_begin.assign(view.cqs.size() + 1, 0);
   m.deltas.clear();
   for (size_t k = 0; k < view.cqs.size(); ++k) {
@@ -349,7 +348,7 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
       }
     }
     cq_info_.assign(view.cqs.size(), CqInfo{});
-    memo = MemoFor(view, need, need_bits, cohort_max_priority);
+    memo = MemoFor(view, need, need_bits, exact_bits, cohort_max_priority);
     for (size_t k = 0; k < view.cqs.size(); ++k) {
       const ClusterQueueNode* x = view.cqs[k];
       if (x == &cq || (memo != nullptr ? memo->within[k] != 0 : WithinNominal(*x, need))) continue;
@@ -556,8 +555,8 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
     const bool cohort_skipped = !adv && forbidden && borrow;
     // The memo's per-ClusterQueue removals hold where no candidate is
     // skipped by its priority (H, or P with borrowing forbidden and not
-    // borrowing) and the marks are the candidates (exact bits).
-    const bool from_memo = memo != nullptr && memo->dry && exact_bits && (adv || forbidden);
+    // borrowing) and the marks are the candidates (memo->dry: exact bits).
+    const bool from_memo = memo != nullptr && memo->dry && (adv || forbidden);
     for (size_t k = 0; k < view.cqs.size(); ++k) {
       const bool is_own = k == own;
       if (!is_own && (!cq_info_[k].eligible || cohort_skipped)) continue;

@@ -96,9 +96,9 @@ class Preemptor final : public PreemptionOracle {
     std::vector<std::pair<FrId, int64_t>> deltas;
   };
   // The memo for (view, need, max_priority), made on first use; null when the
-  // holders are not frozen.
+  // holders are not frozen. `need_bits` and `exact_bits` are Classic's.
   const CohortMemo* MemoFor(const HolderOrder::View& view, const FrIdSet& need, uint64_t need_bits,
-                            int64_t max_priority);
+                            bool exact_bits, int64_t max_priority);
 
   // Classic preemption: whether victims were found; they are left in
   // victims_ (in GetTargets' order).

@@ -28,8 +28,13 @@ std::vector<std::string> SplitTerms(std::string_view s) {
   return out;
 }
 
-std::string_view Trim(std::string_view s) {
+std::string_view TrimFront(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return s;
+}
+
+std::string_view Trim(std::string_view s) {
+  s = TrimFront(s);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
 }
@@ -40,8 +45,10 @@ Result<ListFieldSelector> ListFieldSelector::Parse(std::string_view text) {
   ListFieldSelector sel;
   if (Trim(text).empty()) return sel;
   for (const std::string& raw : SplitTerms(text)) {
-    std::string_view term = Trim(raw);
-    if (term.empty()) continue;
+    // Blanks around the field name are ignored; the value is taken as
+    // written, trailing blanks included, as Kubernetes takes it.
+    std::string_view term = TrimFront(raw);
+    if (Trim(term).empty()) continue;
     // The first unescaped operator splits the term: "!=", "==" or "=".
     size_t op_pos = std::string_view::npos;
     size_t op_len = 0;

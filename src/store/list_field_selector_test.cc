@@ -19,7 +19,7 @@ TEST(ListFieldSelectorTest, Matches) {
   const Json pod = {
       {"metadata", {{"name", "p1"}, {"namespace", "team-a"}}},
       {"spec", {{"nodeName", ""}, {"priority", 100}, {"hostNetwork", false}}},
-      {"status", {{"phase", "Running"}}},
+      {"status", {{"phase", "Running"}, {"reason", "late "}}},
       {"involvedObject", {{"name", "job,1=x"}}},
   };
   const MatchCase cases[] = {
@@ -32,8 +32,8 @@ TEST(ListFieldSelectorTest, Matches) {
       {"not equals same", "status.phase!=Running", false},
       {"and", "metadata.name=p1,status.phase=Running", true},
       {"and fails", "metadata.name=p1,status.phase=Pending", false},
-      {"absent reads empty", "status.reason=", true},
-      {"absent not equals", "status.reason!=x", true},
+      {"absent reads empty", "status.message=", true},
+      {"absent not equals", "status.message!=x", true},
       {"empty string field", "spec.nodeName=", true},
       {"number", "spec.priority=100", true},
       {"bool", "spec.hostNetwork=false", true},
@@ -41,6 +41,8 @@ TEST(ListFieldSelectorTest, Matches) {
       {"path through a scalar", "status.phase.x=", true},
       {"a space before the value is part of it", "metadata.name= p1", false},
       {"spaces around key only", " metadata.name =p1", true},
+      {"a space after the value is part of it", "metadata.name=p1 ", false},
+      {"a trailing space matches a trailing space", "status.reason=late ", true},
   };
   for (const MatchCase& c : cases) {
     Result<ListFieldSelector> sel = ListFieldSelector::Parse(c.selector);

@@ -21,6 +21,7 @@ struct LabelSelector {
 
   // An empty selector matches everything.
   bool Matches(const Labels& labels) const;
+  bool empty() const { return match_labels.empty() && match_expressions.empty(); }
 };
 
 }  // namespace kuota::api

@@ -94,8 +94,9 @@ bool MatchesNodeAffinity(const api::PodSpec& spec, const std::set<std::string>& 
   return any_match;
 }
 
-bool FlavorAssigner::FlavorSuits(const api::ResourceFlavor& flavor, const api::PodSpec& spec,
+bool FlavorAssigner::FlavorSuits(const api::ResourceFlavor& flavor, const PodSetInfo& ps,
                                  std::string* reason) const {
+  const api::PodSpec& spec = *ps.spec;  // read only where a taint or constraint asks
   for (const auto& taint : flavor.node_taints) {
     if (taint.effect != "NoSchedule" && taint.effect != "NoExecute") continue;
     bool tolerated = false;
@@ -108,10 +109,7 @@ bool FlavorAssigner::FlavorSuits(const api::ResourceFlavor& flavor, const api::P
   }
   // A pod without nodeSelector or required node affinity suits any flavor's
   // labels (the common case; no key set is built for it).
-  if (spec.node_selector.empty() &&
-      (!spec.node_affinity.required_terms || spec.node_affinity.required_terms->empty())) {
-    return true;
-  }
+  if (!ps.constrained) return true;
   // Only the flavor's own label keys count: a constraint on a key the flavor
   // does not declare says nothing about it (so a label-less flavor matches
   // any pod), as in Kueue since v0.17.x / v0.18.x (kueue#12449).
@@ -277,7 +275,7 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode
           continue;
         }
         std::string why;
-        if (!FlavorSuits(fit->second, *ps.spec, &why)) {
+        if (!FlavorSuits(fit->second, ps, &why)) {
           psa.reasons.push_back(std::move(why));
           continue;
         }

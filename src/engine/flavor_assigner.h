@@ -53,7 +53,7 @@ class FlavorAssigner {
   };
   // The flavor's taints are tolerated (by the pod or the flavor) and its own
   // node labels satisfy the pod's nodeSelector and required node affinity.
-  bool FlavorSuits(const api::ResourceFlavor& flavor, const api::PodSpec& spec,
+  bool FlavorSuits(const api::ResourceFlavor& flavor, const PodSetInfo& ps,
                    std::string* reason) const;
   FitMode FitsQuota(const ClusterQueueNode& cq, const WorkloadInfo& wl, FrId fr, int64_t assumed,
                     int64_t request, int* borrow, std::string* reason) const;

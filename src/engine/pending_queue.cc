@@ -149,8 +149,17 @@ WorkloadInfo* PendingQueue::Head() const {
 }
 
 WorkloadInfo* PendingQueue::Pop() {
-  WorkloadInfo* wl = Head();
-  if (wl != nullptr) Remove(wl);
+  if (!pinned_.empty()) {
+    WorkloadInfo* wl = pinned_.front();
+    Remove(wl);
+    return wl;
+  }
+  if (heap_.empty()) return nullptr;
+  // The top's slot is known: its record (cold with many workloads queued)
+  // is only written here, not read.
+  WorkloadInfo* wl = heap_.front().wl;
+  HeapErase(0);
+  wl->slot = QueueSlot::kNone;
   return wl;
 }
 

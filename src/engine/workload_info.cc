@@ -18,6 +18,9 @@ std::vector<PodSetInfo> BuildPodSets(const api::Workload& wl) {
     info.count = ps.count;
     info.min_count = ps.min_count;
     info.spec = &ps.template_.spec;
+    info.constrained =
+        !info.spec->node_selector.empty() || (info.spec->node_affinity.required_terms &&
+                                              !info.spec->node_affinity.required_terms->empty());
     for (const auto& [name, q] : api::PodRequests(ps.template_.spec)) {
       info.per_pod.emplace_back(name, q.milli());
     }

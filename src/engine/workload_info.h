@@ -27,6 +27,10 @@ struct PodSetInfo {
   std::optional<int32_t> min_count;
   Requests per_pod;
   const api::PodSpec* spec = nullptr;  // borrowed from WorkloadInfo::object
+  // The spec has a nodeSelector or required node affinity terms: without
+  // them (and without a taint to tolerate) any flavor suits, and flavor
+  // assignment need not read the spec, which is cold in the cache.
+  bool constrained = false;
 };
 
 struct PodSetAdmission {

@@ -244,7 +244,7 @@ void Scheduler::Admit(Entry& e, CycleResult& out) {
   }
   WorkloadInfo& wl = *e.wl;
   wl.preempting = false;
-  HoldQuota(s_, &wl, e.cq, admission);
+  HoldQuota(s_, &wl, e.cq, std::move(admission));
   wl.quota_reserved_at = now;
   auto& st = wl.object.status;
   api::Admission adm;

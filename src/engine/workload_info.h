@@ -25,12 +25,13 @@ struct PodSetInfo {
   std::string name;
   int32_t count = 1;
   std::optional<int32_t> min_count;
-  Requests per_pod;
-  const api::PodSpec* spec = nullptr;  // borrowed from WorkloadInfo::object
   // The spec has a nodeSelector or required node affinity terms: without
   // them (and without a taint to tolerate) any flavor suits, and flavor
-  // assignment need not read the spec, which is cold in the cache.
+  // assignment need not read the spec, which is cold in the cache. (Here,
+  // in the padding after min_count: the record keeps its size.)
   bool constrained = false;
+  Requests per_pod;
+  const api::PodSpec* spec = nullptr;  // borrowed from WorkloadInfo::object
 };
 
 struct PodSetAdmission {

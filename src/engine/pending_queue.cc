@@ -7,25 +7,37 @@
 namespace kuota::engine {
 
 bool PendingQueue::Entry::operator<(const Entry& o) const {
-  if (std::tie(neg_priority, time, seq) != std::tie(o.neg_priority, o.time, o.seq)) {
-    return std::tie(neg_priority, time, seq) < std::tie(o.neg_priority, o.time, o.seq);
+  if (priority != o.priority) return priority > o.priority;
+  if (std::tie(time, seq) != std::tie(o.time, o.seq)) {
+    return std::tie(time, seq) < std::tie(o.time, o.seq);
   }
   if (wl->key != o.wl->key) return wl->key < o.wl->key;
   return wl < o.wl;
 }
 
 PendingQueue::Entry PendingQueue::EntryOf(const WorkloadInfo* wl) const {
-  return Entry{-static_cast<int64_t>(wl->priority), wl->queue_order_time.unix_ms, wl->seq,
+  return Entry{wl->priority, 0, wl->queue_order_time.unix_ms, wl->seq,
                const_cast<WorkloadInfo*>(wl)};
 }
 
 PendingQueue::Entry PendingQueue::SlotEntry(const WorkloadInfo* wl) const {
-  return Entry{wl->slot_priority, wl->slot_time, wl->seq, const_cast<WorkloadInfo*>(wl)};
+  return Entry{static_cast<int32_t>(wl->slot_priority), 0, wl->slot_time, wl->seq,
+               const_cast<WorkloadInfo*>(wl)};
 }
 
 void PendingQueue::Place(size_t i, const Entry& e) {
   heap_[i] = e;
-  e.wl->slot_index = i;
+  heap_pos_[e.handle] = static_cast<uint32_t>(i);
+}
+
+uint32_t PendingQueue::NewHandle() {
+  if (free_handles_ != kNoHandle) {
+    const uint32_t h = free_handles_;
+    free_handles_ = heap_pos_[h];
+    return h;
+  }
+  heap_pos_.push_back(0);
+  return static_cast<uint32_t>(heap_pos_.size() - 1);
 }
 
 void PendingQueue::SiftUp(size_t i) {
@@ -81,9 +93,11 @@ void PendingQueue::Push(WorkloadInfo* wl) {
   if (wl->slot == QueueSlot::kHeap || wl->slot == QueueSlot::kPinned) return;
   Remove(wl);
   Entry e = EntryOf(wl);
+  e.handle = NewHandle();
   HeapPush(e);
   wl->slot = QueueSlot::kHeap;
-  wl->slot_priority = e.neg_priority;
+  wl->slot_index = e.handle;
+  wl->slot_priority = e.priority;
   wl->slot_time = e.time;
 }
 
@@ -93,17 +107,17 @@ void PendingQueue::PushInadmissible(WorkloadInfo* wl) {
   wl->slot_index = inadmissible_.size();
   inadmissible_.push_back(wl);
   wl->slot = QueueSlot::kInadmissible;
-  wl->slot_priority = e.neg_priority;
+  wl->slot_priority = e.priority;
   wl->slot_time = e.time;
 }
 
 void PendingQueue::PushBackoff(WorkloadInfo* wl) {
   Remove(wl);
-  Entry e{wl->requeue_at ? wl->requeue_at->unix_ms : 0, 0, wl->seq, wl};
+  Entry e{0, 0, wl->requeue_at ? wl->requeue_at->unix_ms : 0, wl->seq, wl};
   backoff_.insert(e);
   wl->slot = QueueSlot::kBackoff;
-  wl->slot_priority = e.neg_priority;
-  wl->slot_time = 0;
+  wl->slot_priority = 0;
+  wl->slot_time = e.time;
 }
 
 void PendingQueue::PushPinned(WorkloadInfo* wl) {
@@ -116,9 +130,12 @@ bool PendingQueue::Remove(WorkloadInfo* wl) {
   switch (wl->slot) {
     case QueueSlot::kNone:
       return false;
-    case QueueSlot::kHeap:
-      HeapErase(wl->slot_index);
+    case QueueSlot::kHeap: {
+      const auto handle = static_cast<uint32_t>(wl->slot_index);
+      HeapErase(heap_pos_[handle]);
+      FreeHandle(handle);
       break;
+    }
     case QueueSlot::kInadmissible: {
       WorkloadInfo* last = inadmissible_.back();
       inadmissible_[wl->slot_index] = last;
@@ -158,6 +175,7 @@ WorkloadInfo* PendingQueue::Pop() {
   // The top's slot is known: its record (cold with many workloads queued)
   // is only written here, not read.
   WorkloadInfo* wl = heap_.front().wl;
+  FreeHandle(heap_.front().handle);
   HeapErase(0);
   wl->slot = QueueSlot::kNone;
   return wl;
@@ -173,7 +191,7 @@ int PendingQueue::QueueInadmissible() {
 }
 
 void PendingQueue::ReleaseExpiredBackoff(Time now) {
-  while (!backoff_.empty() && backoff_.begin()->neg_priority <= now.unix_ms) {
+  while (!backoff_.empty() && backoff_.begin()->time <= now.unix_ms) {
     WorkloadInfo* wl = backoff_.begin()->wl;
     wl->requeue_at.reset();
     Push(wl);
@@ -182,7 +200,7 @@ void PendingQueue::ReleaseExpiredBackoff(Time now) {
 
 bool PendingQueue::NextBackoff(Time* when) const {
   if (backoff_.empty()) return false;
-  *when = Time{backoff_.begin()->neg_priority};
+  *when = Time{backoff_.begin()->time};
   return true;
 }
 

@@ -64,32 +64,46 @@ class PendingQueue {
   int PositionOf(const WorkloadInfo* wl) const;
 
  private:
+  // Ordered by priority (high first), then time, then seq; the workload's
+  // key and address only break ties of equal seq (never in the engine).
   struct Entry {
-    int64_t neg_priority;
-    int64_t time;
+    int32_t priority;
+    uint32_t handle;  // heap entries: the index of its position in heap_pos_
+    int64_t time;     // FIFO timestamp (backoff: requeue_at, priority 0)
     uint64_t seq;
     WorkloadInfo* wl;
     bool operator<(const Entry& o) const;
   };
   Entry EntryOf(const WorkloadInfo* wl) const;
   Entry SlotEntry(const WorkloadInfo* wl) const;
-  // The heap: a 4-ary min-heap in a vector (no node per workload), each
-  // workload's position in WorkloadInfo::slot_index. Four children per node
-  // halve the levels a pop moves, and each moved entry writes its
-  // workload's slot_index, a cache miss with many workloads queued.
+  // The heap: a 4-ary min-heap in a vector (no node per workload). Four
+  // children per node halve the levels a pop moves. Each entry carries a
+  // handle (in WorkloadInfo::slot_index too) whose heap_pos_ element is the
+  // entry's position: a move writes this queue's small array, not the
+  // moved workload's record, which is cold with many workloads queued.
   static constexpr size_t kArity = 4;
   void HeapPush(const Entry& e);
   void HeapErase(size_t i);
   void SiftUp(size_t i);
   void SiftDown(size_t i);
   void Place(size_t i, const Entry& e);
+  // Handles not in use are a list threaded through their heap_pos_
+  // elements (no second array).
+  static constexpr uint32_t kNoHandle = UINT32_MAX;
+  uint32_t NewHandle();
+  void FreeHandle(uint32_t handle) {
+    heap_pos_[handle] = free_handles_;
+    free_handles_ = handle;
+  }
 
   std::vector<WorkloadInfo*> pinned_;
   std::vector<Entry> heap_;
+  std::vector<uint32_t> heap_pos_;     // handle -> position in heap_
+  uint32_t free_handles_ = kNoHandle;  // the first handle not in use
   // Parked workloads in no order (WorkloadInfo::slot_index is the position):
   // nothing pops from here, so parking and unparking need no ordered insert.
   std::vector<WorkloadInfo*> inadmissible_;
-  std::set<Entry> backoff_;  // neg_priority holds requeue_at for ordering by time
+  std::set<Entry> backoff_;  // by requeue_at (in `time`, priority 0)
 };
 
 }  // namespace kuota::engine

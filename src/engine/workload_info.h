@@ -90,7 +90,9 @@ struct WorkloadInfo {
   bool preempting = false;
   int64_t slot_priority = 0;  // the ordering key it was queued with
   int64_t slot_time = 0;
-  size_t slot_index = 0;  // position in the heap or the inadmissible list
+  // In the heap: its handle there (see PendingQueue); parked: its position
+  // in the inadmissible list.
+  size_t slot_index = 0;
   int32_t requeue_count = 0;
   // Why it is not admitted, as users read it; reason is Kueue's condition reason.
   std::string pending_reason;

@@ -362,11 +362,12 @@ CycleResult Scheduler::RunCycle() {
     }
     if (i + 2 < n) __builtin_prefetch(entries[i + 2].wl->pod_sets.data());
     if (i + 1 < n && !entries[i + 1].wl->pod_sets.empty()) {
-      // A request is 40 bytes: a pod's usual three span two lines.
-      const char* reqs =
-          reinterpret_cast<const char*>(entries[i + 1].wl->pod_sets.front().per_pod.data());
-      __builtin_prefetch(reqs);
-      __builtin_prefetch(reqs + 64);
+      // A request is 40 bytes: a pod's usual three span two lines (the
+      // second asked for only where the requests reach it).
+      const auto& reqs = entries[i + 1].wl->pod_sets.front().per_pod;
+      const char* first = reinterpret_cast<const char*>(reqs.data());
+      __builtin_prefetch(first);
+      if (reqs.size() * sizeof(reqs[0]) > 64) __builtin_prefetch(first + 64);
     }
     Nominate(entries[i]);
   }

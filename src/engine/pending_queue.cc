@@ -166,20 +166,26 @@ WorkloadInfo* PendingQueue::Head() const {
 }
 
 WorkloadInfo* PendingQueue::Pop() {
+  WorkloadInfo* wl = PopLeavingRecord();
+  if (wl != nullptr) Taken(wl);
+  return wl;
+}
+
+WorkloadInfo* PendingQueue::PopLeavingRecord() {
   if (!pinned_.empty()) {
     WorkloadInfo* wl = pinned_.front();
-    Remove(wl);
+    pinned_.erase(pinned_.begin());
     return wl;
   }
   if (heap_.empty()) return nullptr;
-  // The top's slot is known: its record (cold with many workloads queued)
-  // is only written here, not read.
+  // The top's place is known: its record is neither read nor written.
   WorkloadInfo* wl = heap_.front().wl;
   FreeHandle(heap_.front().handle);
   HeapErase(0);
-  wl->slot = QueueSlot::kNone;
   return wl;
 }
+
+void PendingQueue::Taken(WorkloadInfo* wl) { wl->slot = QueueSlot::kNone; }
 
 int PendingQueue::QueueInadmissible() {
   int n = 0;

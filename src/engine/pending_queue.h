@@ -38,6 +38,13 @@ class PendingQueue {
   // The next workload to offer, or nullptr. Pop removes it.
   WorkloadInfo* Head() const;
   WorkloadInfo* Pop();
+  // Pop without writing the workload's record, which is cold with many
+  // workloads queued: until Taken(wl) the record still says it is queued
+  // here, so nothing may ask this queue about it or push it in between.
+  // The scheduling cycle pops every ClusterQueue's head this way and marks
+  // each as taken just before nominating it (its record is fetched then).
+  WorkloadInfo* PopLeavingRecord();
+  static void Taken(WorkloadInfo* wl);
   // Asks the cache for what the next Pop reads first: the heap's first
   // three cache lines (the root and its children). Changes nothing.
   void PrefetchHead() const {

@@ -338,9 +338,10 @@ CycleResult Scheduler::RunCycle() {
     }
     cq->pending().ReleaseExpiredBackoff(now);
     if (!cq->active()) continue;
-    WorkloadInfo* wl = cq->pending().Pop();
+    // The head's record is written (taken, no longer queued) in the
+    // nominate loop below, where it is fetched ahead.
+    WorkloadInfo* wl = cq->pending().PopLeavingRecord();
     if (wl == nullptr) continue;
-    wl->queued_in = nullptr;
     Entry e;
     e.wl = wl;
     e.cq = cq.get();
@@ -352,12 +353,14 @@ CycleResult Scheduler::RunCycle() {
   // Each head's pod sets are cold in the cache (100,000 workloads): fetch
   // the next heads' while this one is nominated.
   // Three stages, so that no address is loaded before its line was asked
-  // for: the workload's fields and its admission checks' states (i + 3), its
-  // pod sets (i + 2), the first pod set's requests (i + 1).
+  // for: the workload's fields, its queue slot (written: taken from the
+  // queue) and its admission checks' states (i + 3), its pod sets (i + 2),
+  // the first pod set's requests (i + 1).
   const size_t n = entries.size();
   for (size_t i = 0; i < n; ++i) {
     if (i + 3 < n) {
       __builtin_prefetch(&entries[i + 3].wl->pod_sets);
+      __builtin_prefetch(&entries[i + 3].wl->slot, 1);
       __builtin_prefetch(&entries[i + 3].wl->object.status.admission_checks);
     }
     if (i + 2 < n) __builtin_prefetch(entries[i + 2].wl->pod_sets.data());
@@ -369,6 +372,8 @@ CycleResult Scheduler::RunCycle() {
       __builtin_prefetch(first);
       if (reqs.size() * sizeof(reqs[0]) > 64) __builtin_prefetch(first + 64);
     }
+    PendingQueue::Taken(entries[i].wl);
+    entries[i].wl->queued_in = nullptr;
     Nominate(entries[i]);
   }
   preemptor_.holders().Thaw();

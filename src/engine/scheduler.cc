@@ -274,7 +274,7 @@ void Scheduler::Admit(Entry& e, CycleResult& out) {
                  "The workload has not all checks ready", now);
   }
   e.status = Entry::Status::kAdmitted;
-  out.admitted.push_back({wl.key, e.cq->name(), wl.admission, admitted});
+  out.admitted.push_back({wl.key, e.cq->name(), admitted});
 }
 
 void Scheduler::Requeue(Entry& e) {

@@ -17,10 +17,11 @@
 
 namespace kuota::engine {
 
+// The flavors and counts admitted are the workload's (WorkloadInfo::admission),
+// not copied here.
 struct AdmissionDecision {
   std::string workload;
   std::string cluster_queue;
-  std::vector<PodSetAdmission> pod_sets;
   bool admitted = true;  // false: quota reserved, waiting for admission checks
 };
 

@@ -407,8 +407,12 @@ CycleResult Scheduler::RunCycle() {
   cycle_usage_.clear();
   out.pending.reserve(entries.size());
   for (size_t i = 0; i < n; ++i) {
-    // The conditions Requeue writes are cold: asked for two heads ahead.
-    if (i + 2 < n) __builtin_prefetch(&entries[i + 2].wl->object.status.conditions);
+    // The conditions and pending reason Requeue writes are cold: asked for
+    // two heads ahead.
+    if (i + 2 < n) {
+      __builtin_prefetch(&entries[i + 2].wl->object.status.conditions);
+      __builtin_prefetch(&entries[i + 2].wl->pending_reason, 1);
+    }
     Entry& e = entries[i];
     if (e.status == Entry::Status::kAdmitted) continue;
     Requeue(e);

@@ -94,8 +94,20 @@ struct WorkloadInfo {
   // in the inadmissible list.
   size_t slot_index = 0;
   int32_t requeue_count = 0;
+
+ private:
+  // Beside pending_reason and pending_message_ (below), which a requeue
+  // writes with it: one cache line, not one at each end of the record.
+  bool pending_on_condition_ = false;
+
+ public:
   // Why it is not admitted, as users read it; reason is Kueue's condition reason.
   std::string pending_reason;
+
+ private:
+  std::string pending_message_;
+
+ public:
   // The message; kept once: either here, or (after a scheduling cycle left the
   // workload pending) as the message of its QuotaReserved condition.
   const std::string& pending_message() const;
@@ -117,10 +129,6 @@ struct WorkloadInfo {
   const std::string& uid() const { return object.metadata.uid; }
   const std::string& name() const { return object.metadata.name; }
   const std::string& ns() const { return object.metadata.namespace_; }
-
- private:
-  std::string pending_message_;
-  bool pending_on_condition_ = false;
 };
 
 // Builds pod set infos (per-pod requests) from the object's spec.

@@ -79,9 +79,16 @@ HttpReply ResourceHandlers::ObjectReply(const HttpRequest& request, const Resour
                                         int status, const Json& object) const {
   HttpReply reply;
   reply.status = status;
+  const bool as_table =
+      Negotiate(request.accept, /*allow_table=*/true, false) == Representation::kTable;
+  if (!as_table && resource.storage_version.empty()) {
+    // Served as stored: dumped from the caller's object, not from a copy.
+    reply.body = object.dump();
+    return reply;
+  }
   Result<Json> served = ToServedVersion(resource, object, options_.webhooks);
   if (!served.ok()) return InternalError(served.status().message()).ToReply();
-  if (Negotiate(request.accept, /*allow_table=*/true, false) == Representation::kTable) {
+  if (as_table) {
     std::vector<Json> rows = {object};
     Json table = BuildTable(resource, rows, clock_.Now(),
                             ParseIncludeObject(request.Query("includeObject")), true);

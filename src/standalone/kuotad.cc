@@ -33,8 +33,10 @@
 #include "standalone/gpu_metrics.h"
 #include "standalone/job_reconciler.h"
 #include "standalone/pod_runner.h"
+#include "standalone/store_metrics.h"
 #include "standalone/volcano_queue_reconciler.h"
 #include "store/object_store.h"
+#include "store/sqlite_object_store.h"
 
 namespace kuota::standalone {
 namespace {
@@ -250,6 +252,9 @@ Status RunKuotad(const KuotadOptions& options) {
   GpuMetrics gpu_metrics(*store, telemetry.get(), runner ? &runner->gpus() : nullptr,
                          static_cast<int>(machine.gpus.size()), machine.hostname);
   metrics.AddCollector([&gpu_metrics] { return gpu_metrics.Collect(); });
+  if (auto* sqlite = dynamic_cast<store::SqliteObjectStore*>(store.get())) {
+    metrics.AddCollector([sqlite] { return StoreWriteFamilies(sqlite->write_stats()); });
+  }
   metrics.AddCollector([] {
     metrics::MetricFamily info;
     info.name = "kuota_build_info";

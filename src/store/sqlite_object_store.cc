@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <exception>
 #include <random>
 #include <utility>
@@ -15,6 +16,17 @@
 
 namespace kuota::store {
 namespace {
+
+// CPU time of the calling thread.
+double ThreadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 // Parses a stored row; a row that is not JSON means the file was damaged.
 Result<Json> ParseStored(const std::string& resource, const ObjectRow& row) {
@@ -247,6 +259,8 @@ void SqliteObjectStore::RunBatch(std::span<GroupCommit::Write* const> batch) {
 
 std::vector<EventPtr> SqliteObjectStore::ApplyBatch(std::span<GroupCommit::Write* const> batch) {
   MutexLock lock(db_->mu());
+  const auto started = std::chrono::steady_clock::now();
+  const double cpu_started = ThreadCpuSeconds();
   Status st = db_->Begin();
   if (!st.ok()) {
     for (GroupCommit::Write* w : batch) w->result = st;
@@ -279,6 +293,7 @@ std::vector<EventPtr> SqliteObjectStore::ApplyBatch(std::span<GroupCommit::Write
   if (st.ok() && txn.resource_version() != db_->resource_version()) {
     st = db_->SetResourceVersion(txn.resource_version(), options_.event_log_size);
   }
+  const auto commit_started = std::chrono::steady_clock::now();
   if (st.ok()) st = db_->Commit();  // durable (synchronous=FULL) before anyone is told
   if (!st.ok()) {
     db_->Rollback();
@@ -292,6 +307,9 @@ std::vector<EventPtr> SqliteObjectStore::ApplyBatch(std::span<GroupCommit::Write
   }
   ++stats_.transactions;
   stats_.writes += static_cast<int64_t>(batch.size());
+  stats_.commit_seconds += SecondsSince(commit_started);
+  stats_.transaction_seconds += SecondsSince(started);
+  stats_.transaction_cpu_seconds += ThreadCpuSeconds() - cpu_started;
   return txn.TakeEvents();
 }
 

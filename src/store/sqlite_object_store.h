@@ -67,11 +67,16 @@ class SqliteObjectStore final : public ObjectStore {
   // Live watch subscriptions (for tests and metrics).
   size_t watcher_count() const { return hub_->subscriber_count(); }
 
-  // Committed write transactions and the writes they carried; their ratio
-  // is how well group commit is batching.
+  // Committed write transactions and the writes they carried (their ratio
+  // is how well group commit is batching), and the batch leader's time in
+  // them: every writer waits on that serial path, so wall time well above
+  // CPU time says the writer is waiting (on fsync, or for a core).
   struct WriteStats {
     int64_t transactions = 0;
     int64_t writes = 0;
+    double transaction_seconds = 0;      // wall, BEGIN through COMMIT
+    double commit_seconds = 0;           // wall, the COMMIT (WAL, fsync, checkpoints)
+    double transaction_cpu_seconds = 0;  // the leader thread's CPU in them
   };
   WriteStats write_stats();
 

@@ -170,6 +170,24 @@ TEST_F(WriteBatchTest, AFailedWriteUndoesOnlyItself) {
   EXPECT_EQ(store_->write_stats().transactions - before.transactions, 1);
 }
 
+TEST_F(WriteBatchTest, StatsTimeEachCommittedTransaction) {
+  OpenStore();
+  const SqliteObjectStore::WriteStats before = store_->write_stats();
+  std::vector<BatchWrite> writes;
+  for (const char* name : {"a", "b", "c"}) writes.push_back(CreateOf(ConfigMap("ns", name)));
+  for (const Result<Json>& r : store_->WriteBatch(std::move(writes))) ASSERT_TRUE(r.ok());
+  const SqliteObjectStore::WriteStats after = store_->write_stats();
+
+  EXPECT_EQ(after.transactions - before.transactions, 1);
+  EXPECT_EQ(after.writes - before.writes, 3);
+  const double wall = after.transaction_seconds - before.transaction_seconds;
+  const double commit = after.commit_seconds - before.commit_seconds;
+  EXPECT_GT(commit, 0);
+  EXPECT_GE(wall, commit);  // the COMMIT is part of the transaction
+  EXPECT_LT(wall, 60);
+  EXPECT_GT(after.transaction_cpu_seconds - before.transaction_cpu_seconds, 0);
+}
+
 TEST_F(WriteBatchTest, ABatchLargerThanMaxBatchIsStillOneTransaction) {
   StoreTuning tuning;
   tuning.max_batch = 4;

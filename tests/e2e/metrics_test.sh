@@ -211,6 +211,11 @@ want = {
  "kuota_controller_rounds_total": "",
  "kuota_controller_loop_seconds_total": "step",
  "kuota_controller_status_flush_seconds_total": "",
+ "kuota_store_transactions_total": "",
+ "kuota_store_writes_total": "",
+ "kuota_store_transaction_seconds_total": "",
+ "kuota_store_commit_seconds_total": "",
+ "kuota_store_transaction_cpu_seconds_total": "",
 }
 got = {}
 for s in json.loads(sys.argv[1])["data"]:

@@ -68,6 +68,11 @@ METRICS = {
     "kuota_controller_rounds_total": set(),
     "kuota_controller_loop_seconds_total": {"step"},
     "kuota_controller_status_flush_seconds_total": set(),
+    "kuota_store_transactions_total": set(),
+    "kuota_store_writes_total": set(),
+    "kuota_store_transaction_seconds_total": set(),
+    "kuota_store_commit_seconds_total": set(),
+    "kuota_store_transaction_cpu_seconds_total": set(),
     "kuota_leader": set(),
     "kuota_engine_synced": set(),
     "up": set(),  # made by Prometheus for every target

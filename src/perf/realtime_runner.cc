@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <queue>
 #include <thread>
 #include <unordered_map>
@@ -16,6 +17,7 @@
 
 #include "base/time.h"
 #include "perf/process_usage.h"
+#include "perf/store_writer_scrape.h"
 #include "perf/workload_watch.h"
 
 namespace kuota::perf {
@@ -558,6 +560,13 @@ void RealTimeRun::StopAll() {
   due_cv_.notify_all();
 }
 
+// The store writer's counters on the server's /metrics, when it exports them.
+std::optional<StoreWriterCost> ScrapeStoreWriter(ApiClient& client) {
+  const ApiReply reply = client.Get("/metrics");
+  if (!reply.ok()) return std::nullopt;
+  return ParseStoreWriter(reply.body);
+}
+
 Result<RunRecord> RealTimeRun::Go() {
   t0_ = SteadyClock::now();
   sys0_us_ = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -583,6 +592,10 @@ Result<RunRecord> RealTimeRun::Go() {
     conns.push_back(std::make_unique<ApiClient>(options_.server, &requests_));
   }
   for (const std::unique_ptr<ApiClient>& c : conns) KUOTA_RETURN_IF_ERROR(Probe(*c));
+  // kuotad's store writer before and after the schedule (not counted as the
+  // run's requests).
+  ApiClient metrics(options_.server);
+  const std::optional<StoreWriterCost> writer_before = ScrapeStoreWriter(metrics);
   const int64_t setup_us = NowUs();
   sched0_ = SteadyClock::now();
   {
@@ -650,9 +663,13 @@ Result<RunRecord> RealTimeRun::Go() {
   StopAll();
   for (auto& t : threads) t.join();
   watch.Stop();
+  const std::optional<StoreWriterCost> writer_after = ScrapeStoreWriter(metrics);
 
   std::lock_guard lock(mu_);
   RunRecord rec = std::move(rec_);
+  if (writer_before && writer_after) {
+    rec.store_writer = StoreWriterDelta(*writer_before, *writer_after);
+  }
   rec.mode = "real-time";
   rec.server_url = options_.server.url;
   rec.completed = finished_ == n;

@@ -172,6 +172,14 @@ std::string SummaryJson(const ReportInput& in) {
       server["systemCpuSeconds"] = Round3(r.server_cost.system_cpu_s);
       server["maxRssKiB"] = r.server_cost.max_rss_kib;
     }
+    if (r.store_writer.measured) {
+      const StoreWriterCost& w = r.store_writer;
+      server["storeWriter"] = {{"transactions", w.transactions},
+                               {"writes", w.writes},
+                               {"transactionSeconds", Round3(w.transaction_s)},
+                               {"commitSeconds", Round3(w.commit_s)},
+                               {"cpuSeconds", Round3(w.cpu_s)}};
+    }
     j["server"] = server;
   }
   j["completed"] = s.completed;
@@ -252,6 +260,12 @@ std::string SummaryText(const ReportInput& in) {
     }
     out += "; " + std::to_string(r.http_requests) + " requests, " + std::to_string(r.watch_events) +
            " watch events\n";
+    if (r.store_writer.measured) {
+      const StoreWriterCost& w = r.store_writer;
+      out += "  kuotad store writer: " + std::to_string(w.transactions) + " transactions, " +
+             std::to_string(w.writes) + " writes; in them " + Seconds(w.transaction_s) +
+             " (commit " + Seconds(w.commit_s) + "), on CPU " + Seconds(w.cpu_s) + "\n";
+    }
   }
   if (!r.stop_reason.empty()) out += "  STOPPED EARLY: " + r.stop_reason + "\n";
   out += "\n";

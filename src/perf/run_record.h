@@ -53,6 +53,18 @@ struct ServerCost {
   int64_t max_rss_kib = 0;
 };
 
+// kuotad's store writer over the run (real time: its /metrics counters
+// kuota_store_*, read after setup and at the end; absent when the server
+// does not export them).
+struct StoreWriterCost {
+  bool measured = false;
+  int64_t transactions = 0;  // committed write transactions (group-commit batches)
+  int64_t writes = 0;        // writes they carried
+  double transaction_s = 0;  // the batch leader's wall time in them
+  double commit_s = 0;       // of which COMMIT
+  double cpu_s = 0;          // the leader's CPU time in them
+};
+
 struct RunRecord {
   std::string mode;               // "virtual" or "real-time"
   std::string server_url;         // real time: the kuotad used
@@ -71,6 +83,7 @@ struct RunRecord {
   int64_t finish_conflicts = 0;   // real time: Finished writes that lost a race
   int64_t max_create_lag_us = 0;  // real time: latest a create was sent after its time
   ServerCost server_cost;
+  StoreWriterCost store_writer;
   std::vector<WorkloadRecord> workloads;  // Plan::workloads order
   std::vector<std::string> warnings;
 };

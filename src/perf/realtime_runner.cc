@@ -561,7 +561,10 @@ void RealTimeRun::StopAll() {
 }
 
 // The store writer's counters on the server's /metrics, when it exports them.
-std::optional<StoreWriterCost> ScrapeStoreWriter(ApiClient& client) {
+// A connection of its own each time (not counted as the run's requests): a
+// kept-alive one would have been closed by the server during the schedule.
+std::optional<StoreWriterCost> ScrapeStoreWriter(const ServerAddress& server) {
+  ApiClient client(server);
   const ApiReply reply = client.Get("/metrics");
   if (!reply.ok()) return std::nullopt;
   return ParseStoreWriter(reply.body);
@@ -592,10 +595,8 @@ Result<RunRecord> RealTimeRun::Go() {
     conns.push_back(std::make_unique<ApiClient>(options_.server, &requests_));
   }
   for (const std::unique_ptr<ApiClient>& c : conns) KUOTA_RETURN_IF_ERROR(Probe(*c));
-  // kuotad's store writer before and after the schedule (not counted as the
-  // run's requests).
-  ApiClient metrics(options_.server);
-  const std::optional<StoreWriterCost> writer_before = ScrapeStoreWriter(metrics);
+  // kuotad's store writer before and after the schedule.
+  const std::optional<StoreWriterCost> writer_before = ScrapeStoreWriter(options_.server);
   const int64_t setup_us = NowUs();
   sched0_ = SteadyClock::now();
   {
@@ -663,7 +664,7 @@ Result<RunRecord> RealTimeRun::Go() {
   StopAll();
   for (auto& t : threads) t.join();
   watch.Stop();
-  const std::optional<StoreWriterCost> writer_after = ScrapeStoreWriter(metrics);
+  const std::optional<StoreWriterCost> writer_after = ScrapeStoreWriter(options_.server);
 
   std::lock_guard lock(mu_);
   RunRecord rec = std::move(rec_);

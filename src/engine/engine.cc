@@ -168,7 +168,7 @@ bool Engine::StopHeldWorkload(WorkloadInfo* wl) {
     return false;
   }
   ReturnToPending(s, wl, reason == "Inadmissible" ? "" : reason, reason, message,
-                  /*always_write_admitted=*/true);
+                  /*always_write_admitted=*/true, s.clock.Now());
   wl->pending_reason = reason;
   return true;
 }
@@ -350,7 +350,7 @@ Status Engine::EvictWorkload(const std::string& key, const std::string& reason,
   if (!wl->holds_quota()) return Status::Invalid("Workload \"" + key + "\" holds no quota");
   const Time now = s.clock.Now();
   ClusterQueueNode* cq = wl->admitted_in;
-  ReturnToPending(s, wl, reason, "Pending", message, /*always_write_admitted=*/true);
+  ReturnToPending(s, wl, reason, "Pending", message, /*always_write_admitted=*/true, now);
   auto& st = wl->object.status;
   const auto& rs = s.config.wait_for_pods_ready.requeuing_strategy;
   if (reason == "PodsReadyTimeout" && rs.timestamp == api::RequeuingTimestamp::kEviction) {

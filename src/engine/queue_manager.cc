@@ -151,8 +151,7 @@ void Dequeue(WorkloadInfo* wl) {
 
 void ReturnToPending(EngineState& s, WorkloadInfo* wl, const std::string& evicted_reason,
                      const std::string& pending_reason, const std::string& message,
-                     bool always_write_admitted) {
-  const Time now = s.clock.Now();
+                     bool always_write_admitted, Time now) {
   ReleaseQuota(s, wl);
   wl->state = WorkloadState::kPending;
   auto& st = wl->object.status;

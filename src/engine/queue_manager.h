@@ -25,10 +25,11 @@ void ReleaseQuota(EngineState& s, WorkloadInfo* wl);
 // clears its admission, writes Evicted=True (reason `evicted_reason`, unless
 // empty), QuotaReserved=False (reason `pending_reason`) and Admitted=False
 // (always, or only over an existing Admitted condition), and records the
-// pending reason and message. The caller requeues it.
+// pending reason and message, the conditions stamped `now`. The caller
+// requeues it.
 void ReturnToPending(EngineState& s, WorkloadInfo* wl, const std::string& evicted_reason,
                      const std::string& pending_reason, const std::string& message,
-                     bool always_write_admitted);
+                     bool always_write_admitted, Time now);
 
 // Takes `wl` out of the pending queue it waits in (no-op when in none).
 void Dequeue(WorkloadInfo* wl);

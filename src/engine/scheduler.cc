@@ -230,7 +230,7 @@ void Scheduler::Process(Entry& e, CycleResult& out) {
 }
 
 void Scheduler::Admit(Entry& e, CycleResult& out) {
-  const Time now = s_.clock.Now();
+  const Time now = cycle_now_;
   std::vector<PodSetAdmission> admission;
   for (const auto& psa : e.assignment.pod_sets) {
     PodSetAdmission a;
@@ -279,7 +279,7 @@ void Scheduler::Admit(Entry& e, CycleResult& out) {
 
 void Scheduler::Requeue(Entry& e) {
   WorkloadInfo& wl = *e.wl;
-  const Time now = s_.clock.Now();
+  const Time now = cycle_now_;
   wl.pending_reason = "Pending";
   // The message is kept once, on the condition (e is done with it).
   SetConditionTakingMessage(wl.object.status.conditions, api::kQuotaReserved, "False", "Pending",
@@ -304,10 +304,10 @@ void Scheduler::Requeue(Entry& e) {
 }
 
 void Scheduler::Evict(WorkloadInfo* victim, const PreemptionDecision& d) {
-  const Time now = s_.clock.Now();
+  const Time now = cycle_now_;
   ClusterQueueNode* cq = victim->admitted_in;
   ReturnToPending(s_, victim, "Preempted", "Pending", d.message,
-                  /*always_write_admitted=*/false);
+                  /*always_write_admitted=*/false, now);
   auto& st = victim->object.status;
   SetCondition(st.conditions, api::kPreempted, "True", d.reason, d.message, now);
   SetCondition(st.conditions, api::kRequeued, "True", "Preempted", d.message, now);
@@ -322,6 +322,7 @@ CycleResult Scheduler::RunCycle() {
   taken_by_.clear();
   cycle_usage_.clear();
   const Time now = s_.clock.Now();
+  cycle_now_ = now;
   // Reused across cycles: its buffer (one entry per ClusterQueue) is not
   // allocated and freed every cycle.
   std::vector<Entry>& entries = entries_;

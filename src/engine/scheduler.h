@@ -69,6 +69,11 @@ class Scheduler {
   EngineState& s_;
   Preemptor preemptor_;
   FlavorAssigner assigner_;
+  // The cycle's one instant: every admission, requeue and eviction it
+  // decides carries it, so no observer sees a workload admitted before the
+  // victims whose capacity it took were evicted (they are evicted at the
+  // cycle's end; a fit check counts every victim chosen so far as gone).
+  Time cycle_now_{};
   std::vector<WorkloadInfo*> preempted_;  // victims chosen this cycle
   std::set<Entry*> processed_;
   // Workloads that took capacity this cycle, with the root of their tree.

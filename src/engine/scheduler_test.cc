@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -391,6 +392,67 @@ TEST(PendingMessageTest, AdmittedHasNone) {
   EXPECT_EQ(wl->object.status.admission->cluster_queue, "cq");
   EXPECT_TRUE(api::IsConditionTrue(wl->object.status.conditions, api::kQuotaReserved));
   EXPECT_TRUE(api::IsConditionTrue(wl->object.status.conditions, api::kAdmitted));
+}
+
+// ---------------------------------------------------------------------------
+// One instant per cycle. A clock that moves on every read (as kuotad's does).
+// The cohort has 8 cpu, 7 held by "b" (borrowing 3); "a" reclaims for a
+// 2-cpu head, and "c" and "d" each fit a 1-cpu head into the 1 cpu left.
+// Both are admitted in the same cycle because the fit check counts the
+// victim as gone: until the victim is evicted (at the cycle's end) the
+// cohort holds 9. Its eviction must not be stamped after those admissions,
+// or an observer ordering by the timestamps sees the cohort over its quota.
+
+class TickingClock final : public Clock {
+ public:
+  explicit TickingClock(Time start) : now_(start) {}
+  Time Now() const override {
+    now_ = now_ + Duration{1};
+    return now_;
+  }
+
+ private:
+  mutable Time now_;
+};
+
+TEST(CycleTimeTest, AdmissionsAreNotStampedBeforeTheEvictionsTheyCountOn) {
+  TickingClock clock(At(60));
+  Engine engine(clock, {});
+  auto apply = [&](auto x) { ASSERT_TRUE(engine.Apply(testing::ToObject(std::move(x))).ok()); };
+  apply(MakeResourceFlavor("default"));
+  apply(MakeClusterQueue("a")
+            .Cohort("all")
+            .ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "4")})
+            .Preemption(api::WithinClusterQueuePolicy::kNever, api::ReclaimWithinCohortPolicy::kAny)
+            .Obj());
+  apply(CpuQueue("b", "4", "all"));
+  apply(CpuQueue("c", "0", "all"));
+  apply(CpuQueue("d", "0", "all"));
+  for (const char* q : {"a", "b", "c", "d"}) {
+    apply(MakeLocalQueue(std::string("lq-") + q, "ns").ClusterQueue(q).Obj());
+  }
+  apply(Running("b-1", "b", "3"));
+  apply(Running("b-2", "b", "4"));
+  apply(Wl("reclaimer", "lq-a", "2", 10));
+  apply(Wl("c-1", "lq-c", "1", 20));
+  apply(Wl("d-1", "lq-d", "1", 30));
+
+  CycleResult r = engine.RunCycle();
+  ASSERT_EQ(r.preempted.size(), 1u);
+  Keys admitted = EngineHarness::AdmittedKeys(r);
+  std::sort(admitted.begin(), admitted.end());
+  ASSERT_EQ(admitted, (Keys{"ns/c-1", "ns/d-1"}));
+  const WorkloadInfo* victim = engine.FindWorkload(r.preempted[0].workload);
+  ASSERT_NE(victim, nullptr);
+  const api::Condition* evicted =
+      api::FindCondition(victim->object.status.conditions, api::kEvicted);
+  ASSERT_TRUE(evicted && evicted->last_transition_time);
+  for (const std::string& key : admitted) {
+    const api::Condition* reserved =
+        api::FindCondition(engine.FindWorkload(key)->object.status.conditions, api::kQuotaReserved);
+    ASSERT_TRUE(reserved && reserved->last_transition_time) << key;
+    EXPECT_LE(*evicted->last_transition_time, *reserved->last_transition_time) << key;
+  }
 }
 
 }  // namespace

@@ -352,6 +352,35 @@ TEST_F(ApiServerTest, CreatesSeeTheirNamespaceChangeAtOnce) {
   EXPECT_EQ(again.status, 201) << again.raw;
 }
 
+TEST_F(ApiServerTest, WriteRepliesAreTheObjectAsStored) {
+  // Creates, updates and patches answer with the text the store wrote (no
+  // second dump): byte for byte what a GET of the object returns after.
+  ASSERT_EQ(Post("/api/v1/namespaces", Namespace("team-d")).status, 201);
+  const std::string lqs = std::string(kKueue) + "/namespaces/team-d/localqueues";
+  Reply created = Post(lqs, LocalQueue("team-d", "a", "cq"));
+  ASSERT_EQ(created.status, 201) << created.raw;
+  EXPECT_EQ(created.raw, Get(lqs + "/a").raw);
+
+  Reply patched =
+      Patch(lqs + "/a", R"({"metadata":{"labels":{"team":"d"}}})", "application/merge-patch+json");
+  ASSERT_EQ(patched.status, 200) << patched.raw;
+  EXPECT_EQ(patched.body["metadata"]["labels"]["team"], "d");
+  EXPECT_EQ(patched.raw, Get(lqs + "/a").raw);
+
+  Json replacement = patched.body;
+  replacement["metadata"]["annotations"]["note"] = "replaced";
+  Reply put = Put(lqs + "/a", replacement);
+  ASSERT_EQ(put.status, 200) << put.raw;
+  EXPECT_EQ(put.body["metadata"]["annotations"]["note"], "replaced");
+  EXPECT_NE(put.body["metadata"]["resourceVersion"], patched.body["metadata"]["resourceVersion"]);
+  EXPECT_EQ(put.raw, Get(lqs + "/a").raw);
+
+  // A patch that changes nothing writes nothing and answers the object as it is.
+  Reply unchanged = Patch(lqs + "/a", "{}", "application/merge-patch+json");
+  ASSERT_EQ(unchanged.status, 200) << unchanged.raw;
+  EXPECT_EQ(unchanged.raw, put.raw);
+}
+
 TEST_F(ApiServerTest, ErrorClasses) {
   const std::string cqs = std::string(kKueue) + "/clusterqueues";
   // 400: malformed JSON, mismatched apiVersion / kind, mismatched namespace.

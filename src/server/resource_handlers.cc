@@ -100,6 +100,18 @@ HttpReply ResourceHandlers::ObjectReply(const HttpRequest& request, const Resour
   return reply;
 }
 
+HttpReply ResourceHandlers::ObjectReply(const HttpRequest& request, const ResourceInfo& resource,
+                                        int status, const store::WatchEvent& written) const {
+  if (!written.text.empty() && resource.storage_version.empty() &&
+      Negotiate(request.accept, /*allow_table=*/true, false) != Representation::kTable) {
+    HttpReply reply;
+    reply.status = status;
+    reply.body = written.text;
+    return reply;
+  }
+  return ObjectReply(request, resource, status, written.object);
+}
+
 Status ResourceHandlers::EnsureNamespace(const std::string& name) {
   Result<Json> existing = store_.Get("namespaces", "", name);
   if (existing.ok()) return Status::Ok();

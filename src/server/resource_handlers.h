@@ -77,6 +77,9 @@ class ResourceHandlers {
   // A reply with `object` (or a one-row Table when the client asked for one).
   HttpReply ObjectReply(const HttpRequest& request, const ResourceInfo& resource, int status,
                         const Json& object) const;
+  // The same for a write's answer: served as stored, its text is the body.
+  HttpReply ObjectReply(const HttpRequest& request, const ResourceInfo& resource, int status,
+                        const store::WatchEvent& written) const;
 
   bool RegisterWatcher(store::Watcher* watcher);
   void UnregisterWatcher(store::Watcher* watcher);

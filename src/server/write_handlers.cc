@@ -270,9 +270,10 @@ HttpReply ResourceHandlers::CreateObject(const HttpRequest& request, const Reque
     return e->ToReply();
   }
   if (IsDryRun(request)) return WithWarnings(r, object, ObjectReply(request, r, 201, object));
-  Result<Json> created = store_.Create(r.StoreKey(), std::move(object));
+  Result<store::EventPtr> created = store_.CreateShared(r.StoreKey(), std::move(object));
   if (!created.ok()) return FromStatus(created.status(), r, display_name).ToReply();
-  return WithWarnings(r, *created, ObjectReply(request, r, 201, *created));
+  const store::WatchEvent& written = **created;
+  return WithWarnings(r, written.object, ObjectReply(request, r, 201, written));
 }
 
 HttpReply ResourceHandlers::Update(const HttpRequest& request, const RequestTarget& target) {
@@ -301,9 +302,10 @@ HttpReply ResourceHandlers::Update(const HttpRequest& request, const RequestTarg
   options.status_only = status_only;
   // The object just read: the store plans against it instead of reading it again.
   options.current = std::make_shared<Json>(std::move(current).value());
-  Result<Json> updated = store_.Update(r.StoreKey(), std::move(object), options);
+  Result<store::EventPtr> updated = store_.UpdateShared(r.StoreKey(), std::move(object), options);
   if (!updated.ok()) return FromStatus(updated.status(), r, target.name).ToReply();
-  return WithWarnings(r, *updated, ObjectReply(request, r, 200, *updated));
+  const store::WatchEvent& written = **updated;
+  return WithWarnings(r, written.object, ObjectReply(request, r, 200, written));
 }
 
 HttpReply ResourceHandlers::Patch(const HttpRequest& request, const RequestTarget& target) {
@@ -370,8 +372,11 @@ HttpReply ResourceHandlers::Patch(const HttpRequest& request, const RequestTarge
     options.status_only = status_only;
     // The object just read: the store plans against it instead of reading it again.
     options.current = std::make_shared<Json>(std::move(current).value());
-    Result<Json> updated = store_.Update(r.StoreKey(), std::move(object), options);
-    if (updated.ok()) return WithWarnings(r, *updated, ObjectReply(request, r, 200, *updated));
+    Result<store::EventPtr> updated = store_.UpdateShared(r.StoreKey(), std::move(object), options);
+    if (updated.ok()) {
+      const store::WatchEvent& written = **updated;
+      return WithWarnings(r, written.object, ObjectReply(request, r, 200, written));
+    }
     // Lost a race with another writer: patch the newer object (as kube does);
     // a patch that names a stale resourceVersion keeps conflicting.
     if (updated.status().code() != StatusCode::kConflict || attempt + 1 >= kMaxPatchAttempts) {

@@ -51,6 +51,27 @@ std::vector<Result<Json>> ObjectStore::WriteBatch(std::vector<BatchWrite> writes
   return results;
 }
 
+EventPtr SharedAnswer(const std::string& resource, Json object) {
+  auto event = std::make_shared<WatchEvent>();
+  event->type = EventType::kModified;
+  event->resource = resource;
+  event->object = std::move(object);
+  return event;
+}
+
+Result<EventPtr> ObjectStore::CreateShared(const std::string& resource, Json object) {
+  KUOTA_ASSIGN_OR_RETURN(Json created, Create(resource, std::move(object)));
+  EventPtr event = SharedAnswer(resource, std::move(created));
+  return event;
+}
+
+Result<EventPtr> ObjectStore::UpdateShared(const std::string& resource, Json object,
+                                           const UpdateOptions& options) {
+  KUOTA_ASSIGN_OR_RETURN(Json updated, Update(resource, std::move(object), options));
+  EventPtr event = SharedAnswer(resource, std::move(updated));
+  return event;
+}
+
 int64_t ObjectStore::WriteVersion(std::string_view /*resource*/) { return -1; }
 
 Result<std::unique_ptr<ObjectStore>> ObjectStore::Open(const StoreOptions& options) {

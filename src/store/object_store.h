@@ -56,6 +56,10 @@ struct WatchEvent {
 // other watcher that selects it, so no watcher copies the object.
 using EventPtr = std::shared_ptr<const WatchEvent>;
 
+// An answer of ObjectStore::CreateShared/UpdateShared made from the object
+// alone: a MODIFIED event of `resource` without text.
+EventPtr SharedAnswer(const std::string& resource, Json object);
+
 // A watch's resource filter: "" selects every resource, "!R" every resource
 // but R (kAllButEvents: what the in-process controllers watch — Events inform
 // people, and a controller that received them would only drop them), any
@@ -176,6 +180,16 @@ class ObjectStore {
   // precondition fails.
   virtual Result<Json> Delete(const std::string& resource, const std::string& ns,
                               const std::string& name, const DeleteOptions& options = {}) = 0;
+
+  // Create and Update answering with the write's watch event instead of a
+  // copy of the object: its `object` is shared with the watchers (not
+  // copied) and its `text`, where the store keeps one, is the object as
+  // stored, byte for byte what dumping `object` gives, so a reply can send
+  // it as is. An update that changed nothing answers with an event of the
+  // unchanged object and no text. The defaults wrap Create and Update.
+  virtual Result<EventPtr> CreateShared(const std::string& resource, Json object);
+  virtual Result<EventPtr> UpdateShared(const std::string& resource, Json object,
+                                        const UpdateOptions& options = {});
 
   // Applies `writes` in order as one transaction: they are committed (and
   // synced) together, so after a crash either every write of the batch that

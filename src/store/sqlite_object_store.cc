@@ -344,9 +344,20 @@ Result<Json> SqliteObjectStore::Answer(Result<Json> result, const Pending& p) {
   return result;
 }
 
+Result<EventPtr> SqliteObjectStore::SharedAnswerOf(Result<Json> result, const Pending& p) {
+  if (!result.ok()) return result.status();
+  if (p.event) return p.event;
+  return SharedAnswer(p.write->resource, std::move(result).value());
+}
+
 // ---- Create ----------------------------------------------------------------
 
 Result<Json> SqliteObjectStore::Create(const std::string& resource, Json object) {
+  KUOTA_ASSIGN_OR_RETURN(EventPtr created, CreateShared(resource, std::move(object)));
+  return Json(created->object);
+}
+
+Result<EventPtr> SqliteObjectStore::CreateShared(const std::string& resource, Json object) {
   BatchWrite w;
   w.op = BatchWrite::Op::kCreate;
   w.resource = resource;
@@ -354,7 +365,7 @@ Result<Json> SqliteObjectStore::Create(const std::string& resource, Json object)
   Pending p;
   p.write = &w;
   KUOTA_ASSIGN_OR_RETURN(GroupCommit::Apply apply, Prepare(p));
-  return Answer(writes_.Submit(std::move(apply)), p);
+  return SharedAnswerOf(writes_.Submit(std::move(apply)), p);
 }
 
 Result<GroupCommit::Apply> SqliteObjectStore::Prepare(Pending& p) {
@@ -580,6 +591,12 @@ Result<ListResult> SqliteObjectStore::List(const std::string& resource,
 
 Result<Json> SqliteObjectStore::Update(const std::string& resource, Json object,
                                        const UpdateOptions& options) {
+  KUOTA_ASSIGN_OR_RETURN(EventPtr updated, UpdateShared(resource, std::move(object), options));
+  return Json(updated->object);
+}
+
+Result<EventPtr> SqliteObjectStore::UpdateShared(const std::string& resource, Json object,
+                                                 const UpdateOptions& options) {
   BatchWrite w;
   w.op = BatchWrite::Op::kUpdate;
   w.resource = resource;
@@ -588,7 +605,7 @@ Result<Json> SqliteObjectStore::Update(const std::string& resource, Json object,
   Pending p;
   p.write = &w;
   KUOTA_ASSIGN_OR_RETURN(GroupCommit::Apply apply, Prepare(p));
-  return Answer(writes_.Submit(std::move(apply)), p);
+  return SharedAnswerOf(writes_.Submit(std::move(apply)), p);
 }
 
 Result<Json> SqliteObjectStore::ApplyUpdate(WriteTxn& txn, Pending& p) {

@@ -53,6 +53,9 @@ class SqliteObjectStore final : public ObjectStore {
   Result<ListResult> List(const std::string& resource, const ListOptions& options) override;
   Result<Json> Update(const std::string& resource, Json object,
                       const UpdateOptions& options = {}) override;
+  Result<EventPtr> CreateShared(const std::string& resource, Json object) override;
+  Result<EventPtr> UpdateShared(const std::string& resource, Json object,
+                                const UpdateOptions& options = {}) override;
   Result<Json> Delete(const std::string& resource, const std::string& ns, const std::string& name,
                       const DeleteOptions& options = {}) override;
   // One group-commit unit: the batch is never split across transactions.
@@ -123,6 +126,8 @@ class SqliteObjectStore final : public ObjectStore {
   Result<GroupCommit::Apply> Prepare(Pending& p);
   // The answer of a write once its batch is done.
   static Result<Json> Answer(Result<Json> result, const Pending& p);
+  // The same, as the event the write logged (SharedAnswer where it logged none).
+  static Result<EventPtr> SharedAnswerOf(Result<Json> result, const Pending& p);
   // GroupCommit's batch runner: ApplyBatch, then publish what committed.
   void RunBatch(std::span<GroupCommit::Write* const> batch);
   // Runs the batch in one transaction; returns the events it committed.

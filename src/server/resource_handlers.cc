@@ -21,6 +21,13 @@ bool IsWatch(const HttpRequest& request, const RequestTarget& target) {
   return target.watch_prefix || w == "true" || w == "1";
 }
 
+// A reply's body is the object as stored: no storage version to convert
+// from, and no Table asked for.
+bool ServedAsStored(const HttpRequest& request, const ResourceInfo& resource) {
+  return resource.storage_version.empty() &&
+         Negotiate(request.accept, /*allow_table=*/true, false) != Representation::kTable;
+}
+
 }  // namespace
 
 ResourceHandlers::ResourceHandlers(store::ObjectStore& store, AdmissionHook* hook,
@@ -79,16 +86,14 @@ HttpReply ResourceHandlers::ObjectReply(const HttpRequest& request, const Resour
                                         int status, const Json& object) const {
   HttpReply reply;
   reply.status = status;
-  const bool as_table =
-      Negotiate(request.accept, /*allow_table=*/true, false) == Representation::kTable;
-  if (!as_table && resource.storage_version.empty()) {
-    // Served as stored: dumped from the caller's object, not from a copy.
+  if (ServedAsStored(request, resource)) {
+    // Dumped from the caller's object, not from a copy.
     reply.body = object.dump();
     return reply;
   }
   Result<Json> served = ToServedVersion(resource, object, options_.webhooks);
   if (!served.ok()) return InternalError(served.status().message()).ToReply();
-  if (as_table) {
+  if (Negotiate(request.accept, /*allow_table=*/true, false) == Representation::kTable) {
     std::vector<Json> rows = {object};
     Json table = BuildTable(resource, rows, clock_.Now(),
                             ParseIncludeObject(request.Query("includeObject")), true);
@@ -102,8 +107,7 @@ HttpReply ResourceHandlers::ObjectReply(const HttpRequest& request, const Resour
 
 HttpReply ResourceHandlers::ObjectReply(const HttpRequest& request, const ResourceInfo& resource,
                                         int status, const store::WatchEvent& written) const {
-  if (!written.text.empty() && resource.storage_version.empty() &&
-      Negotiate(request.accept, /*allow_table=*/true, false) != Representation::kTable) {
+  if (!written.text.empty() && ServedAsStored(request, resource)) {
     HttpReply reply;
     reply.status = status;
     reply.body = written.text;

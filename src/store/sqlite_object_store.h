@@ -106,8 +106,9 @@ class SqliteObjectStore final : public ObjectStore {
     BatchWrite* write = nullptr;
     ObjectMetaFields meta;
     std::optional<WritePlan> plan;
-    // Set by the leader when the write logged an event: the answer is a copy
-    // of its object, made by the caller instead of the leader.
+    // Set by the leader when the write logged an event: the answer, made by
+    // the caller instead of the leader (Create/Update/WriteBatch copy its
+    // object; CreateShared/UpdateShared hand the event itself).
     EventPtr event;
   };
 

@@ -102,8 +102,7 @@ bool WithinNominalAfter(const QuotaNode& x, const FrIdSet& need, const FrUsage& 
 std::optional<int64_t> GiveBack(const QuotaNode& x, FrId fr, int64_t removed) {
   const int64_t u = x.usage(fr);
   if (u > kDryMax || u < -kDryMax) return std::nullopt;
-  const int64_t g = x.guaranteed_quota(fr);
-  return std::max<int64_t>(0, u - g) - std::max<int64_t>(0, u - removed - g);
+  return x.RemovedFromParent(fr, removed);
 }
 
 // Necessary condition for any victim set: even removing every candidate must

@@ -69,11 +69,11 @@ void QuotaNode::AddUsage(FrId fr, int64_t value) {
 }
 
 void QuotaNode::RemoveUsage(FrId fr, int64_t value) {
-  const int64_t stored_in_parent = usage(fr) - guaranteed_quota(fr);
+  const int64_t to_parent = RemovedFromParent(fr, value);
   int64_t& u = Slot(usage_, fr);
   u = SatSub(u, value);
-  if (stored_in_parent <= 0 || !has_parent()) return;
-  parent_->RemoveUsage(fr, std::min(value, stored_in_parent));
+  if (to_parent == 0 || !has_parent()) return;
+  parent_->RemoveUsage(fr, to_parent);
 }
 
 }  // namespace kuota::engine

@@ -5,6 +5,7 @@
 // Values are milli-units indexed by FrId. Single-threaded (engine-owned).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -61,6 +62,12 @@ class QuotaNode {
   // Usage bookkeeping; propagates to ancestors what spills over guaranteed quota.
   void AddUsage(FrId fr, int64_t value);
   void RemoveUsage(FrId fr, int64_t value);
+  // What RemoveUsage(fr, value) takes from the parent's usage: the part of
+  // this node's usage above its guaranteed quota, at most `value`.
+  int64_t RemovedFromParent(FrId fr, int64_t value) const {
+    const int64_t stored_in_parent = usage(fr) - guaranteed_quota(fr);
+    return stored_in_parent <= 0 ? 0 : std::min(value, stored_in_parent);
+  }
 
   // Iterates all frs that have quota or usage here.
   int32_t fr_capacity() const { return static_cast<int32_t>(subtree_quota_.size()); }

@@ -51,9 +51,9 @@ std::vector<Result<Json>> ObjectStore::WriteBatch(std::vector<BatchWrite> writes
   return results;
 }
 
-EventPtr SharedAnswer(const std::string& resource, Json object) {
+EventPtr SharedAnswer(EventType type, const std::string& resource, Json object) {
   auto event = std::make_shared<WatchEvent>();
-  event->type = EventType::kModified;
+  event->type = type;
   event->resource = resource;
   event->object = std::move(object);
   return event;
@@ -61,14 +61,14 @@ EventPtr SharedAnswer(const std::string& resource, Json object) {
 
 Result<EventPtr> ObjectStore::CreateShared(const std::string& resource, Json object) {
   KUOTA_ASSIGN_OR_RETURN(Json created, Create(resource, std::move(object)));
-  EventPtr event = SharedAnswer(resource, std::move(created));
+  EventPtr event = SharedAnswer(EventType::kAdded, resource, std::move(created));
   return event;
 }
 
 Result<EventPtr> ObjectStore::UpdateShared(const std::string& resource, Json object,
                                            const UpdateOptions& options) {
   KUOTA_ASSIGN_OR_RETURN(Json updated, Update(resource, std::move(object), options));
-  EventPtr event = SharedAnswer(resource, std::move(updated));
+  EventPtr event = SharedAnswer(EventType::kModified, resource, std::move(updated));
   return event;
 }
 

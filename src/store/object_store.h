@@ -57,8 +57,8 @@ struct WatchEvent {
 using EventPtr = std::shared_ptr<const WatchEvent>;
 
 // An answer of ObjectStore::CreateShared/UpdateShared made from the object
-// alone: a MODIFIED event of `resource` without text.
-EventPtr SharedAnswer(const std::string& resource, Json object);
+// alone: an event of `type` and `resource` without text.
+EventPtr SharedAnswer(EventType type, const std::string& resource, Json object);
 
 // A watch's resource filter: "" selects every resource, "!R" every resource
 // but R (kAllButEvents: what the in-process controllers watch — Events inform

@@ -347,7 +347,8 @@ Result<Json> SqliteObjectStore::Answer(Result<Json> result, const Pending& p) {
 Result<EventPtr> SqliteObjectStore::SharedAnswerOf(Result<Json> result, const Pending& p) {
   if (!result.ok()) return result.status();
   if (p.event) return p.event;
-  return SharedAnswer(p.write->resource, std::move(result).value());
+  // Only an update that changed nothing logs no event.
+  return SharedAnswer(EventType::kModified, p.write->resource, std::move(result).value());
 }
 
 // ---- Create ----------------------------------------------------------------

@@ -44,6 +44,15 @@ Result<const Json*> ObjectField(const Json& obj, const char* key, const std::str
   return &*it;
 }
 
+Status CheckBool(const Json& obj, const char* key, const std::string& path) {
+  if (!obj.is_object()) return Status::Ok();
+  auto it = obj.find(key);
+  if (it != obj.end() && !it->is_null() && !it->is_boolean()) {
+    return InvalidValue(path + "." + key, *it, "must be a boolean");
+  }
+  return Status::Ok();
+}
+
 Status CheckPodTemplate(const Json& tmpl, const std::string& path) {
   if (!tmpl.is_object()) return InvalidValue(path, tmpl, "must be an object");
   if (auto m = tmpl.find("metadata"); m != tmpl.end() && !m->is_null()) {
@@ -93,6 +102,8 @@ const Json& ObjAt(const Json& obj, const char* key) {
   return it != obj.end() && it->is_object() ? *it : EmptyObject();
 }
 
+const Json& SpecOf(const Json& job) { return ObjAt(job, "spec"); }
+
 const Json& ArrAt(const Json& obj, const char* key) {
   if (!obj.is_object()) return EmptyArray();
   auto it = obj.find(key);
@@ -126,7 +137,7 @@ Status NotSupportedValue(const std::string& path, const std::string& value,
 }
 
 std::string CheckDns1123(const std::string& v) {
-  if (v.size() > 63) return "must be no more than 63 characters";
+  if (v.size() > kMaxLabelLength) return "must be no more than 63 characters";
   auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
   bool ok = !v.empty() && alnum(v.front()) && alnum(v.back());
   for (char c : v) ok = ok && (alnum(c) || c == '-');

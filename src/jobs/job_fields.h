@@ -32,6 +32,9 @@ Result<std::string> StringField(const nlohmann::json& obj, const char* key, cons
 // The object at obj[key]; Required when absent, Invalid when not an object.
 Result<const nlohmann::json*> ObjectField(const nlohmann::json& obj, const char* key,
                                           const std::string& path);
+// Invalid naming `path`.key when obj[key] is present, not null and not a
+// boolean.
+Status CheckBool(const nlohmann::json& obj, const char* key, const std::string& path);
 
 // A pod template as kube validates one inside a workload controller's spec:
 // an object with a spec whose containers are non-empty and whose fields have
@@ -53,6 +56,8 @@ const nlohmann::json& EmptyObject();
 const nlohmann::json& EmptyArray();
 const nlohmann::json& ObjAt(const nlohmann::json& obj, const char* key);
 const nlohmann::json& ArrAt(const nlohmann::json& obj, const char* key);
+// The job's spec object (an empty object when absent).
+const nlohmann::json& SpecOf(const nlohmann::json& job);
 std::string StrAt(const nlohmann::json& obj, const char* key);
 int64_t IntAt(const nlohmann::json& obj, const char* key, int64_t fallback);
 bool Contains(const std::vector<std::string>& list, const std::string& value);
@@ -62,6 +67,9 @@ std::string Quoted(const std::string& s);
 // "path: Unsupported value: \"v\": supported values: \"a\", \"b\"".
 Status NotSupportedValue(const std::string& path, const std::string& value,
                          const std::vector<std::string>& supported);
+// The longest DNS-1123 label kube accepts: the bound on a name that becomes
+// a label value or a pod's hostname.
+inline constexpr size_t kMaxLabelLength = 63;
 // Kube's IsDNS1123Label (at most 63 characters): "" when valid, else its message.
 std::string CheckDns1123(const std::string& value);
 

@@ -5,12 +5,12 @@
 #include <map>
 #include <set>
 
+#include "jobctl/job_conditions.h"
 #include "jobs/job_fields.h"
 
 namespace kuota::jobs {
 namespace {
 
-constexpr size_t kMaxNameLength = 63;
 constexpr const char* kJobSetNameKey = "jobset.sigs.k8s.io/jobset-name";
 constexpr const char* kReplicatedJobNameKey = "jobset.sigs.k8s.io/replicatedjob-name";
 constexpr const char* kJobIndexKey = "jobset.sigs.k8s.io/job-index";
@@ -35,8 +35,7 @@ const std::vector<std::string>& FailureReasons() {
   return kReasons;
 }
 
-const Json& Spec(const Json& job) { return ObjAt(job, "spec"); }
-const Json& RJobs(const Json& job) { return ArrAt(Spec(job), "replicatedJobs"); }
+const Json& RJobs(const Json& job) { return ArrAt(SpecOf(job), "replicatedJobs"); }
 const Json& RJob(const Json& job, size_t i) {
   const Json& r = RJobs(job);
   return i < r.size() && r[i].is_object() ? r[i] : EmptyObject();
@@ -55,7 +54,7 @@ bool Indexed(const Json& rjob) {
   return mode.empty() || mode == "Indexed";  // JobSet defaults it to Indexed
 }
 bool HasFailurePolicy(const Json& job) {
-  return Spec(job).contains("failurePolicy") && Spec(job)["failurePolicy"].is_object();
+  return SpecOf(job).contains("failurePolicy") && SpecOf(job)["failurePolicy"].is_object();
 }
 
 // A condition as metav1.Condition has it (no lastUpdateTime).
@@ -66,19 +65,9 @@ Json JobSetCondition(const std::string& type, const std::string& status, const s
   return c;
 }
 
-bool ConditionTrue(const Json& job, const std::string& type) {
-  for (const Json& c : ArrAt(ObjAt(job, "status"), "conditions")) {
-    if (StrAt(c, "type") == type && StrAt(c, "status") == "True") return true;
-  }
-  return false;
-}
-
-bool HasCondition(const Json& conditions, const std::string& type) {
-  if (!conditions.is_array()) return false;
-  for (const Json& c : conditions) {
-    if (StrAt(c, "type") == type) return true;
-  }
-  return false;
+// Whether the JobSet's status holds condition `type` with status True.
+bool StatusConditionTrue(const Json& job, const std::string& type) {
+  return jobctl::IsConditionTrue(ArrAt(ObjAt(job, "status"), "conditions"), type);
 }
 
 // The stage of each replicated job: InOrder starts each after the one before;
@@ -86,7 +75,8 @@ bool HasCondition(const Json& conditions, const std::string& type) {
 std::vector<int> Stages(const Json& job) {
   const size_t n = RJobs(job).size();
   std::vector<int> stage(n, 0);
-  const bool in_order = StrAt(ObjAt(Spec(job), "startupPolicy"), "startupPolicyOrder") == "InOrder";
+  const bool in_order =
+      StrAt(ObjAt(SpecOf(job), "startupPolicy"), "startupPolicyOrder") == "InOrder";
   for (size_t i = 0; i < n; ++i) {
     if (in_order) {
       stage[i] = static_cast<int>(i);
@@ -217,8 +207,8 @@ const KindInfo& JobSetKind::Info() const {
          }},
         {"Suspended", "string", "JobSet suspended", 0,
          [](const Json& job) -> Json {
-           auto s = Spec(job).find("suspend");
-           if (s == Spec(job).end() || !s->is_boolean()) return nullptr;
+           auto s = SpecOf(job).find("suspend");
+           if (s == SpecOf(job).end() || !s->is_boolean()) return nullptr;
            return s->get<bool>() ? "true" : "false";
          }},
         {"Age", "date", "Time this JobSet was created", 0,
@@ -286,14 +276,14 @@ Status JobSetKind::Validate(const Json& job) const {
     if (!js_name.empty()) {
       const std::string last_job =
           js_name + "-" + name + "-" + std::to_string(std::max<int64_t>(replicas - 1, 0));
-      if (last_job.size() > kMaxNameLength) {
+      if (last_job.size() > kMaxLabelLength) {
         return InvalidValue(at + ".name", name,
                             "JobSet name is too long, job names generated for this JobSet will "
                             "exceed 63 characters");
       }
       if ((mode.empty() || mode == "Indexed") && completions > 0) {
         const std::string last_pod = last_job + "-" + std::to_string(completions - 1) + "-abcde";
-        if (last_pod.size() > kMaxNameLength) {
+        if (last_pod.size() > kMaxLabelLength) {
           return InvalidValue(at + ".name", name,
                               "JobSet name is too long, pod names generated for this JobSet will "
                               "exceed 63 characters");
@@ -476,7 +466,7 @@ void JobSetKind::CustomizePod(const Json& job, const PodPosition& where, Json& p
       {kRestartsKey, std::to_string(Restarts(job))},
   };
   if (!uid.empty()) marks[kJobSetUidKey] = uid;
-  const Json& co = ObjAt(Spec(job), "coordinator");
+  const Json& co = ObjAt(SpecOf(job), "coordinator");
   if (!co.empty()) marks[kCoordinatorKey] = where.address;  // the coordinator's endpoint
   Json& labels = pod["metadata"]["labels"];
   Json& annotations = pod["metadata"]["annotations"];
@@ -494,7 +484,7 @@ void JobSetKind::CustomizePod(const Json& job, const PodPosition& where, Json& p
     env.emplace_back("JOB_COMPLETION_INDEX", std::to_string(pod_index));
   }
   if (!pod.contains("spec") || !pod["spec"].is_object()) pod["spec"] = Json::object();
-  const Json& net = ObjAt(Spec(job), "network");
+  const Json& net = ObjAt(SpecOf(job), "network");
   auto dns = net.find("enableDNSHostnames");
   const bool dns_hostnames = dns == net.end() || !dns->is_boolean() || dns->get<bool>();
   if (dns_hostnames && Indexed(rjob)) {
@@ -508,7 +498,7 @@ void JobSetKind::CustomizePod(const Json& job, const PodPosition& where, Json& p
 GroupAction JobSetKind::OnPodEvent(const Json& job, const PodSetDef& set, PodEvent event) const {
   if (event == PodEvent::kSucceeded) return GroupAction::kNone;
   if (!HasFailurePolicy(job)) return GroupAction::kFailJob;  // any Job failure fails the set
-  for (const Json& rule : ArrAt(ObjAt(Spec(job), "failurePolicy"), "rules")) {
+  for (const Json& rule : ArrAt(ObjAt(SpecOf(job), "failurePolicy"), "rules")) {
     const Json& targets = ArrAt(rule, "targetReplicatedJobs");
     if (!targets.empty() &&
         std::find(targets.begin(), targets.end(), Json(set.name)) == targets.end()) {
@@ -531,7 +521,7 @@ GroupAction JobSetKind::OnPodEvent(const Json& job, const PodSetDef& set, PodEve
 
 bool JobSetKind::Succeeded(const Json& job, const std::vector<PodSetDef>& sets,
                            const GroupObservation& seen) const {
-  const Json& sp = ObjAt(Spec(job), "successPolicy");
+  const Json& sp = ObjAt(SpecOf(job), "successPolicy");
   const bool any = StrAt(sp, "operator") == "Any";
   const Json& targets = ArrAt(sp, "targetReplicatedJobs");
   bool all_done = true, any_done = false, considered = false;
@@ -585,7 +575,7 @@ Json JobSetKind::NextStatus(const Json& job, const GroupObservation& seen) const
     st.erase("restartsCountTowardsMax");
   }
 
-  const bool finished = ConditionTrue(job, "Completed") || ConditionTrue(job, "Failed");
+  const bool finished = StatusConditionTrue(job, "Completed") || StatusConditionTrue(job, "Failed");
   Json conds = old.contains("conditions") ? old["conditions"] : Json::array();
   if (!finished) {
     if (seen.outcome == GroupObservation::Outcome::kSucceeded) {
@@ -609,12 +599,12 @@ Json JobSetKind::NextStatus(const Json& job, const GroupObservation& seen) const
     if (seen.suspended) {
       SetCondition(conds, JobSetCondition("Suspended", "True", "SuspendedJobs",
                                           "jobset is suspended", seen.now));
-    } else if (HasCondition(conds, "Suspended")) {
+    } else if (jobctl::FindCondition(conds, "Suspended") != nullptr) {
       SetCondition(conds, JobSetCondition("Suspended", "False", "ResumeJobs", "jobset is resumed",
                                           seen.now));
     }
     const bool in_order =
-        StrAt(ObjAt(Spec(job), "startupPolicy"), "startupPolicyOrder") == "InOrder";
+        StrAt(ObjAt(SpecOf(job), "startupPolicy"), "startupPolicyOrder") == "InOrder";
     if (in_order && !seen.suspended && seen.outcome == GroupObservation::Outcome::kRunning &&
         !seen.restarting) {
       if (all_up) {
@@ -624,7 +614,7 @@ Json JobSetKind::NextStatus(const Json& job, const GroupObservation& seen) const
         SetCondition(conds, JobSetCondition("StartupPolicyCompleted", "True",
                                             "InOrderStartupPolicyCompleted",
                                             "in order startup policy has completed", seen.now));
-      } else if (!ConditionTrue(job, "StartupPolicyCompleted")) {
+      } else if (!StatusConditionTrue(job, "StartupPolicyCompleted")) {
         SetCondition(conds, JobSetCondition("StartupPolicyInProgress", "True",
                                             "InOrderStartupPolicyInProgress",
                                             "in order startup policy is in progress", seen.now));
@@ -644,15 +634,15 @@ int64_t JobSetKind::Restarts(const Json& job) const {
 }
 
 int64_t JobSetKind::MaxRestarts(const Json& job) const {
-  return std::max<int64_t>(0, IntAt(ObjAt(Spec(job), "failurePolicy"), "maxRestarts", 0));
+  return std::max<int64_t>(0, IntAt(ObjAt(SpecOf(job), "failurePolicy"), "maxRestarts", 0));
 }
 
 bool JobSetKind::IsFinished(const Json& job, bool* succeeded) const {
-  if (ConditionTrue(job, "Completed")) {
+  if (StatusConditionTrue(job, "Completed")) {
     if (succeeded != nullptr) *succeeded = true;
     return true;
   }
-  if (ConditionTrue(job, "Failed")) {
+  if (StatusConditionTrue(job, "Failed")) {
     if (succeeded != nullptr) *succeeded = false;
     return true;
   }

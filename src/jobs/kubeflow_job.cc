@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 
+#include "jobctl/job_conditions.h"
 #include "jobs/job_fields.h"
 
 namespace kuota::jobs {
@@ -17,26 +18,6 @@ constexpr const char* kSucceeded = "Succeeded";
 constexpr const char* kFailed = "Failed";
 constexpr const char* kSuspended = "Suspended";
 
-std::string StringOr(const Json& obj, const char* key, const std::string& fallback) {
-  if (!obj.is_object()) return fallback;
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : fallback;
-}
-
-// The condition of `type` in `conds`, or null.
-const Json* FindCondition(const Json& conds, const std::string& type) {
-  if (!conds.is_array()) return nullptr;
-  for (const Json& c : conds) {
-    if (c.is_object() && StringOr(c, "type", "") == type) return &c;
-  }
-  return nullptr;
-}
-
-bool ConditionTrue(const Json& conds, const std::string& type) {
-  const Json* c = FindCondition(conds, type);
-  return c != nullptr && StringOr(*c, "status", "") == "True";
-}
-
 // Sets a condition the way kubeflow/common's updateJobConditions does: an
 // unchanged condition is left alone; otherwise the old one of the type is
 // dropped and the new one appended (so the last entry is the latest change),
@@ -46,19 +27,19 @@ void UpdateCondition(Json& conds, const std::string& type, const std::string& st
                      const std::string& reason, const std::string& message,
                      const std::string& now) {
   if (!conds.is_array()) conds = Json::array();
-  if (const Json* old = FindCondition(conds, type);
-      old != nullptr && StringOr(*old, "status", "") == status &&
-      StringOr(*old, "reason", "") == reason && StringOr(*old, "message", "") == message) {
+  if (const Json* old = jobctl::FindCondition(conds, type);
+      old != nullptr && StrAt(*old, "status") == status && StrAt(*old, "reason") == reason &&
+      StrAt(*old, "message") == message) {
     return;
   }
   Json c = MakeCondition(type, status, reason, message, now);
   Json out = Json::array();
   for (const Json& old : conds) {
-    const std::string t = old.is_object() ? StringOr(old, "type", "") : "";
+    const std::string t = old.is_object() ? StrAt(old, "type") : "";
     if (type == kRestarting && t == kRunning) continue;
     if (type == kRunning && t == kRestarting) continue;
     if (t == type) {
-      if (StringOr(old, "status", "") == status && old.contains("lastTransitionTime")) {
+      if (StrAt(old, "status") == status && old.contains("lastTransitionTime")) {
         c["lastTransitionTime"] = old["lastTransitionTime"];
       }
       continue;
@@ -73,14 +54,6 @@ void UpdateCondition(Json& conds, const std::string& type, const std::string& st
 
 Status RequiredWhy(const std::string& path, const std::string& why) {
   return Status::Invalid(path + ": Required value: " + why);
-}
-
-Status CheckBool(const Json& obj, const char* key, const std::string& path) {
-  const Json* v = FieldOrNull(obj, key);
-  if (v != nullptr && !v->is_boolean()) {
-    return InvalidValue(path + "." + key, *v, "must be a boolean");
-  }
-  return Status::Ok();
 }
 
 Status CheckRunPolicy(const Json& rp, const std::string& path) {
@@ -261,11 +234,11 @@ int64_t KubeflowJobKind::NamedPort(const Json& job, const std::string& type,
   const Json* containers = spec != nullptr ? FieldOrNull(*spec, "containers") : nullptr;
   if (containers == nullptr || !containers->is_array()) return fallback;
   for (const Json& c : *containers) {
-    if (StringOr(c, "name", "") != container) continue;
+    if (StrAt(c, "name") != container) continue;
     const Json* ports = FieldOrNull(c, "ports");
     if (ports == nullptr || !ports->is_array()) continue;
     for (const Json& p : *ports) {
-      if (StringOr(p, "name", "") == port_name && IntAt(p, "containerPort", 0) > 0) {
+      if (StrAt(p, "name") == port_name && IntAt(p, "containerPort", 0) > 0) {
         return IntAt(p, "containerPort", fallback);
       }
     }
@@ -279,7 +252,7 @@ std::string KubeflowJobKind::RestartPolicy(const Json& job, const std::string& t
     if (t.name == type) fallback = t.default_restart_policy;
   }
   const Json* r = ReplicaSpec(job, type);
-  const std::string rp = r != nullptr ? StringOr(*r, "restartPolicy", "") : "";
+  const std::string rp = r != nullptr ? StrAt(*r, "restartPolicy") : "";
   return rp.empty() ? fallback : rp;
 }
 
@@ -343,11 +316,11 @@ Status KubeflowJobKind::Validate(const Json& job) const {
     bool named = false;
     for (size_t i = 0; i < containers.size(); ++i) {
       const Json& c = containers[i];
-      if (traits.image_required && StringOr(c, "image", "").empty()) {
+      if (traits.image_required && StrAt(c, "image").empty()) {
         return RequiredWhy(containers_path + "[" + std::to_string(i) + "].image",
                            "must be required");
       }
-      named = named || StringOr(c, "name", "") == traits.default_container;
+      named = named || StrAt(c, "name") == traits.default_container;
     }
     if (!traits.default_container.empty() && !named) {
       return RequiredWhy(containers_path,
@@ -436,7 +409,7 @@ Json KubeflowJobKind::NextStatus(const Json& job, const GroupObservation& seen) 
   const std::string& now = seen.now;
   Json conds =
       st.contains("conditions") && st["conditions"].is_array() ? st["conditions"] : Json::array();
-  if (FindCondition(conds, kCreated) == nullptr) {
+  if (jobctl::FindCondition(conds, kCreated) == nullptr) {
     UpdateCondition(conds, kCreated, "True", kind + "Created", kind + " " + name + " is created.",
                     now);
   }
@@ -463,7 +436,8 @@ Json KubeflowJobKind::NextStatus(const Json& job, const GroupObservation& seen) 
   }
   st["replicaStatuses"] = std::move(replicas);
 
-  const bool finished = ConditionTrue(conds, kSucceeded) || ConditionTrue(conds, kFailed);
+  const bool finished =
+      jobctl::IsConditionTrue(conds, kSucceeded) || jobctl::IsConditionTrue(conds, kFailed);
   if (!finished) {
     using Outcome = GroupObservation::Outcome;
     if (seen.outcome == Outcome::kSucceeded) {
@@ -482,12 +456,12 @@ Json KubeflowJobKind::NextStatus(const Json& job, const GroupObservation& seen) 
       if (!st.contains("completionTime")) st["completionTime"] = now;
     } else if (seen.suspended) {
       const std::string msg = kind + " " + name + " is suspended.";
-      if (ConditionTrue(conds, kRunning)) {
+      if (jobctl::IsConditionTrue(conds, kRunning)) {
         UpdateCondition(conds, kRunning, "False", kind + "Suspended", msg, now);
       }
       UpdateCondition(conds, kSuspended, "True", kind + "Suspended", msg, now);
     } else {
-      if (ConditionTrue(conds, kSuspended)) {
+      if (jobctl::IsConditionTrue(conds, kSuspended)) {
         UpdateCondition(conds, kSuspended, "False", kind + "Resumed",
                         kind + " " + name + " is resumed.", now);
         st["startTime"] = now;
@@ -535,7 +509,7 @@ std::string KubeflowJobKind::PodPriorityClass(const Json& job) const {
   const Json* spec = FieldOrNull(job, "spec");
   const Json* rp = spec != nullptr ? FieldOrNull(*spec, "runPolicy") : nullptr;
   const Json* sp = rp != nullptr ? FieldOrNull(*rp, "schedulingPolicy") : nullptr;
-  const std::string pc = sp != nullptr ? StringOr(*sp, "priorityClass", "") : "";
+  const std::string pc = sp != nullptr ? StrAt(*sp, "priorityClass") : "";
   return !pc.empty() ? pc : GroupJobKind::PodPriorityClass(job);
 }
 
@@ -544,7 +518,7 @@ bool KubeflowJobKind::IsFinished(const Json& job, bool* succeeded) const {
   const Json* conds = st != nullptr ? FieldOrNull(*st, "conditions") : nullptr;
   if (conds == nullptr) return false;
   for (const char* type : {kSucceeded, kFailed}) {
-    if (ConditionTrue(*conds, type)) {
+    if (jobctl::IsConditionTrue(*conds, type)) {
       if (succeeded != nullptr) *succeeded = std::string(type) == kSucceeded;
       return true;
     }

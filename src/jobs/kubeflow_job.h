@@ -34,6 +34,10 @@ inline constexpr const char* kKubeflowReplicaTypeLabel = "training.kubeflow.org/
 inline constexpr const char* kKubeflowReplicaIndexLabel = "training.kubeflow.org/replica-index";
 inline constexpr const char* kKubeflowJobRoleLabel = "training.kubeflow.org/job-role";
 
+// The replica types more than one kind has.
+inline constexpr const char* kKubeflowMaster = "Master";
+inline constexpr const char* kKubeflowWorker = "Worker";
+
 // One replica type a kind knows.
 struct KubeflowReplicaType {
   std::string name;                    // "Master"

@@ -9,6 +9,7 @@
 #include "jobs/mpi_job.h"
 #include "jobs/pytorch_job.h"
 #include "jobs/tf_job.h"
+#include "testing/job_kind_probes.h"
 
 namespace kuota::jobs {
 namespace {
@@ -116,23 +117,8 @@ Json Pod(const GroupJobKind& kind, const Json& job, const std::vector<PodSetDef>
   return pod;
 }
 
-// The value of env var `name` in container `c`; "<unset>" when absent.
-std::string Env(const Json& pod, const std::string& name, size_t c = 0) {
-  std::string value = "<unset>";
-  for (const Json& e : pod["spec"]["containers"][c].value("env", Json::array())) {
-    if (e.value("name", "") == name) value = e.value("value", "");
-  }
-  return value;
-}
-
-GroupObservation Seen(std::vector<PodSetObservation> sets, const std::string& now,
-                      bool suspended = false) {
-  GroupObservation o;
-  o.sets = std::move(sets);
-  o.suspended = suspended;
-  o.now = now;
-  return o;
-}
+using kuota::testing::EnvValue;
+using kuota::testing::Seen;
 
 // ---------------------------------------------------------------- KindInfo
 
@@ -368,16 +354,16 @@ TEST(PyTorchJobTest, PodsGetTheOperatorsEnvironmentAndLabels) {
   EXPECT_EQ(sets[1].stage, 1);  // workers once the master runs
 
   const Json master = Pod(kind, job, sets, 0, 0);
-  EXPECT_EQ(Env(master, "MASTER_ADDR"), "127.0.0.1");
-  EXPECT_EQ(Env(master, "MASTER_PORT"), "23456");
-  EXPECT_EQ(Env(master, "PET_MASTER_ADDR"), "127.0.0.1");
-  EXPECT_EQ(Env(master, "PET_MASTER_PORT"), "23456");
-  EXPECT_EQ(Env(master, "WORLD_SIZE"), "4");
-  EXPECT_EQ(Env(master, "RANK"), "0");
-  EXPECT_EQ(Env(master, "PET_NODE_RANK"), "0");
-  EXPECT_EQ(Env(master, "PET_NNODES"), "4");
-  EXPECT_EQ(Env(master, "PYTHONUNBUFFERED"), "1");
-  EXPECT_EQ(Env(master, "PET_NPROC_PER_NODE"), "<unset>");
+  EXPECT_EQ(EnvValue(master, "MASTER_ADDR"), "127.0.0.1");
+  EXPECT_EQ(EnvValue(master, "MASTER_PORT"), "23456");
+  EXPECT_EQ(EnvValue(master, "PET_MASTER_ADDR"), "127.0.0.1");
+  EXPECT_EQ(EnvValue(master, "PET_MASTER_PORT"), "23456");
+  EXPECT_EQ(EnvValue(master, "WORLD_SIZE"), "4");
+  EXPECT_EQ(EnvValue(master, "RANK"), "0");
+  EXPECT_EQ(EnvValue(master, "PET_NODE_RANK"), "0");
+  EXPECT_EQ(EnvValue(master, "PET_NNODES"), "4");
+  EXPECT_EQ(EnvValue(master, "PYTHONUNBUFFERED"), "1");
+  EXPECT_EQ(EnvValue(master, "PET_NPROC_PER_NODE"), "<unset>");
   const Json& ml = master["metadata"]["labels"];
   EXPECT_EQ(ml["training.kubeflow.org/job-name"], "pytorch-dist-mnist");
   EXPECT_EQ(ml["training.kubeflow.org/replica-type"], "master");
@@ -388,10 +374,10 @@ TEST(PyTorchJobTest, PodsGetTheOperatorsEnvironmentAndLabels) {
   EXPECT_EQ(master["spec"]["hostname"], "pytorch-dist-mnist-master-0");
 
   const Json worker = Pod(kind, job, sets, 1, 2);
-  EXPECT_EQ(Env(worker, "RANK"), "3");
-  EXPECT_EQ(Env(worker, "PET_NODE_RANK"), "3");
-  EXPECT_EQ(Env(worker, "RANK", 1), "3");
-  EXPECT_EQ(Env(worker, "MASTER_ADDR", 1), "127.0.0.1");
+  EXPECT_EQ(EnvValue(worker, "RANK"), "3");
+  EXPECT_EQ(EnvValue(worker, "PET_NODE_RANK"), "3");
+  EXPECT_EQ(EnvValue(worker, "RANK", 1), "3");
+  EXPECT_EQ(EnvValue(worker, "MASTER_ADDR", 1), "127.0.0.1");
   EXPECT_EQ(worker["metadata"]["labels"]["training.kubeflow.org/replica-type"], "worker");
   EXPECT_EQ(worker["metadata"]["labels"]["training.kubeflow.org/replica-index"], "2");
   EXPECT_FALSE(worker["metadata"]["labels"].contains("training.kubeflow.org/job-role"));
@@ -405,13 +391,13 @@ TEST(PyTorchJobTest, MasterPortAndNprocPerNode) {
       Json::array({{{"name", "pytorchjob-port"}, {"containerPort", 29500}}});
   const std::vector<PodSetDef> sets = kind.PodSets(job);
   const Json worker = Pod(kind, job, sets, 1, 0);
-  EXPECT_EQ(Env(worker, "MASTER_PORT"), "29500");
-  EXPECT_EQ(Env(worker, "WORLD_SIZE"), "8");  // 4 pods x 2 processes
-  EXPECT_EQ(Env(worker, "PET_NPROC_PER_NODE"), "2");
-  EXPECT_EQ(Env(worker, "PET_NNODES"), "4");
+  EXPECT_EQ(EnvValue(worker, "MASTER_PORT"), "29500");
+  EXPECT_EQ(EnvValue(worker, "WORLD_SIZE"), "8");  // 4 pods x 2 processes
+  EXPECT_EQ(EnvValue(worker, "PET_NPROC_PER_NODE"), "2");
+  EXPECT_EQ(EnvValue(worker, "PET_NNODES"), "4");
 
   job["spec"]["nprocPerNode"] = "auto";
-  EXPECT_EQ(Env(Pod(kind, job, sets, 1, 0), "WORLD_SIZE"), "4");
+  EXPECT_EQ(EnvValue(Pod(kind, job, sets, 1, 0), "WORLD_SIZE"), "4");
 }
 
 TEST(PyTorchJobTest, ElasticWorkerOnlyEnvironment) {
@@ -425,15 +411,15 @@ TEST(PyTorchJobTest, ElasticWorkerOnlyEnvironment) {
   ASSERT_EQ(Error(kind, job), "");
   const std::vector<PodSetDef> sets = kind.PodSets(job);
   const Json pod = Pod(kind, job, sets, 0, 1);
-  EXPECT_EQ(Env(pod, "MASTER_ADDR"), "<unset>");
-  EXPECT_EQ(Env(pod, "RANK"), "<unset>");
-  EXPECT_EQ(Env(pod, "PET_RDZV_ENDPOINT"), "127.0.0.1:29400");
-  EXPECT_EQ(Env(pod, "PET_RDZV_BACKEND"), "c10d");
-  EXPECT_EQ(Env(pod, "PET_NNODES"), "1:3");
-  EXPECT_EQ(Env(pod, "PET_RDZV_ID"), "mnist");
-  EXPECT_EQ(Env(pod, "PET_MAX_RESTARTS"), "5");
-  EXPECT_EQ(Env(pod, "PET_RDZV_CONF"), "timeout=60");
-  EXPECT_EQ(Env(pod, "PYTHONUNBUFFERED"), "1");
+  EXPECT_EQ(EnvValue(pod, "MASTER_ADDR"), "<unset>");
+  EXPECT_EQ(EnvValue(pod, "RANK"), "<unset>");
+  EXPECT_EQ(EnvValue(pod, "PET_RDZV_ENDPOINT"), "127.0.0.1:29400");
+  EXPECT_EQ(EnvValue(pod, "PET_RDZV_BACKEND"), "c10d");
+  EXPECT_EQ(EnvValue(pod, "PET_NNODES"), "1:3");
+  EXPECT_EQ(EnvValue(pod, "PET_RDZV_ID"), "mnist");
+  EXPECT_EQ(EnvValue(pod, "PET_MAX_RESTARTS"), "5");
+  EXPECT_EQ(EnvValue(pod, "PET_RDZV_CONF"), "timeout=60");
+  EXPECT_EQ(EnvValue(pod, "PYTHONUNBUFFERED"), "1");
 }
 
 // ---------------------------------------------------------------- status
@@ -662,7 +648,7 @@ TEST(TFJobTest, TfConfigGivesEveryReplicaItsOwnPort) {
   const Json job = TFJob();
   const std::vector<PodSetDef> sets = kind.PodSets(job);
   const Json worker1 = Pod(kind, job, sets, 2, 1);
-  const Json config = Json::parse(Env(worker1, "TF_CONFIG"));
+  const Json config = Json::parse(EnvValue(worker1, "TF_CONFIG"));
   // chief 0 -> 2222; ps 0, 1 -> 2223, 2224; workers 0..2 -> 2225..2227.
   EXPECT_EQ(config["cluster"]["chief"], Json::array({"127.0.0.1:2222"}));
   EXPECT_EQ(config["cluster"]["ps"], Json::array({"127.0.0.1:2223", "127.0.0.1:2224"}));
@@ -674,7 +660,7 @@ TEST(TFJobTest, TfConfigGivesEveryReplicaItsOwnPort) {
   EXPECT_EQ(kind.ReplicaPort(job, "Evaluator", 0), 2228);
 
   const Json evaluator = Pod(kind, job, sets, 3, 0);
-  EXPECT_EQ(Json::parse(Env(evaluator, "TF_CONFIG"))["task"]["type"], "evaluator");
+  EXPECT_EQ(Json::parse(EnvValue(evaluator, "TF_CONFIG"))["task"]["type"], "evaluator");
 
   const Json chief = Pod(kind, job, sets, 0, 0);
   EXPECT_EQ(chief["metadata"]["labels"]["training.kubeflow.org/job-role"], "master");
@@ -698,7 +684,7 @@ TEST(TFJobTest, SingleReplicaGetsNoTfConfigAndWorkerZeroIsMaster) {
   specs["Worker"]["replicas"] = 1;
   const std::vector<PodSetDef> sets = kind.PodSets(job);
   const Json pod = Pod(kind, job, sets, 0, 0);
-  EXPECT_EQ(Env(pod, "TF_CONFIG"), "<unset>");
+  EXPECT_EQ(EnvValue(pod, "TF_CONFIG"), "<unset>");
   EXPECT_EQ(pod["metadata"]["labels"]["training.kubeflow.org/job-role"], "master");
 }
 
@@ -797,26 +783,26 @@ TEST(MPIJobTest, LauncherGetsTheHostfileAndOpenMpiEnvironment) {
   Json job = MPIJob();
   const std::vector<PodSetDef> sets = kind.PodSets(job);
   const Json launcher = Pod(kind, job, sets, 0, 0);
-  EXPECT_EQ(Env(launcher, "K_MPI_JOB_ROLE"), "launcher");
-  EXPECT_EQ(Env(launcher, "MPI_HOSTFILE_CONTENT"), "127.0.0.1 slots=2\n127.0.0.1 slots=2\n");
-  EXPECT_EQ(Env(launcher, "OMPI_MCA_orte_keep_fqdn_hostnames"), "true");
-  EXPECT_EQ(Env(launcher, "OMPI_MCA_plm_rsh_args"), "-o ConnectionAttempts=10");
-  EXPECT_EQ(Env(launcher, "OMPI_MCA_orte_set_default_slots"), "2");
-  EXPECT_EQ(Env(launcher, "OMPI_MCA_orte_default_hostfile"), "<unset>");
+  EXPECT_EQ(EnvValue(launcher, "K_MPI_JOB_ROLE"), "launcher");
+  EXPECT_EQ(EnvValue(launcher, "MPI_HOSTFILE_CONTENT"), "127.0.0.1 slots=2\n127.0.0.1 slots=2\n");
+  EXPECT_EQ(EnvValue(launcher, "OMPI_MCA_orte_keep_fqdn_hostnames"), "true");
+  EXPECT_EQ(EnvValue(launcher, "OMPI_MCA_plm_rsh_args"), "-o ConnectionAttempts=10");
+  EXPECT_EQ(EnvValue(launcher, "OMPI_MCA_orte_set_default_slots"), "2");
+  EXPECT_EQ(EnvValue(launcher, "OMPI_MCA_orte_default_hostfile"), "<unset>");
   EXPECT_EQ(launcher["metadata"]["labels"]["training.kubeflow.org/job-role"], "master");
   EXPECT_EQ(launcher["metadata"]["labels"]["training.kubeflow.org/replica-type"], "launcher");
 
   const Json worker = Pod(kind, job, sets, 1, 1);
-  EXPECT_EQ(Env(worker, "K_MPI_JOB_ROLE"), "worker");
-  EXPECT_EQ(Env(worker, "MPI_HOSTFILE_CONTENT"), "<unset>");
+  EXPECT_EQ(EnvValue(worker, "K_MPI_JOB_ROLE"), "worker");
+  EXPECT_EQ(EnvValue(worker, "MPI_HOSTFILE_CONTENT"), "<unset>");
   EXPECT_EQ(worker["spec"]["hostname"], "pi-worker-1");
 
   job["spec"]["mpiImplementation"] = "Intel";
   job["spec"]["runLauncherAsWorker"] = true;
   const Json intel = Pod(kind, job, sets, 0, 0);
-  EXPECT_EQ(Env(intel, "MPI_HOSTFILE_CONTENT"), "127.0.0.1:2\n127.0.0.1:2\n127.0.0.1:2\n");
-  EXPECT_EQ(Env(intel, "I_MPI_PERHOST"), "2");
-  EXPECT_EQ(Env(intel, "OMPI_MCA_orte_keep_fqdn_hostnames"), "<unset>");
+  EXPECT_EQ(EnvValue(intel, "MPI_HOSTFILE_CONTENT"), "127.0.0.1:2\n127.0.0.1:2\n127.0.0.1:2\n");
+  EXPECT_EQ(EnvValue(intel, "I_MPI_PERHOST"), "2");
+  EXPECT_EQ(EnvValue(intel, "OMPI_MCA_orte_keep_fqdn_hostnames"), "<unset>");
 }
 
 TEST(MPIJobTest, LauncherDecidesSuccessAndStatusRoundTrips) {

@@ -6,7 +6,6 @@ namespace kuota::jobs {
 namespace {
 
 constexpr const char* kLauncher = "Launcher";
-constexpr const char* kWorker = "Worker";
 constexpr const char* kRshArgs = "-o ConnectionAttempts=10";
 
 std::string Implementation(const Json& job) {
@@ -53,7 +52,7 @@ const KubeflowTraits& MPIJobKind::Traits() const {
   static const KubeflowTraits kTraits = [] {
     KubeflowTraits t;
     t.specs_field = "mpiReplicaSpecs";
-    t.types = {{kLauncher, "OnFailure", 1}, {kWorker, "Never", 0}};
+    t.types = {{kLauncher, "OnFailure", 1}, {kKubeflowWorker, "Never", 0}};
     t.restart_policies = {"Never", "OnFailure"};
     t.default_container = "";
     t.image_required = false;
@@ -68,7 +67,7 @@ Status MPIJobKind::ValidateName(const Json& job) const {
   const std::string name = JobName(job);
   if (name.empty()) return Status::Ok();
   int64_t replicas = 1;
-  if (const Json* w = ReplicaSpec(job, kWorker); w != nullptr) {
+  if (const Json* w = ReplicaSpec(job, kKubeflowWorker); w != nullptr) {
     const Json* r = FieldOrNull(*w, "replicas");
     if (r != nullptr && r->is_number_integer() && r->get<int64_t>() > 0) {
       replicas = r->get<int64_t>();
@@ -91,11 +90,11 @@ Status MPIJobKind::ValidateKind(const Json& job) const {
   if (const Json* r = FieldOrNull(*launcher, "replicas"); r != nullptr && *r != 1) {
     return InvalidValue(TypePath(kLauncher) + ".replicas", *r, "must be 1");
   }
-  if (const Json* worker = ReplicaSpec(job, kWorker); worker != nullptr) {
+  if (const Json* worker = ReplicaSpec(job, kKubeflowWorker); worker != nullptr) {
     const Json* r = FieldOrNull(*worker, "replicas");
     const Json replicas = r != nullptr ? *r : Json(0);  // mpi-operator defaults it to 0
     if (replicas.get<int64_t>() <= 0) {
-      return InvalidValue(TypePath(kWorker) + ".replicas", replicas,
+      return InvalidValue(TypePath(kKubeflowWorker) + ".replicas", replicas,
                           "must be greater than or equal to 1");
     }
   }
@@ -145,7 +144,7 @@ std::vector<KubeflowJobKind::EnvVar> MPIJobKind::PodEnv(const Json& job, const P
                                              : where.address + ":" + slots + "\n";
   std::string hostfile;
   if (RunLauncherAsWorker(job)) hostfile += line;
-  for (int64_t i = 0; i < ReplicaCount(job, kWorker); ++i) hostfile += line;
+  for (int64_t i = 0; i < ReplicaCount(job, kKubeflowWorker); ++i) hostfile += line;
   env.push_back({"MPI_HOSTFILE_CONTENT", hostfile});
   return env;
 }

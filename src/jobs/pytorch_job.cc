@@ -7,11 +7,9 @@
 namespace kuota::jobs {
 namespace {
 
-constexpr const char* kMaster = "Master";
-constexpr const char* kWorker = "Worker";
-constexpr const char* kContainer = "pytorch";
-constexpr const char* kPortName = "pytorchjob-port";
-constexpr int64_t kDefaultPort = 23456;
+constexpr const char* kPyTorchContainer = "pytorch";
+constexpr const char* kPyTorchPortName = "pytorchjob-port";
+constexpr int64_t kPyTorchDefaultPort = 23456;
 
 const Json* ElasticPolicy(const Json& job) {
   const Json* spec = FieldOrNull(job, "spec");
@@ -87,9 +85,9 @@ const KubeflowTraits& PyTorchJobKind::Traits() const {
   static const KubeflowTraits kTraits = [] {
     KubeflowTraits t;
     t.specs_field = "pytorchReplicaSpecs";
-    t.types = {{kMaster, "OnFailure", 0}, {kWorker, "OnFailure", 1}};
+    t.types = {{kKubeflowMaster, "OnFailure", 0}, {kKubeflowWorker, "OnFailure", 1}};
     t.restart_policies = {"Always", "OnFailure", "Never", "ExitCode"};
-    t.default_container = kContainer;
+    t.default_container = kPyTorchContainer;
     t.image_required = true;
     t.operator_name = "pytorchjob-controller";
     t.default_backoff_limit = -1;
@@ -105,8 +103,8 @@ Status PyTorchJobKind::ValidateKind(const Json& job) const {
   const Json* ep = FieldOrNull(spec, "elasticPolicy");
   if (ep != nullptr) {
     KUOTA_RETURN_IF_ERROR(CheckElasticPolicy(*ep, "spec.elasticPolicy"));
-    if (ReplicaSpec(job, kWorker) == nullptr) {
-      return Status::Invalid(TypePath(kWorker) +
+    if (ReplicaSpec(job, kKubeflowWorker) == nullptr) {
+      return Status::Invalid(TypePath(kKubeflowWorker) +
                              ": Required value: must be configured if elastic policy is used");
     }
     if (FieldOrNull(*ep, "nProcPerNode") != nullptr &&
@@ -118,19 +116,19 @@ Status PyTorchJobKind::ValidateKind(const Json& job) const {
   if (const Json* n = FieldOrNull(spec, "nprocPerNode"); n != nullptr && !n->is_string()) {
     return InvalidValue("spec.nprocPerNode", *n, "must be a string");
   }
-  if (const Json* master = ReplicaSpec(job, kMaster); master != nullptr) {
+  if (const Json* master = ReplicaSpec(job, kKubeflowMaster); master != nullptr) {
     const Json* r = FieldOrNull(*master, "replicas");
     if (r == nullptr || !r->is_number_integer() || r->get<int64_t>() != 1) {
-      return Forbidden(TypePath(kMaster) + ".replicas", "must be 1");
+      return Forbidden(TypePath(kKubeflowMaster) + ".replicas", "must be 1");
     }
   } else if (ep == nullptr) {
-    return Status::Invalid(TypePath(kMaster) +
+    return Status::Invalid(TypePath(kKubeflowMaster) +
                            ": Required value: must be configured unless elasticPolicy is set");
   }
-  if (const Json* worker = ReplicaSpec(job, kWorker); worker != nullptr) {
+  if (const Json* worker = ReplicaSpec(job, kKubeflowWorker); worker != nullptr) {
     const Json* r = FieldOrNull(*worker, "replicas");
     if (r != nullptr && r->is_number_integer() && r->get<int64_t>() < 1) {
-      return Forbidden(TypePath(kWorker) + ".replicas", "must be at least 1");
+      return Forbidden(TypePath(kKubeflowWorker) + ".replicas", "must be at least 1");
     }
   }
   return Status::Ok();
@@ -142,10 +140,11 @@ std::vector<KubeflowJobKind::EnvVar> PyTorchJobKind::PodEnv(const Json& job,
   std::vector<EnvVar> env = {{"PYTHONUNBUFFERED", "1"}};
   const int64_t total = TotalReplicas(job);
   const std::string nproc = NprocPerNode(job);
-  if (ReplicaSpec(job, kMaster) != nullptr) {
-    const std::string port =
-        std::to_string(NamedPort(job, kMaster, kContainer, kPortName, kDefaultPort));
-    const std::string rank = std::to_string(type == kWorker ? where.index + 1 : where.index);
+  if (ReplicaSpec(job, kKubeflowMaster) != nullptr) {
+    const std::string port = std::to_string(
+        NamedPort(job, kKubeflowMaster, kPyTorchContainer, kPyTorchPortName, kPyTorchDefaultPort));
+    const std::string rank =
+        std::to_string(type == kKubeflowWorker ? where.index + 1 : where.index);
     env.push_back({"MASTER_PORT", port});
     env.push_back({"MASTER_ADDR", where.address});
     env.push_back({"PET_MASTER_PORT", port});
@@ -164,7 +163,8 @@ std::vector<KubeflowJobKind::EnvVar> PyTorchJobKind::PodEnv(const Json& job,
   const Json* port = FieldOrNull(p, "rdzvPort");
   const int64_t rdzv_port = port != nullptr && port->is_number_integer()
                                 ? port->get<int64_t>()
-                                : NamedPort(job, kWorker, kContainer, kPortName, kDefaultPort);
+                                : NamedPort(job, kKubeflowWorker, kPyTorchContainer,
+                                            kPyTorchPortName, kPyTorchDefaultPort);
   env.push_back({"PET_RDZV_ENDPOINT", where.address + ":" + std::to_string(rdzv_port)});
   const Json* backend = FieldOrNull(p, "rdzvBackend");
   env.push_back({"PET_RDZV_BACKEND", backend != nullptr && backend->is_string()
@@ -176,7 +176,7 @@ std::vector<KubeflowJobKind::EnvVar> PyTorchJobKind::PodEnv(const Json& job,
     env.push_back({"PET_NNODES", std::to_string(min->get<int64_t>()) + ":" +
                                      std::to_string(max->get<int64_t>())});
   } else {
-    env.push_back({"PET_NNODES", std::to_string(ReplicaCount(job, kWorker))});
+    env.push_back({"PET_NNODES", std::to_string(ReplicaCount(job, kKubeflowWorker))});
   }
   if (const Json* v = FieldOrNull(p, "maxRestarts"); v != nullptr && v->is_number_integer()) {
     env.push_back({"PET_MAX_RESTARTS", std::to_string(v->get<int64_t>())});
@@ -205,15 +205,15 @@ std::vector<KubeflowJobKind::EnvVar> PyTorchJobKind::PodEnv(const Json& job,
 
 bool PyTorchJobKind::IsMasterRole(const Json& /*job*/, const std::string& type,
                                   int64_t /*index*/) const {
-  return type == kMaster;
+  return type == kKubeflowMaster;
 }
 
 bool PyTorchJobKind::Succeeded(const Json& /*job*/, const std::vector<PodSetDef>& sets,
                                const GroupObservation& seen) const {
   PodSetObservation o;
   int64_t want = 0;
-  if (Observed(sets, seen, kMaster, &o, &want)) return o.succeeded >= want;
-  if (Observed(sets, seen, kWorker, &o, &want)) return o.succeeded >= want;
+  if (Observed(sets, seen, kKubeflowMaster, &o, &want)) return o.succeeded >= want;
+  if (Observed(sets, seen, kKubeflowWorker, &o, &want)) return o.succeeded >= want;
   return false;
 }
 

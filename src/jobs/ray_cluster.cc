@@ -6,24 +6,6 @@
 #include "jobs/ray_common.h"
 
 namespace kuota::jobs {
-namespace {
-
-// KubeRay's longest RayCluster name.
-constexpr size_t kMaxNameLength = 63;
-
-const ray::ClusterSpecAt& At() {
-  static const ray::ClusterSpecAt kAt{Json::json_pointer("/spec"), "spec"};
-  return kAt;
-}
-
-PrinterColumn Column(const char* name, const char* type, const char* path, int priority,
-                     const char* description) {
-  return {name, type, description, priority,
-          [path](const Json& job) { return ray::ValueAt(job, path); }};
-}
-
-}  // namespace
-
 const KindInfo& RayClusterKind::Info() const {
   static const KindInfo kInfo = [] {
     KindInfo i;
@@ -37,18 +19,18 @@ const KindInfo& RayClusterKind::Info() const {
     i.workload_prefix = "RayCluster";
     // The CRD's additionalPrinterColumns.
     i.columns = {
-        Column("desired workers", "integer", "/status/desiredWorkerReplicas", 0,
-               "Workers the cluster asks for"),
-        Column("available workers", "integer", "/status/availableWorkerReplicas", 0,
-               "Workers running"),
-        Column("cpus", "string", "/status/desiredCPU", 0, "Total desired CPUs"),
-        Column("memory", "string", "/status/desiredMemory", 0, "Total desired memory"),
-        Column("gpus", "string", "/status/desiredGPU", 0, "Total desired GPUs"),
-        Column("tpus", "string", "/status/desiredTPU", 1, "Total desired TPUs"),
-        Column("status", "string", "/status/state", 0, "The cluster's state"),
-        Column("age", "date", "/metadata/creationTimestamp", 0, ""),
-        Column("head pod IP", "string", "/status/head/podIP", 1, ""),
-        Column("head service IP", "string", "/status/head/serviceIP", 1, ""),
+        ray::Column("desired workers", "integer", "/status/desiredWorkerReplicas", 0,
+                    "Workers the cluster asks for"),
+        ray::Column("available workers", "integer", "/status/availableWorkerReplicas", 0,
+                    "Workers running"),
+        ray::Column("cpus", "string", "/status/desiredCPU", 0, "Total desired CPUs"),
+        ray::Column("memory", "string", "/status/desiredMemory", 0, "Total desired memory"),
+        ray::Column("gpus", "string", "/status/desiredGPU", 0, "Total desired GPUs"),
+        ray::Column("tpus", "string", "/status/desiredTPU", 1, "Total desired TPUs"),
+        ray::Column("status", "string", "/status/state", 0, "The cluster's state"),
+        ray::Column("age", "date", "/metadata/creationTimestamp", 0, ""),
+        ray::Column("head pod IP", "string", "/status/head/podIP", 1, ""),
+        ray::Column("head service IP", "string", "/status/head/serviceIP", 1, ""),
     };
     return i;
   }();
@@ -57,8 +39,8 @@ const KindInfo& RayClusterKind::Info() const {
 
 Status RayClusterKind::Validate(const Json& job) const {
   if (!job.is_object()) return InvalidValue("", job, "must be an object");
-  KUOTA_RETURN_IF_ERROR(ray::ValidateName(job, kMaxNameLength));
-  return ray::ValidateClusterSpec(job, At(), !QueueName(job).empty(),
+  KUOTA_RETURN_IF_ERROR(ray::ValidateName(job, ray::kMaxRayClusterNameLength));
+  return ray::ValidateClusterSpec(job, ray::RayClusterSpecAt(), !QueueName(job).empty(),
                                   "a kueue managed job can use autoscaling only when the "
                                   "ElasticJobsViaWorkloadSlices feature gate is on and the job is "
                                   "an elastic job");
@@ -74,7 +56,7 @@ bool RayClusterKind::PodsReady(const Json& job) const {
 }
 
 std::vector<PodSetDef> RayClusterKind::PodSets(const Json& job) const {
-  return ray::ClusterPodSets(job, At());
+  return ray::ClusterPodSets(job, ray::RayClusterSpecAt());
 }
 
 Json::json_pointer RayClusterKind::SuspendPath() const {
@@ -86,12 +68,12 @@ std::string RayClusterKind::PodName(const Json& job, const PodSetDef& set, int64
 }
 
 void RayClusterKind::CustomizePod(const Json& job, const PodPosition& where, Json& pod) const {
-  ray::CustomizeRayPod(job, At(), JobName(job), where, pod);
+  ray::CustomizeRayPod(job, ray::RayClusterSpecAt(), JobName(job), where, pod);
 }
 
 Json RayClusterKind::NextStatus(const Json& job, const GroupObservation& seen) const {
   const Json old = job.value("status", Json::object());
-  Json st = ray::ClusterStatus(job, At(), JobName(job), PodSets(job), seen, old);
+  Json st = ray::ClusterStatus(job, ray::RayClusterSpecAt(), JobName(job), PodSets(job), seen, old);
   if (ray::RecordedRestarts(job) == seen.restarts) return st;
   if (st == old) st["lastUpdateTime"] = seen.now;
   ray::RecordRestarts(st, seen.restarts);

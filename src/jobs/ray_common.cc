@@ -688,4 +688,20 @@ Json ValueAt(const Json& job, const char* path) {
   return v != nullptr ? *v : Json();
 }
 
+PrinterColumn Column(const char* name, const char* type, const char* path, int priority,
+                     const char* description) {
+  return {name, type, description, priority,
+          [path](const Json& job) { return ValueAt(job, path); }};
+}
+
+const ClusterSpecAt& RayClusterSpecAt() {
+  static const ClusterSpecAt kAt{Json::json_pointer("/spec"), "spec"};
+  return kAt;
+}
+
+const ClusterSpecAt& RayJobClusterSpecAt() {
+  static const ClusterSpecAt kAt{Json::json_pointer("/spec/rayClusterSpec"), "spec.rayClusterSpec"};
+  return kAt;
+}
+
 }  // namespace kuota::jobs::ray

@@ -28,6 +28,14 @@ struct ClusterSpecAt {
   std::string field;           // the same as a field path: "spec", "spec.rayClusterSpec"
 };
 
+// Where RayCluster ("/spec") and RayJob ("/spec/rayClusterSpec") hold theirs.
+const ClusterSpecAt& RayClusterSpecAt();
+const ClusterSpecAt& RayJobClusterSpecAt();
+
+// KubeRay's longest RayCluster and RayJob names.
+inline constexpr size_t kMaxRayClusterNameLength = 63;
+inline constexpr size_t kMaxRayJobNameLength = 47;
+
 // metadata.name as KubeRay checks it: a DNS-1035 label of at most `max_len`
 // characters. An absent name passes (the server names the object).
 Status ValidateName(const Json& job, size_t max_len);
@@ -100,5 +108,8 @@ void RecordRestarts(Json& status, int64_t restarts);
 
 // The value at `path` ("/status/state") in `job`, or null.
 Json ValueAt(const Json& job, const char* path);
+// A printer column whose cell is the value at `path` (ValueAt).
+PrinterColumn Column(const char* name, const char* type, const char* path, int priority = 0,
+                     const char* description = "");
 
 }  // namespace kuota::jobs::ray

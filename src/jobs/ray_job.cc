@@ -8,24 +8,10 @@
 namespace kuota::jobs {
 namespace {
 
-// KubeRay's longest RayJob name.
-constexpr size_t kMaxNameLength = 47;
 constexpr const char* kSubmitterPodSet = "submitter";
 constexpr const char* kK8sJobMode = "K8sJobMode";
 // KubeRay's default backoffLimit of the submitter Job.
 constexpr int64_t kDefaultSubmitterBackoffLimit = 2;
-
-const ray::ClusterSpecAt& At() {
-  static const ray::ClusterSpecAt kAt{Json::json_pointer("/spec/rayClusterSpec"),
-                                      "spec.rayClusterSpec"};
-  return kAt;
-}
-
-const Json& SpecOf(const Json& job) {
-  static const Json kEmpty = Json::object();
-  auto it = job.find("spec");
-  return it != job.end() && it->is_object() ? *it : kEmpty;
-}
 
 std::string SubmissionMode(const Json& job) {
   const Json& spec = SpecOf(job);
@@ -36,14 +22,6 @@ std::string SubmissionMode(const Json& job) {
 bool BoolAt(const Json& obj, const char* key) {
   auto it = obj.find(key);
   return it != obj.end() && it->is_boolean() && it->get<bool>();
-}
-
-Status CheckBool(const Json& obj, const char* key, const std::string& path) {
-  auto it = obj.find(key);
-  if (it != obj.end() && !it->is_null() && !it->is_boolean()) {
-    return InvalidValue(path + "." + key, *it, "must be a boolean");
-  }
-  return Status::Ok();
 }
 
 // The first container of the submitter template sets its own command.
@@ -58,10 +36,6 @@ bool SubmitterHasCommand(const Json& spec) {
     if (it != cs[0].end() && it->is_array() && !it->empty()) return true;
   }
   return false;
-}
-
-PrinterColumn Column(const char* name, const char* type, const char* path) {
-  return {name, type, "", 0, [path](const Json& job) { return ray::ValueAt(job, path); }};
 }
 
 void SetOrErase(Json& obj, const char* key, const std::string& value) {
@@ -87,12 +61,12 @@ const KindInfo& RayJobKind::Info() const {
     i.workload_prefix = "RayJob";
     // The CRD's additionalPrinterColumns.
     i.columns = {
-        Column("job status", "string", "/status/jobStatus"),
-        Column("deployment status", "string", "/status/jobDeploymentStatus"),
-        Column("ray cluster name", "string", "/status/rayClusterName"),
-        Column("start time", "string", "/status/startTime"),
-        Column("end time", "string", "/status/endTime"),
-        Column("age", "date", "/metadata/creationTimestamp"),
+        ray::Column("job status", "string", "/status/jobStatus"),
+        ray::Column("deployment status", "string", "/status/jobDeploymentStatus"),
+        ray::Column("ray cluster name", "string", "/status/rayClusterName"),
+        ray::Column("start time", "string", "/status/startTime"),
+        ray::Column("end time", "string", "/status/endTime"),
+        ray::Column("age", "date", "/metadata/creationTimestamp"),
     };
     return i;
   }();
@@ -120,7 +94,7 @@ std::string RayJobKind::JobId(const Json& job) {
 
 Status RayJobKind::Validate(const Json& job) const {
   if (!job.is_object()) return InvalidValue("", job, "must be an object");
-  KUOTA_RETURN_IF_ERROR(ray::ValidateName(job, kMaxNameLength));
+  KUOTA_RETURN_IF_ERROR(ray::ValidateName(job, ray::kMaxRayJobNameLength));
   KUOTA_ASSIGN_OR_RETURN(const Json* spec_ptr, ObjectField(job, "spec", ""));
   const Json& spec = *spec_ptr;
   const bool managed = !QueueName(job).empty();
@@ -164,7 +138,7 @@ Status RayJobKind::Validate(const Json& job) const {
                                 : "running on an existing cluster is not supported; set "
                                   "spec.rayClusterSpec");
   }
-  KUOTA_RETURN_IF_ERROR(ray::ValidateClusterSpec(job, At(), managed,
+  KUOTA_RETURN_IF_ERROR(ray::ValidateClusterSpec(job, ray::RayJobClusterSpecAt(), managed,
                                                  "a kueue managed job should not use autoscaling"));
   if (auto t = spec.find("submitterPodTemplate"); t != spec.end() && !t->is_null()) {
     KUOTA_RETURN_IF_ERROR(CheckPodTemplate(*t, "spec.submitterPodTemplate"));
@@ -214,7 +188,7 @@ bool RayJobKind::PodsReady(const Json& job) const {
 }
 
 std::vector<PodSetDef> RayJobKind::PodSets(const Json& job) const {
-  std::vector<PodSetDef> sets = ray::ClusterPodSets(job, At());
+  std::vector<PodSetDef> sets = ray::ClusterPodSets(job, ray::RayJobClusterSpecAt());
   if (SubmissionMode(job) == kK8sJobMode) {
     PodSetDef submitter;
     submitter.name = kSubmitterPodSet;
@@ -236,7 +210,7 @@ std::string RayJobKind::PodName(const Json& job, const PodSetDef& set, int64_t i
 void RayJobKind::CustomizePod(const Json& job, const PodPosition& where, Json& pod) const {
   if (where.sets == nullptr || where.set >= where.sets->size()) return;
   if ((*where.sets)[where.set].name != kSubmitterPodSet) {
-    ray::CustomizeRayPod(job, At(), ClusterName(job), where, pod);
+    ray::CustomizeRayPod(job, ray::RayJobClusterSpecAt(), ClusterName(job), where, pod);
     ray::SetLabel(pod, "ray.io/originated-from-crd", "RayJob");
     ray::SetLabel(pod, "ray.io/originated-from-cr-name", JobName(job));
     return;
@@ -246,10 +220,11 @@ void RayJobKind::CustomizePod(const Json& job, const PodPosition& where, Json& p
   ray::SetLabel(pod, "ray.io/originated-from-cr-name", JobName(job));
   ray::SetLabel(pod, "batch.kubernetes.io/job-name", JobName(job));
   ray::SetLabel(pod, "job-name", JobName(job));
-  ray::AddEnv(pod, "RAY_DASHBOARD_ADDRESS", where.address + ":" + ray::DashboardPort(job, At()),
-              false);
+  ray::AddEnv(pod, "RAY_DASHBOARD_ADDRESS",
+              where.address + ":" + ray::DashboardPort(job, ray::RayJobClusterSpecAt()), false);
   ray::AddEnv(pod, "RAY_JOB_SUBMISSION_ID", JobId(job), false);
-  ray::AddEnv(pod, "RAY_ADDRESS", where.address + ":" + ray::HeadPort(job, At()), true);
+  ray::AddEnv(pod, "RAY_ADDRESS",
+              where.address + ":" + ray::HeadPort(job, ray::RayJobClusterSpecAt()), true);
   // KubeRay fills the submitter's command (`ray job submit ... -- <entrypoint>`)
   // when the template gives none; locally the submitter runs the entrypoint
   // itself against the head.
@@ -284,7 +259,7 @@ Json RayJobKind::NextStatus(const Json& job, const GroupObservation& seen) const
   }
   const std::string cluster = ClusterName(job);
   auto cluster_status = [&]() {
-    return ray::ClusterStatus(job, At(), cluster, cluster_sets, seen,
+    return ray::ClusterStatus(job, ray::RayJobClusterSpecAt(), cluster, cluster_sets, seen,
                               old.value("rayClusterStatus", Json::object()));
   };
 
@@ -321,7 +296,8 @@ Json RayJobKind::NextStatus(const Json& job, const GroupObservation& seen) const
     }
     st["jobId"] = JobId(job);
     st["rayClusterName"] = cluster;
-    st["dashboardURL"] = std::string(ray::kLocalAddress) + ":" + ray::DashboardPort(job, At());
+    st["dashboardURL"] =
+        std::string(ray::kLocalAddress) + ":" + ray::DashboardPort(job, ray::RayJobClusterSpecAt());
     st["rayClusterStatus"] = cluster_status();
     if (dep == "Initializing" && ray::ClusterPodsReady(st["rayClusterStatus"])) dep = "Running";
     if (dep == "Running") {

@@ -6,6 +6,7 @@
 #include "jobs/ray_cluster.h"
 #include "jobs/ray_common.h"
 #include "jobs/ray_job.h"
+#include "testing/job_kind_probes.h"
 
 namespace kuota::jobs {
 namespace {
@@ -65,35 +66,9 @@ Json SampleRayJob() {
 
 std::string ErrorOf(const Status& st) { return st.ok() ? "OK" : st.message(); }
 
-// The value of env `name` in container `c` of `pod`, or "<unset>"; fails when
-// set twice.
-std::string Env(const Json& pod, size_t c, const std::string& name) {
-  std::string out = "<unset>";
-  int n = 0;
-  for (const Json& e : pod["spec"]["containers"][c].value("env", Json::array())) {
-    if (e["name"] == name) {
-      out = e["value"].get<std::string>();
-      ++n;
-    }
-  }
-  EXPECT_LE(n, 1) << name;
-  return out;
-}
-
-GroupObservation Seen(std::vector<PodSetObservation> sets, const std::string& now) {
-  GroupObservation g;
-  g.sets = std::move(sets);
-  g.now = now;
-  return g;
-}
-
-Json ColumnValue(const KindInfo& info, const std::string& name, const Json& job) {
-  for (const PrinterColumn& c : info.columns) {
-    if (c.name == name) return c.value(job);
-  }
-  ADD_FAILURE() << "no column " << name;
-  return Json();
-}
+using kuota::testing::ColumnValue;
+using kuota::testing::EnvValue;
+using kuota::testing::Seen;
 
 // ---------------- RayCluster ----------------
 
@@ -270,15 +245,15 @@ TEST(RayClusterKind, PodNamesLabelsAndEnv) {
   EXPECT_EQ(head["metadata"]["labels"]["ray.io/node-type"], "head");
   EXPECT_EQ(head["metadata"]["labels"]["ray.io/is-ray-node"], "yes");
   for (size_t c : {0u, 1u}) {
-    EXPECT_EQ(Env(head, c, "RAY_ADDRESS"), "127.0.0.1:6379");
-    EXPECT_EQ(Env(head, c, "RAY_PORT"), "6379");
-    EXPECT_EQ(Env(head, c, "RAY_CLUSTER_NAME"), "raycluster-dev");
-    EXPECT_EQ(Env(head, c, "RAY_CLOUD_INSTANCE_ID"), "raycluster-dev-head-0");
-    EXPECT_EQ(Env(head, c, "RAY_NODE_TYPE_NAME"), "headgroup");
-    EXPECT_EQ(Env(head, c, "RAY_IP"), "<unset>");
+    EXPECT_EQ(EnvValue(head, "RAY_ADDRESS", c), "127.0.0.1:6379");
+    EXPECT_EQ(EnvValue(head, "RAY_PORT", c), "6379");
+    EXPECT_EQ(EnvValue(head, "RAY_CLUSTER_NAME", c), "raycluster-dev");
+    EXPECT_EQ(EnvValue(head, "RAY_CLOUD_INSTANCE_ID", c), "raycluster-dev-head-0");
+    EXPECT_EQ(EnvValue(head, "RAY_NODE_TYPE_NAME", c), "headgroup");
+    EXPECT_EQ(EnvValue(head, "RAY_IP", c), "<unset>");
   }
-  EXPECT_EQ(Env(head, 0, "NVIDIA_VISIBLE_DEVICES"), "void");
-  EXPECT_EQ(Env(head, 0, "KUBERAY_GEN_RAY_START_CMD"),
+  EXPECT_EQ(EnvValue(head, "NVIDIA_VISIBLE_DEVICES", 0), "void");
+  EXPECT_EQ(EnvValue(head, "KUBERAY_GEN_RAY_START_CMD", 0),
             "ray start --head  --block  --dashboard-agent-listen-port=52365  "
             "--dashboard-host=0.0.0.0  --memory=8000000000  --metrics-export-port=8080  "
             "--num-cpus=2  --num-gpus=0 ");
@@ -290,13 +265,14 @@ TEST(RayClusterKind, PodNamesLabelsAndEnv) {
   k.CustomizePod(job, {&sets, 1, 1, "127.0.0.1"}, worker);
   EXPECT_EQ(worker["metadata"]["labels"]["ray.io/group"], "small-group-test");
   EXPECT_EQ(worker["metadata"]["labels"]["ray.io/node-type"], "worker");
-  EXPECT_EQ(Env(worker, 0, "RAY_IP"), "127.0.0.1");
-  EXPECT_EQ(Env(worker, 0, "FQ_RAY_IP"), "127.0.0.1");
-  EXPECT_EQ(Env(worker, 0, "RAY_ADDRESS"), "127.0.0.1:6379");
-  EXPECT_EQ(Env(worker, 0, "RAY_PORT"), "7000");
-  EXPECT_EQ(Env(worker, 0, "RAY_NODE_TYPE_NAME"), "small-group-test");
-  EXPECT_EQ(Env(worker, 0, "RAY_CLOUD_INSTANCE_ID"), "raycluster-dev-worker-small-group-test-1");
-  EXPECT_EQ(Env(worker, 0, "KUBERAY_GEN_RAY_START_CMD"),
+  EXPECT_EQ(EnvValue(worker, "RAY_IP", 0), "127.0.0.1");
+  EXPECT_EQ(EnvValue(worker, "FQ_RAY_IP", 0), "127.0.0.1");
+  EXPECT_EQ(EnvValue(worker, "RAY_ADDRESS", 0), "127.0.0.1:6379");
+  EXPECT_EQ(EnvValue(worker, "RAY_PORT", 0), "7000");
+  EXPECT_EQ(EnvValue(worker, "RAY_NODE_TYPE_NAME", 0), "small-group-test");
+  EXPECT_EQ(EnvValue(worker, "RAY_CLOUD_INSTANCE_ID", 0),
+            "raycluster-dev-worker-small-group-test-1");
+  EXPECT_EQ(EnvValue(worker, "KUBERAY_GEN_RAY_START_CMD", 0),
             "ray start  --address=127.0.0.1:6379  --block  --dashboard-agent-listen-port=52365  "
             "--memory=4000000000  --metrics-export-port=8080  --num-cpus=2  --num-gpus=0 ");
 
@@ -304,7 +280,7 @@ TEST(RayClusterKind, PodNamesLabelsAndEnv) {
   job["spec"]["headGroupSpec"]["rayStartParams"]["port"] = "6380";
   Json w2 = {{"spec", job["spec"]["workerGroupSpecs"][0]["template"]["spec"]}};
   k.CustomizePod(job, {&sets, 1, 0, "127.0.0.1"}, w2);
-  EXPECT_EQ(Env(w2, 0, "RAY_ADDRESS"), "127.0.0.1:6380");
+  EXPECT_EQ(EnvValue(w2, "RAY_ADDRESS", 0), "127.0.0.1:6380");
 }
 
 TEST(RayClusterKind, StatusAsTheSeedPrintsIt) {
@@ -533,18 +509,18 @@ TEST(RayJobKind, SubmitterRunsTheEntrypointAgainstTheHead) {
   k.CustomizePod(job, {&sets, 2, 0, "127.0.0.1"}, pod);
   EXPECT_EQ(pod["spec"]["containers"][0]["command"],
             Json::array({"sh", "-c", "python /home/ray/samples/sample_code.py"}));
-  EXPECT_EQ(Env(pod, 0, "RAY_ADDRESS"), "127.0.0.1:6379");
-  EXPECT_EQ(Env(pod, 0, "RAY_DASHBOARD_ADDRESS"), "127.0.0.1:8265");
-  EXPECT_EQ(Env(pod, 0, "RAY_JOB_SUBMISSION_ID"), "rayjob-sample-a1b2c");
+  EXPECT_EQ(EnvValue(pod, "RAY_ADDRESS", 0), "127.0.0.1:6379");
+  EXPECT_EQ(EnvValue(pod, "RAY_DASHBOARD_ADDRESS", 0), "127.0.0.1:8265");
+  EXPECT_EQ(EnvValue(pod, "RAY_JOB_SUBMISSION_ID", 0), "rayjob-sample-a1b2c");
   EXPECT_EQ(pod["metadata"]["labels"]["ray.io/originated-from-cr-name"], "rayjob-sample");
 
   // The Ray pods belong to the job's cluster.
   Json head = {{"spec", job["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]}};
   k.CustomizePod(job, {&sets, 0, 0, "127.0.0.1"}, head);
   EXPECT_EQ(head["metadata"]["labels"]["ray.io/cluster"], "rayjob-sample-raycluster");
-  EXPECT_EQ(Env(head, 0, "RAY_CLUSTER_NAME"), "rayjob-sample-raycluster");
-  EXPECT_EQ(Env(head, 0, "RAY_CLOUD_INSTANCE_ID"), "rayjob-sample-raycluster-head-0");
-  EXPECT_EQ(Env(head, 0, "RAY_JOB_SUBMISSION_ID"), "<unset>");
+  EXPECT_EQ(EnvValue(head, "RAY_CLUSTER_NAME", 0), "rayjob-sample-raycluster");
+  EXPECT_EQ(EnvValue(head, "RAY_CLOUD_INSTANCE_ID", 0), "rayjob-sample-raycluster-head-0");
+  EXPECT_EQ(EnvValue(head, "RAY_JOB_SUBMISSION_ID", 0), "<unset>");
 
   // A submitter with its own command keeps it.
   job["spec"]["jobId"] = "my-job";
@@ -553,7 +529,7 @@ TEST(RayJobKind, SubmitterRunsTheEntrypointAgainstTheHead) {
   own["spec"]["containers"][0]["env"] = Json::array();
   k.CustomizePod(job, {&sets, 2, 0, "127.0.0.1"}, own);
   EXPECT_EQ(own["spec"]["containers"][0]["command"], Json::array({"python", "submit.py"}));
-  EXPECT_EQ(Env(own, 0, "RAY_JOB_SUBMISSION_ID"), "my-job");
+  EXPECT_EQ(EnvValue(own, "RAY_JOB_SUBMISSION_ID", 0), "my-job");
 }
 
 TEST(RayJobKind, StatusFollowsKubeRay) {

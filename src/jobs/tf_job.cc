@@ -6,12 +6,10 @@ namespace kuota::jobs {
 namespace {
 
 constexpr const char* kChief = "Chief";
-constexpr const char* kMaster = "Master";
-constexpr const char* kWorker = "Worker";
 constexpr const char* kEvaluator = "Evaluator";
-constexpr const char* kContainer = "tensorflow";
-constexpr const char* kPortName = "tfjob-port";
-constexpr int64_t kDefaultPort = 2222;
+constexpr const char* kTFContainer = "tensorflow";
+constexpr const char* kTFPortName = "tfjob-port";
+constexpr int64_t kTFDefaultPort = 2222;
 
 }  // namespace
 
@@ -36,12 +34,12 @@ const KubeflowTraits& TFJobKind::Traits() const {
     KubeflowTraits t;
     t.specs_field = "tfReplicaSpecs";
     t.types = {{kChief, "Never", 0},
-               {kMaster, "Never", 0},
+               {kKubeflowMaster, "Never", 0},
                {"PS", "Never", 0},
-               {kWorker, "Never", 0},
+               {kKubeflowWorker, "Never", 0},
                {kEvaluator, "Never", 0}};
     t.restart_policies = {"Always", "OnFailure", "Never", "ExitCode"};
-    t.default_container = kContainer;
+    t.default_container = kTFContainer;
     t.image_required = true;
     t.operator_name = "tfjob-controller";
     t.default_backoff_limit = -1;
@@ -53,7 +51,7 @@ const KubeflowTraits& TFJobKind::Traits() const {
 Status TFJobKind::ValidateName(const Json& job) const { return ValidateTrainingJobName(job); }
 
 Status TFJobKind::ValidateKind(const Json& job) const {
-  if (ReplicaSpec(job, kChief) != nullptr && ReplicaSpec(job, kMaster) != nullptr) {
+  if (ReplicaSpec(job, kChief) != nullptr && ReplicaSpec(job, kKubeflowMaster) != nullptr) {
     return Forbidden(SpecsPath(), "must not have more than 1 Chief or Master role");
   }
   const Json& spec = *FieldOrNull(job, "spec");  // Validate checked it
@@ -70,8 +68,8 @@ Status TFJobKind::ValidateKind(const Json& job) const {
 
 int64_t TFJobKind::ReplicaPort(const Json& job, const std::string& type, int64_t index) const {
   const std::vector<std::string> present = PresentTypes(job);
-  if (present.empty()) return kDefaultPort + index;
-  const int64_t base = NamedPort(job, present.front(), kContainer, kPortName, kDefaultPort);
+  if (present.empty()) return kTFDefaultPort + index;
+  const int64_t base = NamedPort(job, present.front(), kTFContainer, kTFPortName, kTFDefaultPort);
   int64_t offset = 0;
   for (const std::string& t : present) {
     if (t == type) break;
@@ -99,20 +97,20 @@ std::vector<KubeflowJobKind::EnvVar> TFJobKind::PodEnv(const Json& job, const Po
 }
 
 bool TFJobKind::IsMasterRole(const Json& job, const std::string& type, int64_t index) const {
-  if (ReplicaSpec(job, kChief) != nullptr || ReplicaSpec(job, kMaster) != nullptr) {
-    return type == kChief || type == kMaster;
+  if (ReplicaSpec(job, kChief) != nullptr || ReplicaSpec(job, kKubeflowMaster) != nullptr) {
+    return type == kChief || type == kKubeflowMaster;
   }
-  return type == kWorker && index == 0;
+  return type == kKubeflowWorker && index == 0;
 }
 
 bool TFJobKind::Succeeded(const Json& job, const std::vector<PodSetDef>& sets,
                           const GroupObservation& seen) const {
   PodSetObservation o;
   int64_t want = 0;
-  if (Observed(sets, seen, kChief, &o, &want) || Observed(sets, seen, kMaster, &o, &want)) {
+  if (Observed(sets, seen, kChief, &o, &want) || Observed(sets, seen, kKubeflowMaster, &o, &want)) {
     return o.succeeded >= want;
   }
-  if (Observed(sets, seen, kWorker, &o, &want)) return o.succeeded >= want;
+  if (Observed(sets, seen, kKubeflowWorker, &o, &want)) return o.succeeded >= want;
   return GroupJobKind::Succeeded(job, sets, seen);
 }
 

@@ -18,7 +18,6 @@ constexpr const char* kPhaseFailed = "Failed";
 constexpr const char* kPhaseAborted = "Aborted";
 constexpr const char* kPhaseTerminated = "Terminated";
 constexpr int64_t kDefaultMaxRetry = 3;
-constexpr size_t kMaxNameLength = 63;
 
 // Events and actions Volcano's webhook lets users write (bus/v1alpha1).
 const std::vector<std::string>& KnownEvents() {
@@ -38,11 +37,8 @@ const std::vector<std::string>& KnownPlugins() {
   return kPlugins;
 }
 
-// The integer at obj[key]; `fallback` when absent or not an integer.
-const Json& Spec(const Json& job) { return ObjAt(job, "spec"); }
-
 const Json& Tasks(const Json& job) {
-  const Json& spec = Spec(job);
+  const Json& spec = SpecOf(job);
   auto it = spec.find("tasks");
   return it != spec.end() && it->is_array() ? *it : EmptyArray();
 }
@@ -62,7 +58,7 @@ std::string EnvKey(const std::string& task) {
 }
 
 bool HasPlugin(const Json& job, const char* name) {
-  const Json& spec = Spec(job);
+  const Json& spec = SpecOf(job);
   auto it = spec.find("plugins");
   return it != spec.end() && it->is_object() && it->contains(name);
 }
@@ -164,12 +160,12 @@ std::vector<int> TaskStages(const Json& job) {
   return {};  // still moving after n rounds: a cycle
 }
 
-bool Terminal(const std::string& phase) {
+bool TerminalJobPhase(const std::string& phase) {
   return phase == kPhaseCompleted || phase == kPhaseFailed || phase == kPhaseAborted ||
          phase == kPhaseTerminated;
 }
 
-std::string Phase(const Json& job) {
+std::string JobPhase(const Json& job) {
   auto st = job.find("status");
   if (st == job.end() || !st->is_object()) return "";
   auto state = st->find("state");
@@ -207,7 +203,7 @@ const KindInfo& VolcanoJobKind::Info() const {
     i.columns = {
         {"STATUS", "string", "", 0,
          [](const Json& job) -> Json {
-           std::string p = Phase(job);
+           std::string p = JobPhase(job);
            return p.empty() ? Json() : Json(p);
          }},
         {"minAvailable", "integer", "", 0, status_field("minAvailable")},
@@ -222,7 +218,7 @@ const KindInfo& VolcanoJobKind::Info() const {
          }},
         {"QUEUE", "string", "", 1,
          [](const Json& job) -> Json {
-           std::string q = StrAt(Spec(job), "queue");
+           std::string q = StrAt(SpecOf(job), "queue");
            return q.empty() ? Json() : Json(q);
          }},
     };
@@ -281,7 +277,7 @@ Status VolcanoJobKind::Validate(const Json& job) const {
     // Volcano checks the name of the task's last pod: a DNS label at most.
     const std::string last_pod =
         job_name + "-" + name + "-" + std::to_string(std::max<int64_t>(replicas - 1, 0));
-    if (!job_name.empty() && last_pod.size() > kMaxNameLength) {
+    if (!job_name.empty() && last_pod.size() > kMaxLabelLength) {
       return InvalidValue(at + ".name", name,
                           "pod name " + Quoted(last_pod) + " must be no more than 63 characters");
     }
@@ -337,7 +333,7 @@ Status VolcanoJobKind::Validate(const Json& job) const {
 std::string VolcanoJobKind::LocalQueueName(const Json& job) const {
   std::string label = QueueName(job);
   if (!label.empty()) return label;
-  std::string queue = StrAt(Spec(job), "queue");
+  std::string queue = StrAt(SpecOf(job), "queue");
   return kVolcanoQueuePrefix + (queue.empty() ? std::string("default") : queue);
 }
 
@@ -352,7 +348,7 @@ void VolcanoJobKind::Default(Json& job) const {
 }
 
 int64_t VolcanoJobKind::MinAvailable(const Json& job) {
-  int64_t set = IntAt(Spec(job), "minAvailable", 0);
+  int64_t set = IntAt(SpecOf(job), "minAvailable", 0);
   if (set > 0) return set;
   int64_t sum = 0;
   for (size_t i = 0; i < Tasks(job).size(); ++i) {
@@ -403,7 +399,7 @@ std::string VolcanoJobKind::PolicyAction(const Json& job, size_t task, const std
     return "";
   };
   if (std::string a = match(Task(job, task)); !a.empty()) return a;
-  return match(Spec(job));
+  return match(SpecOf(job));
 }
 
 void VolcanoJobKind::CustomizePod(const Json& job, const PodPosition& where, Json& pod) const {
@@ -412,7 +408,7 @@ void VolcanoJobKind::CustomizePod(const Json& job, const PodPosition& where, Jso
   const std::string name = JobName(job);
   const std::string index = std::to_string(where.index);
   const std::string ns = StrAt(ObjAt(job, "metadata"), "namespace");
-  std::string queue = StrAt(Spec(job), "queue");
+  std::string queue = StrAt(SpecOf(job), "queue");
   if (queue.empty()) queue = "default";
 
   Json& labels = pod["metadata"]["labels"];
@@ -426,8 +422,8 @@ void VolcanoJobKind::CustomizePod(const Json& job, const PodPosition& where, Jso
   annotations["volcano.sh/task-spec"] = task_name;
   annotations["volcano.sh/task-index"] = index;
   if (!pod.contains("spec") || !pod["spec"].is_object()) pod["spec"] = Json::object();
-  if (StrAt(pod["spec"], "schedulerName").empty() && !StrAt(Spec(job), "schedulerName").empty()) {
-    pod["spec"]["schedulerName"] = StrAt(Spec(job), "schedulerName");
+  if (StrAt(pod["spec"], "schedulerName").empty() && !StrAt(SpecOf(job), "schedulerName").empty()) {
+    pod["spec"]["schedulerName"] = StrAt(SpecOf(job), "schedulerName");
   }
 
   std::vector<std::pair<std::string, std::string>> env;
@@ -494,7 +490,7 @@ bool VolcanoJobKind::Succeeded(const Json& job, const std::vector<PodSetDef>& se
       return true;
     }
   }
-  const Json& spec = Spec(job);
+  const Json& spec = SpecOf(job);
   if (spec.contains("minSuccess") && spec["minSuccess"].is_number_integer()) {
     const int64_t min_success = spec["minSuccess"].get<int64_t>();
     if (succeeded >= min_success) return true;
@@ -544,7 +540,7 @@ Json VolcanoJobKind::NextStatus(const Json& job, const GroupObservation& seen) c
     st["taskStatusCount"] = counts;
   }
 
-  const std::string old_phase = Phase(job);
+  const std::string old_phase = JobPhase(job);
   std::string phase, reason, message;
   if (seen.outcome == GroupObservation::Outcome::kSucceeded) {
     phase = kPhaseCompleted;
@@ -567,7 +563,7 @@ Json VolcanoJobKind::NextStatus(const Json& job, const GroupObservation& seen) c
         break;
       }
     }
-  } else if (Terminal(old_phase)) {
+  } else if (TerminalJobPhase(old_phase)) {
     phase = old_phase;
   } else if (seen.restarting) {
     phase = kPhaseRestarting;
@@ -584,7 +580,7 @@ Json VolcanoJobKind::NextStatus(const Json& job, const GroupObservation& seen) c
     phase = kPhasePending;
   }
 
-  if (phase == old_phase && Terminal(old_phase) &&
+  if (phase == old_phase && TerminalJobPhase(old_phase) &&
       seen.outcome == GroupObservation::Outcome::kRunning) {
     return st;  // finished: the state stays as written
   }
@@ -615,18 +611,18 @@ int64_t VolcanoJobKind::Restarts(const Json& job) const {
 }
 
 int64_t VolcanoJobKind::MaxRestarts(const Json& job) const {
-  const int64_t v = IntAt(Spec(job), "maxRetry", 0);
+  const int64_t v = IntAt(SpecOf(job), "maxRetry", 0);
   return v > 0 ? v : kDefaultMaxRetry;
 }
 
 std::string VolcanoJobKind::PodPriorityClass(const Json& job) const {
-  if (std::string p = StrAt(Spec(job), "priorityClassName"); !p.empty()) return p;
+  if (std::string p = StrAt(SpecOf(job), "priorityClassName"); !p.empty()) return p;
   return GroupJobKind::PodPriorityClass(job);
 }
 
 bool VolcanoJobKind::IsFinished(const Json& job, bool* succeeded) const {
-  const std::string phase = Phase(job);
-  if (!Terminal(phase)) return false;
+  const std::string phase = JobPhase(job);
+  if (!TerminalJobPhase(phase)) return false;
   if (succeeded != nullptr) *succeeded = phase == kPhaseCompleted;
   return true;
 }

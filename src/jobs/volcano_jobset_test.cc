@@ -8,6 +8,7 @@
 #include "jobs/group_reconcile.h"
 #include "jobs/jobset.h"
 #include "jobs/volcano_job.h"
+#include "testing/job_kind_probes.h"
 
 namespace kuota::jobs {
 namespace {
@@ -101,14 +102,6 @@ std::string InvalidMessage(const JobKind& kind, const Json& job) {
   return s.message();
 }
 
-// The value of env var `name` in the first container; "<unset>" when absent.
-std::string EnvOf(const Json& pod, const std::string& name, size_t container = 0) {
-  for (const Json& e : pod["spec"]["containers"][container].value("env", Json::array())) {
-    if (e.value("name", "") == name) return e.value("value", "");
-  }
-  return "<unset>";
-}
-
 Json BuildPod(const GroupJobKind& kind, const Json& job, const std::vector<PodSetDef>& sets,
               size_t set, int64_t index) {
   Json pod = {{"metadata", Json::object()}, {"spec", *FindTemplate(job, sets[set])}};
@@ -117,25 +110,14 @@ Json BuildPod(const GroupJobKind& kind, const Json& job, const std::vector<PodSe
   return pod;
 }
 
-GroupObservation Seen(std::vector<PodSetObservation> sets) {
-  GroupObservation o;
-  o.sets = std::move(sets);
-  o.now = "2024-05-01T10:05:00Z";
-  return o;
-}
-
 Json WithStatus(Json job, const Json& status) {
   job["status"] = status;
   return job;
 }
 
-Json Column(const KindInfo& info, const std::string& name, const Json& job) {
-  for (const auto& c : info.columns) {
-    if (c.name == name) return c.value(job);
-  }
-  ADD_FAILURE() << "no column " << name;
-  return nullptr;
-}
+using kuota::testing::ColumnValue;
+using kuota::testing::EnvValue;
+using kuota::testing::Seen;
 
 // ---------------------------------------------------------------- Volcano
 
@@ -304,14 +286,14 @@ TEST(VolcanoJobKindTest, PodsGetVolcanoNamesLabelsAndPluginEnv) {
   auto sets = kind.PodSets(job);
   EXPECT_EQ(kind.PodName(job, sets[0], 3), "pytorch-ddp-training-worker-3");
   Json pod = BuildPod(kind, job, sets, 0, 2);
-  EXPECT_EQ(EnvOf(pod, "NCCL_DEBUG"), "INFO");
+  EXPECT_EQ(EnvValue(pod, "NCCL_DEBUG"), "INFO");
   EXPECT_EQ(pod["spec"]["containers"][0]["env"][0]["name"], "NCCL_DEBUG");  // appended after
-  EXPECT_EQ(EnvOf(pod, "VK_TASK_INDEX"), "2");
-  EXPECT_EQ(EnvOf(pod, "VC_TASK_INDEX"), "2");
-  EXPECT_EQ(EnvOf(pod, "VC_WORKER_0_SVC"), "127.0.0.1");
-  EXPECT_EQ(EnvOf(pod, "VC_WORKER_3_SVC"), "127.0.0.1");
-  EXPECT_EQ(EnvOf(pod, "VC_WORKER_HOSTS"), "127.0.0.1,127.0.0.1,127.0.0.1,127.0.0.1");
-  EXPECT_EQ(EnvOf(pod, "VC_WORKER_NUM"), "4");
+  EXPECT_EQ(EnvValue(pod, "VK_TASK_INDEX"), "2");
+  EXPECT_EQ(EnvValue(pod, "VC_TASK_INDEX"), "2");
+  EXPECT_EQ(EnvValue(pod, "VC_WORKER_0_SVC"), "127.0.0.1");
+  EXPECT_EQ(EnvValue(pod, "VC_WORKER_3_SVC"), "127.0.0.1");
+  EXPECT_EQ(EnvValue(pod, "VC_WORKER_HOSTS"), "127.0.0.1,127.0.0.1,127.0.0.1,127.0.0.1");
+  EXPECT_EQ(EnvValue(pod, "VC_WORKER_NUM"), "4");
   EXPECT_EQ(pod["spec"]["hostname"], "pytorch-ddp-training-worker-2");
   EXPECT_EQ(pod["spec"]["subdomain"], "pytorch-ddp-training");
   EXPECT_EQ(pod["metadata"]["labels"]["volcano.sh/task-spec"], "worker");
@@ -323,10 +305,10 @@ TEST(VolcanoJobKindTest, PodsGetVolcanoNamesLabelsAndPluginEnv) {
   hjob["spec"]["tasks"][1]["name"] = "gpu-worker";
   auto hsets = kind.PodSets(hjob);
   Json master = BuildPod(kind, hjob, hsets, 0, 0);
-  EXPECT_EQ(EnvOf(master, "VC_GPU_WORKER_HOSTS"), "127.0.0.1,127.0.0.1,127.0.0.1,127.0.0.1");
-  EXPECT_EQ(EnvOf(master, "VC_MASTER_HOSTS"), "127.0.0.1");
-  EXPECT_EQ(EnvOf(master, "VC_MASTER_NUM"), "1");
-  EXPECT_EQ(EnvOf(master, "VC_TASK_INDEX"), "<unset>");  // no env plugin
+  EXPECT_EQ(EnvValue(master, "VC_GPU_WORKER_HOSTS"), "127.0.0.1,127.0.0.1,127.0.0.1,127.0.0.1");
+  EXPECT_EQ(EnvValue(master, "VC_MASTER_HOSTS"), "127.0.0.1");
+  EXPECT_EQ(EnvValue(master, "VC_MASTER_NUM"), "1");
+  EXPECT_EQ(EnvValue(master, "VC_TASK_INDEX"), "<unset>");  // no env plugin
 }
 
 TEST(VolcanoJobKindTest, PoliciesDecideWhatAPodEndingDoes) {
@@ -398,11 +380,11 @@ TEST(VolcanoJobKindTest, StatusRoundTrips) {
   running.now = "2024-05-01T10:07:00Z";
   EXPECT_EQ(kind.NextStatus(job, running), st);  // nothing changed: equal
 
-  EXPECT_EQ(Column(kind.Info(), "STATUS", job), "Running");
-  EXPECT_EQ(Column(kind.Info(), "minAvailable", job), 5);
-  EXPECT_EQ(Column(kind.Info(), "RUNNINGS", job), 5);
-  EXPECT_EQ(Column(kind.Info(), "AGE", job), "2024-05-01T10:00:00Z");
-  EXPECT_EQ(Column(kind.Info(), "QUEUE", job), nullptr);
+  EXPECT_EQ(ColumnValue(kind.Info(), "STATUS", job), "Running");
+  EXPECT_EQ(ColumnValue(kind.Info(), "minAvailable", job), 5);
+  EXPECT_EQ(ColumnValue(kind.Info(), "RUNNINGS", job), 5);
+  EXPECT_EQ(ColumnValue(kind.Info(), "AGE", job), "2024-05-01T10:00:00Z");
+  EXPECT_EQ(ColumnValue(kind.Info(), "QUEUE", job), nullptr);
 
   GroupObservation restarting = running;
   restarting.restarting = true;
@@ -456,7 +438,7 @@ TEST(VolcanoJobKindTest, SeedsRunThroughTheGroupReconciler) {
   ASSERT_TRUE(acts.ok()) << acts.status().message();
   ASSERT_EQ(acts->create_pods.size(), 4u);  // one gang: all at once
   EXPECT_EQ(acts->create_pods[1]["metadata"]["name"], "pytorch-ddp-training-worker-1");
-  EXPECT_EQ(EnvOf(acts->create_pods[1], "VC_WORKER_0_SVC"), "127.0.0.1");
+  EXPECT_EQ(EnvValue(acts->create_pods[1], "VC_WORKER_0_SVC"), "127.0.0.1");
 
   // Horovod: the master succeeds, TaskCompleted -> CompleteJob.
   Json hvd = Stored(kHorovod);
@@ -604,7 +586,7 @@ TEST(JobSetKindTest, DefaultsStartAndStop) {
       job["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["restartPolicy"],
       "OnFailure");
   EXPECT_TRUE(kind.Validate(job).ok());
-  EXPECT_EQ(Column(kind.Info(), "Suspended", job), "true");
+  EXPECT_EQ(ColumnValue(kind.Info(), "Suspended", job), "true");
   const Json wl = kind.BuildWorkload(job).value();
   Json started = kind.Start(job, {{"workers", 6, {{"zone", "a"}}, Json::array()}});
   EXPECT_FALSE(kind.IsSuspended(started));
@@ -635,7 +617,7 @@ TEST(JobSetKindTest, PodsMapToJobAndCompletionIndexes) {
   EXPECT_EQ(l["jobset.sigs.k8s.io/global-replicas"], "3");
   EXPECT_EQ(l["batch.kubernetes.io/job-completion-index"], "2");
   EXPECT_EQ(l["batch.kubernetes.io/job-name"], "js-workers-1");
-  EXPECT_EQ(EnvOf(pod, "JOB_COMPLETION_INDEX"), "2");
+  EXPECT_EQ(EnvValue(pod, "JOB_COMPLETION_INDEX"), "2");
   EXPECT_EQ(pod["spec"]["hostname"], "js-workers-1-2");
   EXPECT_EQ(pod["spec"]["subdomain"], "js");
 
@@ -643,7 +625,7 @@ TEST(JobSetKindTest, PodsMapToJobAndCompletionIndexes) {
   job["spec"]["network"] = {{"enableDNSHostnames", false}};
   job["spec"]["coordinator"] = {{"replicatedJob", "driver"}};
   pod = BuildPod(kind, job, sets, 1, 0);
-  EXPECT_EQ(EnvOf(pod, "JOB_COMPLETION_INDEX"), "<unset>");
+  EXPECT_EQ(EnvValue(pod, "JOB_COMPLETION_INDEX"), "<unset>");
   EXPECT_FALSE(pod["spec"].contains("hostname"));
   EXPECT_EQ(pod["metadata"]["labels"]["jobset.sigs.k8s.io/coordinator"], "127.0.0.1");
 }
@@ -705,8 +687,8 @@ TEST(JobSetKindTest, StatusRoundTrips) {
   job = WithStatus(job, st);
   EXPECT_TRUE(kind.PodsReady(job));
   EXPECT_EQ(kind.Restarts(job), 1);
-  EXPECT_EQ(Column(kind.Info(), "Restarts", job), 1);
-  EXPECT_EQ(Column(kind.Info(), "Completed", job), nullptr);
+  EXPECT_EQ(ColumnValue(kind.Info(), "Restarts", job), 1);
+  EXPECT_EQ(ColumnValue(kind.Info(), "Completed", job), nullptr);
   r.now = "2024-05-01T10:09:00Z";
   EXPECT_EQ(kind.NextStatus(job, r), st);  // unchanged observation: equal status
   bool ok = true;
@@ -720,8 +702,8 @@ TEST(JobSetKindTest, StatusRoundTrips) {
   Json finished = WithStatus(job, st);
   EXPECT_TRUE(kind.IsFinished(finished, &ok));
   EXPECT_TRUE(ok);
-  EXPECT_EQ(Column(kind.Info(), "Completed", finished), "True");
-  EXPECT_EQ(Column(kind.Info(), "TerminalState", finished), "Completed");
+  EXPECT_EQ(ColumnValue(kind.Info(), "Completed", finished), "True");
+  EXPECT_EQ(ColumnValue(kind.Info(), "TerminalState", finished), "Completed");
 
   GroupObservation failed = Seen({{0, 1, 0, 0}, {0, 2, 3, 1}});
   failed.outcome = GroupObservation::Outcome::kFailed;

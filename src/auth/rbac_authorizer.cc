@@ -17,15 +17,10 @@ const char* const kStoreKeys[] = {
     "clusterrolebindings.rbac.authorization.k8s.io",
 };
 
-std::string Str(const Json& j, const char* field) {
-  auto it = j.find(field);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 std::string KeyOf(const Json& object) {
   auto meta = object.find("metadata");
   if (meta == object.end() || !meta->is_object()) return "/";
-  return Str(*meta, "namespace") + "/" + Str(*meta, "name");
+  return StringAt(*meta, "namespace") + "/" + StringAt(*meta, "name");
 }
 
 }  // namespace
@@ -111,8 +106,8 @@ void RbacAuthorizer::WatchLoop(Kind kind, int64_t rv) {
 const Json* RbacAuthorizer::RoleRules(const Json& binding, const std::string& ns) const {
   auto ref = binding.find("roleRef");
   if (ref == binding.end() || !ref->is_object()) return nullptr;
-  const std::string kind = Str(*ref, "kind");
-  const std::string name = Str(*ref, "name");
+  const std::string kind = StringAt(*ref, "kind");
+  const std::string name = StringAt(*ref, "name");
   const std::map<std::string, Json>* roles = nullptr;
   std::string key;
   if (kind == "ClusterRole") {
@@ -170,8 +165,8 @@ Decision RbacAuthorizer::Authorize(const UserInfo& user, const RequestInfo& requ
           if (!RuleAllows(rule, request)) continue;
           d.allowed = true;
           d.reason = std::string("RBAC: allowed by ") + kind + " \"" + name + "\" of " +
-                     Str(binding["roleRef"], "kind") + " \"" + Str(binding["roleRef"], "name") +
-                     "\"";
+                     StringAt(binding["roleRef"], "kind") + " \"" +
+                     StringAt(binding["roleRef"], "name") + "\"";
           return true;
         }
         return false;

@@ -59,12 +59,13 @@ bool UrlMatches(const Json& rule, const std::string& path) {
   return false;
 }
 
-std::string Str(const Json& j, const char* field) {
+}  // namespace
+
+std::string StringAt(const Json& j, const char* field) {
+  if (!j.is_object()) return "";
   auto it = j.find(field);
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
-
-}  // namespace
 
 bool RuleAllows(const Json& rule, const RequestInfo& request) {
   if (!rule.is_object() || !Has(rule, "verbs", request.verb)) return false;
@@ -75,12 +76,12 @@ bool RuleAllows(const Json& rule, const RequestInfo& request) {
 
 bool SubjectMatches(const Json& subject, const UserInfo& user, const std::string& binding_ns) {
   if (!subject.is_object()) return false;
-  const std::string kind = Str(subject, "kind");
-  const std::string name = Str(subject, "name");
+  const std::string kind = StringAt(subject, "kind");
+  const std::string name = StringAt(subject, "name");
   if (kind == "User") return !name.empty() && name == user.name;
   if (kind == "Group") return !name.empty() && user.InGroup(name);
   if (kind == "ServiceAccount") {
-    std::string ns = Str(subject, "namespace");
+    std::string ns = StringAt(subject, "namespace");
     if (ns.empty()) ns = binding_ns;
     return user.name == "system:serviceaccount:" + ns + ":" + name;
   }

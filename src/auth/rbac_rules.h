@@ -24,4 +24,8 @@ bool RuleAllows(const nlohmann::json& rule, const RequestInfo& request);
 bool SubjectMatches(const nlohmann::json& subject, const UserInfo& user,
                     const std::string& binding_ns);
 
+// j[field] when j is an object holding a string there, else "" (how the
+// authorizer reads the fields of roles, bindings and subjects).
+std::string StringAt(const nlohmann::json& j, const char* field);
+
 }  // namespace kuota::auth

@@ -3,6 +3,7 @@
 #include <limits>
 #include <string_view>
 
+#include "jobctl/invalid_value.h"
 #include "jobctl/pod_spec_schema.h"
 #include "jobctl/submitter.h"
 
@@ -10,18 +11,6 @@ namespace kuota::jobctl {
 namespace {
 
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
-
-// The value as Kubernetes error messages quote it, cut short for huge input.
-std::string Quote(const Json& v) {
-  std::string s = v.dump();
-  if (s.size() > 64) s = s.substr(0, 61) + "...";
-  return s;
-}
-
-Status InvalidValue(std::string_view path, const Json& v, std::string_view why) {
-  return Status::Invalid(std::string(path) + ": Invalid value: " + Quote(v) + ": " +
-                         std::string(why));
-}
 
 // An optional integer field of `obj` in [min, max]; nullopt when absent or null.
 Result<std::optional<int64_t>> ReadInt(const Json& obj, const char* key, std::string_view path,
@@ -102,7 +91,7 @@ Result<JobSpec> ParseJobSpec(const Json& job) {
     out.indexed = true;
   } else {
     return Status::Invalid(
-        "spec.completionMode: Unsupported value: " + Quote(spec["completionMode"]) +
+        "spec.completionMode: Unsupported value: " + QuoteValue(spec["completionMode"]) +
         ": supported values: \"NonIndexed\", \"Indexed\"");
   }
   const int64_t count_max = out.indexed ? kMaxIndexedJobCompletions : kInt32Max;
@@ -172,8 +161,8 @@ Result<JobSpec> ParseJobSpec(const Json& job) {
   } else if (*rp == "OnFailure") {
     out.restart_policy = RestartPolicy::kOnFailure;
   } else {
-    return Status::Invalid("spec.template.spec.restartPolicy: Unsupported value: " + Quote(*rp) +
-                           ": supported values: \"OnFailure\", \"Never\"");
+    return Status::Invalid("spec.template.spec.restartPolicy: Unsupported value: " +
+                           QuoteValue(*rp) + ": supported values: \"OnFailure\", \"Never\"");
   }
   out.pod_template = *tmpl;
   out.submitter = SubmitterAnnotations(job);

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "api/quantity.h"
+#include "jobctl/invalid_value.h"
 
 namespace kuota::jobctl {
 namespace {
@@ -18,18 +19,8 @@ struct Field {
   Check check;
 };
 
-std::string Quote(const Json& v) {
-  std::string s = v.dump(-1, ' ', false, Json::error_handler_t::replace);
-  if (s.size() > 64) s = s.substr(0, 61) + "...";
-  return s;
-}
-
-Status Bad(const std::string& path, const Json& v, std::string_view why) {
-  return Status::Invalid(path + ": Invalid value: " + Quote(v) + ": " + std::string(why));
-}
-
 Status CheckFields(const Json& v, const std::string& path, std::span<const Field> fields) {
-  if (!v.is_object()) return Bad(path, v, "must be an object");
+  if (!v.is_object()) return InvalidValue(path, v, "must be an object");
   for (const Field& f : fields) {
     auto it = v.find(f.name);
     if (it == v.end() || it->is_null()) continue;
@@ -48,41 +39,42 @@ Status Required(const Json& obj, std::string_view key, const std::string& path) 
 }
 
 Status String(const Json& v, const std::string& path) {
-  return v.is_string() ? Status::Ok() : Bad(path, v, "must be a string");
+  return v.is_string() ? Status::Ok() : InvalidValue(path, v, "must be a string");
 }
 
 Status Int(const Json& v, const std::string& path) {
-  return v.is_number_integer() ? Status::Ok() : Bad(path, v, "must be an integer");
+  return v.is_number_integer() ? Status::Ok() : InvalidValue(path, v, "must be an integer");
 }
 
 Status Bool(const Json& v, const std::string& path) {
-  return v.is_boolean() ? Status::Ok() : Bad(path, v, "must be a boolean");
+  return v.is_boolean() ? Status::Ok() : InvalidValue(path, v, "must be a boolean");
 }
 
 Status AnyObject(const Json& v, const std::string& path) {
-  return v.is_object() ? Status::Ok() : Bad(path, v, "must be an object");
+  return v.is_object() ? Status::Ok() : InvalidValue(path, v, "must be an object");
 }
 
 Status QuantityValue(const Json& v, const std::string& path) {
   if (v.is_number()) {
     if (v.is_number_float()) {
       const double d = v.get<double>();
-      if (!(d > -9.2e15 && d < 9.2e15)) return Bad(path, v, "quantity out of range");
+      if (!(d > -9.2e15 && d < 9.2e15)) return InvalidValue(path, v, "quantity out of range");
     }
     return Status::Ok();
   }
   if (!v.is_string())
-    return Bad(path, v, "must be a quantity (a string such as \"500m\" or \"1Gi\")");
+    return InvalidValue(path, v, "must be a quantity (a string such as \"500m\" or \"1Gi\")");
   Result<api::Quantity> q = api::Quantity::Parse(v.get_ref<const std::string&>());
-  if (!q.ok()) return Bad(path, v, q.status().message());
+  if (!q.ok()) return InvalidValue(path, v, q.status().message());
   return Status::Ok();
 }
 
 template <Check item>
 Status ListOf(const Json& v, const std::string& path) {
-  if (!v.is_array()) return Bad(path, v, "must be a list");
+  if (!v.is_array()) return InvalidValue(path, v, "must be a list");
   for (size_t i = 0; i < v.size(); ++i) {
-    if (v[i].is_null()) return Bad(path + "[" + std::to_string(i) + "]", v[i], "must not be null");
+    if (v[i].is_null())
+      return InvalidValue(path + "[" + std::to_string(i) + "]", v[i], "must not be null");
     KUOTA_RETURN_IF_ERROR(item(v[i], path + "[" + std::to_string(i) + "]"));
   }
   return Status::Ok();
@@ -90,7 +82,7 @@ Status ListOf(const Json& v, const std::string& path) {
 
 template <Check value>
 Status MapOf(const Json& v, const std::string& path) {
-  if (!v.is_object()) return Bad(path, v, "must be a map");
+  if (!v.is_object()) return InvalidValue(path, v, "must be a map");
   for (const auto& [k, val] : v.items()) {
     KUOTA_RETURN_IF_ERROR(value(val, path + "[" + k + "]"));
   }

@@ -27,12 +27,12 @@
 #include <thread>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <httplib.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "control/admission_hook.h"
 #include "server/api_server.h"
-#include "standalone/admission_hook.h"
 #include "store/object_store.h"
 #include "store/sqlite_object_store.h"
 
@@ -78,10 +78,11 @@ std::string WorkloadBody(const std::string& name) {
   Json container = {{"name", "main"},
                     {"image", "registry.example.com/team/app:1.0"},
                     {"resources", {{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}}}};
-  Json pod_set = {{"name", "main"},
-                  {"count", 1},
-                  {"template",
-                   {{"spec", {{"containers", Json::array({container})}, {"restartPolicy", "Never"}}}}}};
+  Json pod_set = {
+      {"name", "main"},
+      {"count", 1},
+      {"template",
+       {{"spec", {{"containers", Json::array({container})}, {"restartPolicy", "Never"}}}}}};
   Json wl = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
              {"kind", "Workload"},
              {"metadata", {{"name", name}, {"namespace", "bench"}, {"labels", {{"app", "bench"}}}}},
@@ -146,8 +147,8 @@ class WatchStream {
       : cli_(NewClient(port)), track_names_(track_names) {
     start_ = SteadyClock::now();
     thread_ = std::thread([this, resource_version] {
-      const std::string path =
-          std::string(kWorkloads) + "?watch=true&timeoutSeconds=300&resourceVersion=" + resource_version;
+      const std::string path = std::string(kWorkloads) +
+                               "?watch=true&timeoutSeconds=300&resourceVersion=" + resource_version;
       cli_->Get(path, httplib::Headers{}, [this](const char* data, size_t n) {
         bytes_ += n;
         buf_.append(data, n);
@@ -258,7 +259,7 @@ int Run(const Options& opt) {
     return 1;
   }
   std::unique_ptr<store::ObjectStore> store = std::move(opened).value();
-  standalone::KuotaAdmissionHook hook;
+  control::KuotaAdmissionHook hook;
   server::ServerOptions sopts;
   sopts.port = 0;  // threads: the defaults (a thread per connection, on demand)
   auto api = std::make_unique<server::ApiServer>(*store, &hook, sopts);
@@ -319,7 +320,8 @@ int Run(const Options& opt) {
       return 1;
     }
     add("LIST " + std::to_string(items) + " workloads",
-        Fmt("%.1f ms", ms) + ", " + Fmt("%.2f MiB", static_cast<double>(res->body.size()) / (1 << 20)));
+        Fmt("%.1f ms", ms) + ", " +
+            Fmt("%.2f MiB", static_cast<double>(res->body.size()) / (1 << 20)));
   }
 
   // Streams still open at the end; api->Stop() ends them before they are joined.
@@ -415,7 +417,8 @@ int Run(const Options& opt) {
   size_t width = 0;
   for (const Row& r : rows) width = std::max(width, r.metric.size());
   std::printf("kuota_api_bench (in-process ApiServer + KuotaAdmissionHook, no controller)\n");
-  for (const Row& r : rows) std::printf("  %-*s  %s\n", static_cast<int>(width), r.metric.c_str(), r.value.c_str());
+  for (const Row& r : rows)
+    std::printf("  %-*s  %s\n", static_cast<int>(width), r.metric.c_str(), r.value.c_str());
   return 0;
 }
 
@@ -428,7 +431,8 @@ int main(int argc, char** argv) {
   app.add_option("--workloads", opt.workloads, "Workloads created in the measured create phase");
   app.add_option("--objects", opt.objects, "Workloads stored for the list/watch phase");
   app.add_option("--clients", opt.clients, "Concurrent HTTP clients for creates");
-  app.add_option("--fill-clients", opt.fill_clients, "Clients for the unmeasured fill to --objects");
+  app.add_option("--fill-clients", opt.fill_clients,
+                 "Clients for the unmeasured fill to --objects");
   app.add_option("--watchers", opt.watchers, "Concurrent rv=0 watches for the RSS measurement");
   app.add_option("--latency-samples", opt.latency_samples, "Creates timed to their ADDED event");
   app.add_flag("--no-sync", opt.no_sync, "synchronous=NORMAL instead of FULL");

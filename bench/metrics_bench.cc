@@ -22,9 +22,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "control/kueue_metrics.h"
 #include "engine/engine.h"
 #include "metrics/registry.h"
-#include "standalone/kueue_metrics.h"
 #include "synthetic_cluster.h"
 
 namespace kuota::bench {
@@ -85,7 +85,7 @@ int Run(const SyntheticCluster& c, int scrapes, int rounds) {
       c.cqs, c.cohorts, c.workloads, holding, cycles);
 
   metrics::Registry registry;
-  standalone::KueueMetrics kueue(registry);
+  control::KueueMetrics kueue(registry);
   std::vector<double> publish, scrape;
   size_t bytes = 0, series = 0;
   for (int i = 0; i < scrapes; ++i) {

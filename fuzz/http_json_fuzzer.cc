@@ -19,14 +19,14 @@
 
 #include <unistd.h>
 
+#include "control/admission_hook.h"
+#include "control/pod_resources.h"
 #include "jobctl/job_controller.h"
 #include "jobs/registry.h"
 #include "server/pod_logs.h"
 #include "server/resource_handlers.h"
 #include "server/router.h"
 #include "server/visibility.h"
-#include "standalone/admission_hook.h"
-#include "standalone/pod_resources.h"
 #include "store/object_store.h"
 
 namespace {
@@ -53,7 +53,7 @@ struct Api {
     for (const char* ns : {"default", "team-a"}) (void)handlers->EnsureNamespace(ns);
   }
   RealClock clock;
-  standalone::KuotaAdmissionHook hook;
+  control::KuotaAdmissionHook hook;
   server::VisibilityApi visibility{nullptr};
   std::unique_ptr<store::ObjectStore> db;
   std::unique_ptr<server::ResourceHandlers> handlers;
@@ -72,7 +72,7 @@ void ReadLikeTheLoops(const std::string& resource, const Json& object) {
       (void)kind->BuildWorkload(object);
     }
   } else if (resource == "pods") {
-    (void)standalone::PodRequests(object);
+    (void)control::PodRequests(object);
   }
 }
 

@@ -13,6 +13,9 @@
 #include <httplib.h>
 
 #include "base/clock.h"
+#include "control/config_file.h"
+#include "control/controller.h"
+#include "control/job_management.h"
 #include "jobs/registry.h"
 #include "kube/cluster_target.h"
 #include "kube/conversion_webhook.h"
@@ -22,9 +25,6 @@
 #include "kube/resource_path.h"
 #include "kube/webhook_certs.h"
 #include "metrics/registry.h"
-#include "standalone/config_file.h"
-#include "standalone/controller.h"
-#include "standalone/job_management.h"
 
 namespace kuota::kube {
 namespace {
@@ -145,9 +145,8 @@ std::string RandomSuffix() {
 }  // namespace
 
 Status RunDriver(const DriverOptions& options) {
-  KUOTA_ASSIGN_OR_RETURN(api::Configuration config,
-                         standalone::LoadConfigFile(options.config_file));
-  Result<standalone::JobManagement> management = standalone::JobManagement::FromConfig(config);
+  KUOTA_ASSIGN_OR_RETURN(api::Configuration config, control::LoadConfigFile(options.config_file));
+  Result<control::JobManagement> management = control::JobManagement::FromConfig(config);
   if (!management.ok()) {
     return management.status().WithContext("config file " + options.config_file);
   }
@@ -347,12 +346,12 @@ Status RunDriver(const DriverOptions& options) {
   leading = true;
 
   RealClock clock;
-  standalone::ControllerOptions ctl;
+  control::ControllerOptions ctl;
   ctl.config = config;
   ctl.jobs = *management;
   ctl.workload_finalizer = "kueue.x-k8s.io/resource-in-use";
   ctl.metrics = &registry;
-  standalone::Controller controller(store, clock, ctl);
+  control::Controller controller(store, clock, ctl);
   Status started = controller.Start();
   if (!started.ok()) {
     if (elector) elector->Release();

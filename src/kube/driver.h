@@ -1,5 +1,5 @@
 // Driver: kuotad's Kubernetes mode. Runs the same engine controller as the
-// standalone server (standalone/controller.h) over a kube-apiserver instead
+// standalone server (control/controller.h) over a kube-apiserver instead
 // of the embedded store (KubeObjectStore): Kueue's objects, Namespaces,
 // PriorityClasses and the enabled job kinds are listed and watched there,
 // Workloads created there (owned by their job), jobs unsuspended with the

@@ -1,5 +1,5 @@
 // KubeObjectStore: store::ObjectStore over a kube-apiserver, so that the
-// engine's controller (standalone/controller.h) runs unchanged on a cluster:
+// engine's controller (control/controller.h) runs unchanged on a cluster:
 // Create/Get/Update/Delete are POST/GET/PUT/DELETE (status through the
 // /status subresource, optimistic concurrency by metadata.resourceVersion —
 // an update without one is a GET and a PUT at the version read, retried on

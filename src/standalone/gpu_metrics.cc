@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <map>
 
-#include "standalone/meta_string.h"
+#include "control/meta_string.h"
 
 namespace kuota::standalone {
 namespace {
@@ -107,13 +107,13 @@ std::vector<MetricFamily> GpuMetrics::Collect() {
     std::map<std::string, Placement> by_uid;                // pod uid -> placement
     std::map<std::string, std::vector<Json>> workloads_in;  // namespace -> workloads
     for (const Json& pod : ListAll(store_, "pods")) {
-      const std::string uid = MetaString(pod, "uid");
+      const std::string uid = control::MetaString(pod, "uid");
       bool wanted = false;
       for (const auto& [index, owner] : holders) wanted |= owner == uid;
       if (!wanted) continue;
       Placement p;
-      p.ns = MetaString(pod, "namespace");
-      p.pod = MetaString(pod, "name");
+      p.ns = control::MetaString(pod, "namespace");
+      p.pod = control::MetaString(pod, "name");
       // The Workload is owned by the pod's controller (a Job, a PyTorchJob,
       // ...) or, for a plain pod, by the pod itself.
       std::string owner = uid;

@@ -4,11 +4,11 @@
 #include <cstdio>
 #include <vector>
 
+#include "control/events.h"
+#include "control/meta_string.h"
 #include "jobctl/submitter.h"
 #include "jobs/group_reconcile.h"
 #include "jobs/registry.h"
-#include "standalone/events.h"
-#include "standalone/meta_string.h"
 #include "standalone/pod_runner.h"
 
 namespace kuota::standalone {
@@ -20,7 +20,8 @@ constexpr const char* kComponent = "job-controller";
 
 // "<resource>/<ns>/<name>": jobs of every kind share one map.
 std::string Key(const std::string& resource, const nlohmann::json& obj) {
-  return resource + "/" + MetaString(obj, "namespace") + "/" + MetaString(obj, "name");
+  return resource + "/" + control::MetaString(obj, "namespace") + "/" +
+         control::MetaString(obj, "name");
 }
 
 std::string ResourceOfKey(const std::string& key) { return key.substr(0, key.find('/')); }
@@ -64,7 +65,7 @@ JobReconciler::~JobReconciler() { Stop(); }
 
 Status JobReconciler::Start() {
   Status synced;
-  std::string err = CatchAll([&] { synced = Sync(); });
+  std::string err = control::CatchAll([&] { synced = Sync(); });
   if (!err.empty()) return Status::Internal("job controller: initial sync: " + err);
   KUOTA_RETURN_IF_ERROR(synced);
   thread_ = std::thread([this] { Run(); });
@@ -118,21 +119,21 @@ Status JobReconciler::Sync() {
 }
 
 void JobReconciler::HandleSafely(const store::WatchEvent& ev) {
-  std::string err = CatchAll([&] { Handle(ev); });
+  std::string err = control::CatchAll([&] { Handle(ev); });
   if (!err.empty()) errors_.Report(ev.resource, ev.object, "InvalidObject", err);
 }
 
 void JobReconciler::Handle(const store::WatchEvent& ev) {
   if (IsJobResource(ev.resource)) {
     const std::string key = Key(ev.resource, ev.object);
-    const std::string uid = MetaString(ev.object, "uid");
+    const std::string uid = control::MetaString(ev.object, "uid");
     if (ev.type == store::EventType::kDeleted) {
       jobs_.erase(key);
       job_by_uid_.erase(uid);
       timers_.erase(key);
       dirty_.erase(key);
       errors_.Forget(ev.resource, ev.object);
-      CascadeDelete(uid, MetaString(ev.object, "namespace"));
+      CascadeDelete(uid, control::MetaString(ev.object, "namespace"));
       return;
     }
     jobs_[key] = ev.object;
@@ -143,7 +144,7 @@ void JobReconciler::Handle(const store::WatchEvent& ev) {
   if (ev.resource != kPods) return;
   const std::string owner = OwnerJobUid(ev.object);
   if (owner.empty()) return;
-  const std::string name = MetaString(ev.object, "name");
+  const std::string name = control::MetaString(ev.object, "name");
   if (ev.type == store::EventType::kDeleted) {
     auto it = pods_.find(owner);
     if (it != pods_.end()) {
@@ -175,11 +176,11 @@ void JobReconciler::Run() {
   // No exception may end the loop: per-object failures are reported on the
   // object; anything else is logged, and the reconciler lists again.
   while (!stop_) {
-    std::string err = CatchAll([&] { RunLoop(); });
+    std::string err = control::CatchAll([&] { RunLoop(); });
     if (err.empty()) break;
     std::fprintf(stderr, "kuotad: job controller: %s; resynchronizing\n", err.c_str());
     std::this_thread::sleep_for(std::chrono::seconds(1));
-    err = CatchAll([&] { (void)Sync(); });
+    err = control::CatchAll([&] { (void)Sync(); });
     if (!err.empty()) std::fprintf(stderr, "kuotad: job controller: %s\n", err.c_str());
   }
 }
@@ -188,7 +189,7 @@ void JobReconciler::RunLoop() {
   // Pods whose Job no longer exists (deleted while kuotad was down).
   for (const auto& [uid, pods] : pods_) {
     if (job_by_uid_.count(uid) || pods.empty()) continue;
-    CascadeDelete(uid, MetaString(pods.begin()->second, "namespace"));
+    CascadeDelete(uid, control::MetaString(pods.begin()->second, "namespace"));
   }
   while (!stop_) {
     busy_ = true;
@@ -228,7 +229,7 @@ void JobReconciler::RunLoop() {
     work.swap(dirty_);
     for (const auto& key : work) {
       if (stop_) break;
-      std::string err = CatchAll([&] { Reconcile(key); });
+      std::string err = control::CatchAll([&] { Reconcile(key); });
       if (!err.empty()) {
         auto jit = jobs_.find(key);
         if (jit != jobs_.end()) errors_.Report(ResourceOfKey(key), jit->second, "InvalidJob", err);
@@ -247,8 +248,8 @@ void JobReconciler::Reconcile(const std::string& key) {
     return;
   }
   const Json& job = jit->second;
-  const std::string uid = MetaString(job, "uid");
-  const std::string ns = MetaString(job, "namespace");
+  const std::string uid = control::MetaString(job, "uid");
+  const std::string ns = control::MetaString(job, "namespace");
   std::vector<Json> pods;
   if (auto p = pods_.find(uid); p != pods_.end()) {
     for (const auto& [name, pod] : p->second) pods.push_back(pod);
@@ -260,13 +261,13 @@ void JobReconciler::Reconcile(const std::string& key) {
     return;
   }
   for (const auto& ev : actions->events) {
-    RecordEvent(store_, clock_, job, ev.type, ev.reason, ev.message, kComponent);
+    control::RecordEvent(store_, clock_, job, ev.type, ev.reason, ev.message, kComponent);
   }
   DeletePods(job, actions->delete_pods);
   CreatePods(key, job, std::move(actions->create_pods));
   if (actions->status) WriteStatus(kJobs, jit->second, *actions->status);
   if (actions->delete_job) {
-    (void)store_.Delete(kJobs, ns, MetaString(job, "name"));
+    (void)store_.Delete(kJobs, ns, control::MetaString(job, "name"));
     return;  // the DELETED event cascades to the pods
   }
   if (actions->requeue_at) {
@@ -277,7 +278,7 @@ void JobReconciler::Reconcile(const std::string& key) {
 }
 
 void JobReconciler::CreatePods(const std::string& key, const Json& job, std::vector<Json> pods) {
-  const std::string uid = MetaString(job, "uid");
+  const std::string uid = control::MetaString(job, "uid");
   const std::string start_group = uid + "-" + std::to_string(store_.CurrentResourceVersion());
   const size_t group_size = pods.size();
   for (Json& pod : pods) {
@@ -291,20 +292,20 @@ void JobReconciler::CreatePods(const std::string& key, const Json& job, std::vec
     pod["metadata"]["annotations"][kStartGroupSizeAnnotation] = std::to_string(group_size);
     auto stored = store_.Create(kPods, std::move(pod));
     if (!stored.ok()) {
-      RecordEvent(store_, clock_, job, "Warning", "FailedCreate",
-                  "Error creating: " + stored.status().message(), kComponent);
+      control::RecordEvent(store_, clock_, job, "Warning", "FailedCreate",
+                           "Error creating: " + stored.status().message(), kComponent);
       timers_[key] = clock_.Now() + Duration{1000};
       continue;
     }
-    pods_[uid][MetaString(*stored, "name")] = *stored;  // read our own writes
-    auto ev = jobctl::PodCreatedEvent(MetaString(*stored, "name"));
-    RecordEvent(store_, clock_, job, ev.type, ev.reason, ev.message, kComponent);
+    pods_[uid][control::MetaString(*stored, "name")] = *stored;  // read our own writes
+    auto ev = jobctl::PodCreatedEvent(control::MetaString(*stored, "name"));
+    control::RecordEvent(store_, clock_, job, ev.type, ev.reason, ev.message, kComponent);
   }
 }
 
 void JobReconciler::DeletePods(const Json& job, const std::vector<std::string>& names) {
-  const std::string uid = MetaString(job, "uid");
-  const std::string ns = MetaString(job, "namespace");
+  const std::string uid = control::MetaString(job, "uid");
+  const std::string ns = control::MetaString(job, "namespace");
   for (const auto& name : names) {
     // Marked first, so that the job's own deletions are not taken for
     // evictions (jobs::kDeletionHandledAnnotation).
@@ -319,7 +320,7 @@ void JobReconciler::DeletePods(const Json& job, const std::vector<std::string>& 
     auto deleted = store_.Delete(kPods, ns, name);
     if (deleted.ok()) {
       // With a finalizer the pod stays, being deleted, until the runner ends it.
-      if (MetaString(*deleted, "deletionTimestamp").empty()) {
+      if (control::MetaString(*deleted, "deletionTimestamp").empty()) {
         pods_[uid].erase(name);
       } else {
         pods_[uid][name] = *deleted;
@@ -334,7 +335,8 @@ void JobReconciler::WriteStatus(const std::string& resource, Json& job, const Js
   Json patch = {{"apiVersion", kind->ApiVersion()},
                 {"kind", kind->Kind()},
                 {"metadata",
-                 {{"name", MetaString(job, "name")}, {"namespace", MetaString(job, "namespace")}}},
+                 {{"name", control::MetaString(job, "name")},
+                  {"namespace", control::MetaString(job, "namespace")}}},
                 {"status", status}};
   store::UpdateOptions uo;
   uo.status_only = true;
@@ -347,7 +349,7 @@ void JobReconciler::WriteStatus(const std::string& resource, Json& job, const Js
 
 void JobReconciler::ReconcileGroup(const jobs::GroupJobKind& kind, const std::string& key) {
   Json& job = jobs_[key];
-  const std::string uid = MetaString(job, "uid");
+  const std::string uid = control::MetaString(job, "uid");
   std::vector<Json> pods;
   if (auto p = pods_.find(uid); p != pods_.end()) {
     for (const auto& [name, pod] : p->second) pods.push_back(pod);
@@ -358,7 +360,7 @@ void JobReconciler::ReconcileGroup(const jobs::GroupJobKind& kind, const std::st
     return;
   }
   for (const auto& ev : actions->events) {
-    RecordEvent(store_, clock_, job, ev.type, ev.reason, ev.message, kComponent);
+    control::RecordEvent(store_, clock_, job, ev.type, ev.reason, ev.message, kComponent);
   }
   DeletePods(job, actions->delete_pods);
   CreatePods(key, job, std::move(actions->create_pods));

@@ -21,9 +21,9 @@
 
 #include "base/clock.h"
 #include "base/status.h"
+#include "control/object_errors.h"
 #include "jobctl/job_controller.h"
 #include "jobs/group_job_kind.h"
-#include "standalone/object_errors.h"
 #include "store/object_store.h"
 
 namespace kuota::standalone {
@@ -85,7 +85,7 @@ class JobReconciler {
   std::map<std::string, std::map<std::string, Json>> pods_;  // job uid -> pod name -> Pod
   std::set<std::string> dirty_;                              // job keys to reconcile
   std::map<std::string, Time> timers_;                       // job key -> when
-  ObjectErrors errors_;  // stored objects the reconciler could not use
+  control::ObjectErrors errors_;  // stored objects the reconciler could not use
 };
 
 }  // namespace kuota::standalone

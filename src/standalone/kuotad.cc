@@ -20,6 +20,9 @@
 #include "auth/tls_material.h"
 #include "auth/token_signer.h"
 #include "base/private_file.h"
+#include "control/admission_hook.h"
+#include "control/config_file.h"
+#include "control/controller.h"
 #include "jobs/registry.h"
 #include "jobs/volcano_job.h"
 #include "metrics/registry.h"
@@ -27,11 +30,9 @@
 #include "runtime/machine_capacity.h"
 #include "server/api_server.h"
 #include "server/kubeconfig.h"
-#include "standalone/admission_hook.h"
-#include "standalone/config_file.h"
-#include "standalone/controller.h"
 #include "standalone/gpu_metrics.h"
 #include "standalone/job_reconciler.h"
+#include "standalone/machine_amounts.h"
 #include "standalone/pod_runner.h"
 #include "standalone/store_metrics.h"
 #include "standalone/volcano_queue_reconciler.h"
@@ -104,8 +105,8 @@ Status RunKuotad(const KuotadOptions& options) {
   const bool secure = !options.insecure_http;
   // Others may reach the socket inside it, nothing else.
   if (secure) ::chmod(data_dir.c_str(), 0711);
-  KUOTA_ASSIGN_OR_RETURN(api::Configuration config, LoadConfigFile(options.config_file));
-  Result<JobManagement> management = JobManagement::FromConfig(config);
+  KUOTA_ASSIGN_OR_RETURN(api::Configuration config, control::LoadConfigFile(options.config_file));
+  Result<control::JobManagement> management = control::JobManagement::FromConfig(config);
   if (!management.ok()) {
     return management.status().WithContext("config file " + options.config_file);
   }
@@ -122,12 +123,12 @@ Status RunKuotad(const KuotadOptions& options) {
   KUOTA_RETURN_IF_ERROR(DeclareCapacity(options, machine));
 
   metrics::Registry metrics;  // /metrics
-  ControllerOptions copts;
+  control::ControllerOptions copts;
   copts.metrics = &metrics;
   copts.config = config;
   copts.jobs = *management;
   if (options.run_pods) copts.machine = MachineAmounts(machine);
-  Controller controller(*store, clock, copts);
+  control::Controller controller(*store, clock, copts);
 
   // Who is asking and what they may do (off with --insecure-http).
   std::optional<auth::TlsFiles> tls;
@@ -147,7 +148,8 @@ Status RunKuotad(const KuotadOptions& options) {
     KUOTA_RETURN_IF_ERROR(authorizer.Start());
   }
 
-  KuotaAdmissionHook hook(options.serve_only ? JobManagement::None() : *management);
+  control::KuotaAdmissionHook hook(options.serve_only ? control::JobManagement::None()
+                                                      : *management);
   server::ServerOptions sopts;
   sopts.address = options.address;
   sopts.port = options.port;

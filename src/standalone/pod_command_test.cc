@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "standalone/pod_resources.h"
-
 namespace kuota::standalone {
 namespace {
 
@@ -39,14 +37,14 @@ TEST(BuildContainerCommand, CommandArgsEnvAndExpansion) {
               {"name": "TEAM", "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['team']"}}},
               {"name": "BOTH", "value": "$(GREETING)-$(POD)"}]})J");
   auto cmd = BuildContainerCommand(Pod(), c, {{"CUDA_VISIBLE_DEVICES", "1"}});
-ASSERT_TRUE(cmd.ok()) << cmd.status().message();
-EXPECT_EQ(cmd->argv, (std::vector<std::string>{"echo", "hi", "$(LITERAL)", "$(MISSING)", "p"}));
-EXPECT_EQ(cmd->working_dir, "/tmp");
-ASSERT_EQ(cmd->env.size(), 5u);
-EXPECT_EQ(cmd->env[2].value, "a");
-EXPECT_EQ(cmd->env[3].value, "hi-p");
-EXPECT_EQ(cmd->env[4].name, "CUDA_VISIBLE_DEVICES");
-EXPECT_TRUE(cmd->warnings.empty());
+  ASSERT_TRUE(cmd.ok()) << cmd.status().message();
+  EXPECT_EQ(cmd->argv, (std::vector<std::string>{"echo", "hi", "$(LITERAL)", "$(MISSING)", "p"}));
+  EXPECT_EQ(cmd->working_dir, "/tmp");
+  ASSERT_EQ(cmd->env.size(), 5u);
+  EXPECT_EQ(cmd->env[2].value, "a");
+  EXPECT_EQ(cmd->env[3].value, "hi-p");
+  EXPECT_EQ(cmd->env[4].name, "CUDA_VISIBLE_DEVICES");
+  EXPECT_TRUE(cmd->warnings.empty());
 }
 
 TEST(BuildContainerCommand, UnsupportedEnvSourceIsAWarningNotAFailure) {
@@ -69,37 +67,6 @@ TEST(BuildContainerCommand, BadInputNamesTheField) {
       Pod(), Json::parse(R"J({"name":"c","command":["x"],"env":[{"name":"A=B"}]})J"), {});
   ASSERT_FALSE(bad_env.ok());
   EXPECT_NE(bad_env.status().message().find("env[0].name"), std::string::npos);
-}
-
-TEST(PodRequests, ContainersAddUpInitContainersRaiseAndLimitsDefaultRequests) {
-  Json pod = Json::parse(R"J({"spec": {
-      "containers": [
-        {"name": "a", "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}}},
-        {"name": "b", "resources": {"limits": {"cpu": "1", "nvidia.com/gpu": "2"}}}],
-      "initContainers": [
-        {"name": "i", "resources": {"requests": {"cpu": "4"}}}]}})J");
-  auto r = PodRequests(pod);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ((*r)["cpu"], 4000);
-  EXPECT_EQ((*r)["memory"], (int64_t{1} << 30) * 1000);
-  EXPECT_EQ((*r)[kGpuResource], 2000);
-  EXPECT_EQ((*r)["pods"], 1000);
-}
-
-TEST(PodRequests, BadQuantityNamesTheField) {
-  Json pod = Json::parse(
-      R"J({"spec": {"containers": [{"name": "a", "resources": {"requests": {"cpu": "lots"}}}]}})J");
-  auto r = PodRequests(pod);
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("spec.containers[0].resources.requests.cpu"),
-            std::string::npos);
-}
-
-TEST(FirstShortfall, NamesWhatIsMissingAndIgnoresUntrackedResources) {
-  ResourceAmounts have = {{"cpu", 2000}, {kGpuResource, 0}};
-  EXPECT_EQ(FirstShortfall({{"cpu", 1000}, {"ephemeral-storage", 5000}}, have), "");
-  EXPECT_EQ(FirstShortfall({{kGpuResource, 1000000}}, have),
-            "1000 nvidia.com/gpu (the machine has 0 nvidia.com/gpu)");
 }
 
 }  // namespace

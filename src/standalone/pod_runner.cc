@@ -12,6 +12,8 @@
 #include <set>
 #include <vector>
 
+#include "control/events.h"
+#include "control/meta_string.h"
 #include "runtime/group_terminator.h"
 #include "runtime/log_cap.h"
 #include "runtime/os_files.h"
@@ -19,8 +21,7 @@
 #include "runtime/process_state.h"
 #include "runtime/spawn.h"
 #include "runtime/user_lookup.h"
-#include "standalone/events.h"
-#include "standalone/meta_string.h"
+#include "standalone/machine_amounts.h"
 #include "standalone/pod_command.h"
 
 namespace kuota::standalone {
@@ -58,7 +59,7 @@ struct PodRun {
   Json pod;
   Stage stage = Stage::kWaiting;
   std::vector<ContainerRun> containers;
-  ResourceAmounts requests;
+  control::ResourceAmounts requests;
   std::vector<int> gpus;
   std::string cgroup_dir;
   bool placed = false;  // counted in in_use_
@@ -243,7 +244,8 @@ Status PodRunner::PublishNode() {
       {"cpu", m.cpu_millis % 1000 == 0 ? amount(m.cpu_millis / 1000) : amount(m.cpu_millis) + "m"},
       {"memory", amount(m.memory_bytes / 1024) + "Ki"},
       {"pods", "110"}};
-  if (!m.gpus.empty()) resources[kGpuResource] = amount(static_cast<int64_t>(m.gpus.size()));
+  if (!m.gpus.empty())
+    resources[control::kGpuResource] = amount(static_cast<int64_t>(m.gpus.size()));
   std::string notes;
   for (const auto& n : m.notes) notes += (notes.empty() ? "" : "; ") + n;
   const std::string now = FormatRfc3339(clock_.Now());
@@ -331,13 +333,14 @@ void PodRunner::CollectOrphanDirs() {
 }
 
 void PodRunner::Handle(const std::string& type, const Json& pod) {
-  const std::string key = MetaString(pod, "namespace") + "/" + MetaString(pod, "name");
+  const std::string key =
+      control::MetaString(pod, "namespace") + "/" + control::MetaString(pod, "name");
   if (type == "DELETED") {
     Forget(key, /*kill=*/true);
     return;
   }
   auto it = pods_.find(key);
-  if (it != pods_.end() && it->second->uid != MetaString(pod, "uid")) {
+  if (it != pods_.end() && it->second->uid != control::MetaString(pod, "uid")) {
     Forget(key, true);  // a new pod with the old one's name
     it = pods_.end();
   }
@@ -348,9 +351,9 @@ void PodRunner::Handle(const std::string& type, const Json& pod) {
     if (terminal && !(deleting && HasFinalizer(pod, kPodFinalizer))) return;
     auto run = std::make_unique<PodRun>();
     run->key = key;
-    run->ns = MetaString(pod, "namespace");
-    run->name = MetaString(pod, "name");
-    run->uid = MetaString(pod, "uid");
+    run->ns = control::MetaString(pod, "namespace");
+    run->name = control::MetaString(pod, "name");
+    run->uid = control::MetaString(pod, "uid");
     run->owner = OwnerUid(pod);
     if (run->owner.empty()) run->owner = "pod:" + run->uid;
     const Json annotations = pod["metadata"].value("annotations", Json::object());
@@ -369,7 +372,7 @@ void PodRunner::Handle(const std::string& type, const Json& pod) {
       cr.exit_path = dir + "/" + cr.name + ".exit";
       run->containers.push_back(std::move(cr));
     }
-    auto req = PodRequests(pod);
+    auto req = control::PodRequests(pod);
     if (!req.ok()) {
       run->fail_reason = "InvalidResources";
       run->fail_message = req.status().message();
@@ -484,12 +487,13 @@ Status PodRunner::SaveRecord(const PodRun& run) const {
 }
 
 void PodRunner::HandleSafely(const std::string& type, const Json& pod) {
-  std::string err = CatchAll([&] { Handle(type, pod); });
+  std::string err = control::CatchAll([&] { Handle(type, pod); });
   if (err.empty()) return;
   errors_.Report(kPods, pod, "InvalidPod", err);
   // What was half set up for it must not block the others: forget it.
-  const std::string key = MetaString(pod, "namespace") + "/" + MetaString(pod, "name");
-  std::string forget = CatchAll([&] { Forget(key, /*kill=*/true); });
+  const std::string key =
+      control::MetaString(pod, "namespace") + "/" + control::MetaString(pod, "name");
+  std::string forget = control::CatchAll([&] { Forget(key, /*kill=*/true); });
   if (!forget.empty()) std::fprintf(stderr, "kuotad: pod %s: %s\n", key.c_str(), forget.c_str());
 }
 
@@ -497,7 +501,7 @@ void PodRunner::Run() {
   // No exception may end the loop (and kuotad with it): per-pod failures are
   // reported on the pod; anything else is logged and the loop goes on.
   while (!stop_) {
-    std::string err = CatchAll([&] { RunLoop(); });
+    std::string err = control::CatchAll([&] { RunLoop(); });
     if (err.empty()) break;
     std::fprintf(stderr, "kuotad: pod runner: %s\n", err.c_str());
     std::this_thread::sleep_for(std::chrono::seconds(1));
@@ -525,7 +529,8 @@ void PodRunner::RunLoop() {
         if (all.ok()) {
           std::set<std::string> present;
           for (const auto& p : all->items) {
-            present.insert(MetaString(p, "namespace") + "/" + MetaString(p, "name"));
+            present.insert(control::MetaString(p, "namespace") + "/" +
+                           control::MetaString(p, "name"));
             HandleSafely("MODIFIED", p);
           }
           std::vector<std::string> gone;
@@ -550,7 +555,7 @@ void PodRunner::Step() {
     auto it = pods_.find(key);
     if (it == pods_.end()) continue;
     PodRun& run = *it->second;
-    std::string err = CatchAll([&] {
+    std::string err = control::CatchAll([&] {
       if (run.deleting) {
         StepDeletion(run);
       } else if (run.stage == PodRun::Stage::kRunning) {
@@ -608,20 +613,20 @@ void PodRunner::TryStartWaiting() {
     auto& group = groups[owner];
     // Pods created together start together: wait until all are here.
     if (group.front()->start_group_size > seen[owner]) continue;
-    ResourceAmounts need;
+    control::ResourceAmounts need;
     for (PodRun* r : group) {
       for (const auto& [k, v] : r->requests) need[k] += v;
     }
     std::string why;
-    if (std::string s = FirstShortfall(need, capacity_); !s.empty()) {
+    if (std::string s = control::FirstShortfall(need, capacity_); !s.empty()) {
       why = "0/1 nodes are available: the pods of this job need " + s +
             " even when the machine is empty";
     } else {
-      ResourceAmounts free = capacity_;
+      control::ResourceAmounts free = capacity_;
       for (const auto& [k, v] : in_use_) {
         if (auto f = free.find(k); f != free.end()) f->second -= v;
       }
-      if (std::string f = FirstShortfall(need, free); !f.empty()) {
+      if (std::string f = control::FirstShortfall(need, free); !f.empty()) {
         why = "0/1 nodes are available: waiting for " + f + " to be free";
         // FirstShortfall names the capacity; say what is free instead.
         why.replace(why.find("the machine has"), std::string("the machine has").size(), "free:");
@@ -638,7 +643,7 @@ void PodRunner::TryStartWaiting() {
     }
     bool gpus_ok = true;
     for (PodRun* r : group) {
-      auto n = r->requests.find(kGpuResource);
+      auto n = r->requests.find(control::kGpuResource);
       const int want = n == r->requests.end() ? 0 : static_cast<int>((n->second + 999) / 1000);
       if (want == 0) continue;
       auto got = gpus_.Allocate(r->uid, want);
@@ -684,7 +689,8 @@ bool PodRunner::StartPod(PodRun& run) {
       c.finished_at = clock_.Now();
     }
     run.stage = PodRun::Stage::kDone;
-    RecordEvent(store_, clock_, run.pod, "Warning", "Failed", run.fail_message, kComponent);
+    control::RecordEvent(store_, clock_, run.pod, "Warning", "Failed", run.fail_message,
+                         kComponent);
     gpus_.Release(run.uid);
     for (const auto& [k, v] : run.requests) in_use_[k] -= v;
     run.placed = false;
@@ -708,7 +714,7 @@ bool PodRunner::StartPod(PodRun& run) {
   if (cgroups_ && cgroups_->enforced()) {
     int64_t cpu = 0, mem = 0;
     for (const auto& c : run.containers) {
-      ContainerLimits l = LimitsOf(c.spec);
+      control::ContainerLimits l = control::LimitsOf(c.spec);
       cpu += l.cpu_millis;
       mem += l.memory_bytes;
     }
@@ -724,11 +730,12 @@ bool PodRunner::StartPod(PodRun& run) {
   }
   (void)runtime::MakeDirs(PodDir(run.uid), 0700);
   for (size_t i = 0; i < run.containers.size(); ++i) StartContainer(run, i);
-  RecordEvent(store_, clock_, run.pod, "Normal", "Started",
-              "Started " + std::to_string(run.containers.size()) + " container(s) on " +
-                  options_.machine.hostname +
-                  (run.gpus.empty() ? std::string() : " with GPUs " + Json(run.gpus).dump()),
-              kComponent);
+  control::RecordEvent(
+      store_, clock_, run.pod, "Normal", "Started",
+      "Started " + std::to_string(run.containers.size()) + " container(s) on " +
+          options_.machine.hostname +
+          (run.gpus.empty() ? std::string() : " with GPUs " + Json(run.gpus).dump()),
+      kComponent);
   WriteStatus(run);
   options_.faults.Reach(FaultPoint::kAfterRunning, run.name);
   return true;
@@ -759,7 +766,7 @@ bool PodRunner::StartContainer(PodRun& run, size_t i) {
     handle = cmd.status();
   } else {
     for (const auto& w : cmd->warnings) {
-      RecordEvent(store_, clock_, run.pod, "Warning", "UnsupportedField", w, kComponent);
+      control::RecordEvent(store_, clock_, run.pod, "Warning", "UnsupportedField", w, kComponent);
     }
     options_.faults.Reach(FaultPoint::kBeforeStarting, run.name);
     Status st = runtime::MakeDirs(PodDir(run.uid), 0700);
@@ -820,8 +827,8 @@ bool PodRunner::StartContainer(PodRun& run, size_t i) {
     c.message = handle.status().message();
     c.started_at = now;
     c.finished_at = now;
-    RecordEvent(store_, clock_, run.pod, "Warning", "Failed",
-                "Error: container " + c.name + ": " + c.message, kComponent);
+    control::RecordEvent(store_, clock_, run.pod, "Warning", "Failed",
+                         "Error: container " + c.name + ": " + c.message, kComponent);
     (void)SaveRecord(run);
     return false;
   }
@@ -980,7 +987,7 @@ void PodRunner::StepDeletion(PodRun& run) {
 void PodRunner::RemoveFinalizer(const PodRun& run) {
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto cur = store_.Get(kPods, run.ns, run.name);
-    if (!cur.ok() || MetaString(*cur, "uid") != run.uid) return;
+    if (!cur.ok() || control::MetaString(*cur, "uid") != run.uid) return;
     Json obj = *cur;
     Json kept = Json::array();
     for (const auto& f : obj["metadata"].value("finalizers", Json::array())) {

@@ -40,12 +40,12 @@
 
 #include "base/clock.h"
 #include "base/status.h"
+#include "control/object_errors.h"
+#include "control/pod_resources.h"
 #include "runtime/cgroup_manager.h"
 #include "runtime/gpu_allocator.h"
 #include "runtime/machine_capacity.h"
 #include "standalone/fault_point.h"
-#include "standalone/object_errors.h"
-#include "standalone/pod_resources.h"
 #include "standalone/run_as_policy.h"
 #include "store/object_store.h"
 
@@ -130,13 +130,13 @@ class PodRunner {
   void CollectOrphanDirs();
   std::string PodDir(const std::string& uid) const;
 
-  ObjectErrors errors_;  // pods the runner could not use (loop thread)
+  control::ObjectErrors errors_;  // pods the runner could not use (loop thread)
   store::ObjectStore& store_;
   const Clock& clock_;
   PodRunnerOptions options_;
   RunAsPolicy run_as_policy_;
   UserLookup look_up_user_;
-  ResourceAmounts capacity_;
+  control::ResourceAmounts capacity_;
   runtime::GpuAllocator gpus_;
   std::unique_ptr<runtime::CgroupManager> cgroups_;
   std::unique_ptr<store::Watcher> watcher_;
@@ -145,7 +145,7 @@ class PodRunner {
 
   // Loop-thread state.
   std::map<std::string, std::unique_ptr<PodRun>> pods_;  // "ns/name" -> run
-  ResourceAmounts in_use_;                               // requests of started pods
+  control::ResourceAmounts in_use_;                      // requests of started pods
   std::chrono::steady_clock::time_point last_log_cap_{};
 };
 

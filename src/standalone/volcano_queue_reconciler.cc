@@ -4,9 +4,9 @@
 #include <map>
 #include <vector>
 
-#include "standalone/meta_string.h"
-#include "standalone/object_errors.h"
-#include "standalone/volcano_queue.h"
+#include "control/meta_string.h"
+#include "control/object_errors.h"
+#include "control/volcano_queue.h"
 
 namespace kuota::standalone {
 namespace {
@@ -34,20 +34,24 @@ Result<std::vector<Json>> ListAll(store::ObjectStore& store, const std::string& 
 }
 
 std::string Label(const Json& object) {
-  const Json* v = server::FindField(object, {"metadata", "labels", kVolcanoQueueLabel});
+  const Json* v = server::FindField(object, {"metadata", "labels", control::kVolcanoQueueLabel});
   return v != nullptr && v->is_string() ? v->get<std::string>() : "";
 }
 
-bool Terminating(const Json& object) { return !MetaString(object, "deletionTimestamp").empty(); }
+bool Terminating(const Json& object) {
+  return !control::MetaString(object, "deletionTimestamp").empty();
+}
 
 // Whether a change to this object can change what the reconciler makes.
 bool Relevant(const store::WatchEvent& ev) {
-  if (ev.resource == kVolcanoQueues || ev.resource == kNamespaces) return true;
+  if (ev.resource == control::kVolcanoQueues || ev.resource == kNamespaces) return true;
   if (ev.resource == kClusterQueues || ev.resource == kLocalQueues) {
     return !Label(ev.object).empty() ||
-           MetaString(ev.object, "name").rfind(VolcanoQueueObjectName(""), 0) == 0;
+           control::MetaString(ev.object, "name").rfind(control::VolcanoQueueObjectName(""), 0) ==
+               0;
   }
-  return ev.resource == kResourceFlavors && MetaString(ev.object, "name") == kVolcanoFlavor;
+  return ev.resource == kResourceFlavors &&
+         control::MetaString(ev.object, "name") == control::kVolcanoFlavor;
 }
 
 }  // namespace
@@ -60,10 +64,11 @@ VolcanoQueueReconciler::~VolcanoQueueReconciler() { Stop(); }
 
 Status VolcanoQueueReconciler::EnsureDefaultQueue() {
   if (!options_.create_default_queue || default_ensured_) return Status::Ok();
-  Result<Json> existing = store_.Get(kVolcanoQueues, "", kDefaultVolcanoQueue);
+  Result<Json> existing = store_.Get(control::kVolcanoQueues, "", control::kDefaultVolcanoQueue);
   if (!existing.ok()) {
     if (existing.status().code() != StatusCode::kNotFound) return existing.status();
-    Result<Json> created = store_.Create(kVolcanoQueues, DefaultVolcanoQueueObject());
+    Result<Json> created =
+        store_.Create(control::kVolcanoQueues, control::DefaultVolcanoQueueObject());
     if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
       return created.status().WithContext("creating the default Volcano queue");
     }
@@ -84,7 +89,7 @@ Status VolcanoQueueReconciler::Start() {
   if (AnyVolcanoJob()) KUOTA_RETURN_IF_ERROR(EnsureDefaultQueue());
   KUOTA_RETURN_IF_ERROR(Watch());
   Status st;
-  std::string err = CatchAll([&] { st = ReconcileAll(); });
+  std::string err = control::CatchAll([&] { st = ReconcileAll(); });
   if (!err.empty()) return Status::Internal("volcano queues: " + err);
   KUOTA_RETURN_IF_ERROR(st);
   thread_ = std::thread([this] { Run(); });
@@ -130,7 +135,7 @@ void VolcanoQueueReconciler::Run() {
     if (!dirty || stop_) continue;
     dirty = false;
     Status st;
-    std::string err = CatchAll([&] { st = ReconcileAll(); });
+    std::string err = control::CatchAll([&] { st = ReconcileAll(); });
     if (!err.empty()) st = Status::Internal(err);
     if (!st.ok()) {
       std::fprintf(stderr, "kuotad: volcano queues: %s; retrying\n", st.message().c_str());
@@ -141,8 +146,8 @@ void VolcanoQueueReconciler::Run() {
 }
 
 Status VolcanoQueueReconciler::Apply(const std::string& resource, const Json& desired) {
-  const std::string ns = MetaString(desired, "namespace");
-  const std::string name = MetaString(desired, "name");
+  const std::string ns = control::MetaString(desired, "namespace");
+  const std::string name = control::MetaString(desired, "name");
   Result<Json> current = store_.Get(resource, ns, name);
   if (!current.ok()) {
     if (current.status().code() != StatusCode::kNotFound) return current.status();
@@ -171,19 +176,19 @@ Status VolcanoQueueReconciler::Apply(const std::string& resource, const Json& de
 }
 
 Status VolcanoQueueReconciler::ReconcileAll() {
-  KUOTA_ASSIGN_OR_RETURN(std::vector<Json> queues, ListAll(store_, kVolcanoQueues));
+  KUOTA_ASSIGN_OR_RETURN(std::vector<Json> queues, ListAll(store_, control::kVolcanoQueues));
   KUOTA_ASSIGN_OR_RETURN(std::vector<Json> namespaces, ListAll(store_, kNamespaces));
   std::map<std::string, const Json*> by_name;
   size_t not_reclaimable = 0;
   for (const Json& q : queues) {
-    by_name[MetaString(q, "name")] = &q;
-    if (!VolcanoQueueReclaimable(q)) ++not_reclaimable;
+    by_name[control::MetaString(q, "name")] = &q;
+    if (!control::VolcanoQueueReclaimable(q)) ++not_reclaimable;
   }
   if (!queues.empty()) {
-    Result<Json> rf = store_.Get(kResourceFlavors, "", kVolcanoFlavor);
+    Result<Json> rf = store_.Get(kResourceFlavors, "", control::kVolcanoFlavor);
     if (!rf.ok()) {
       if (rf.status().code() != StatusCode::kNotFound) return rf.status();
-      Result<Json> created = store_.Create(kResourceFlavors, VolcanoResourceFlavor());
+      Result<Json> created = store_.Create(kResourceFlavors, control::VolcanoResourceFlavor());
       if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
         return created.status();
       }
@@ -191,22 +196,24 @@ Status VolcanoQueueReconciler::ReconcileAll() {
   }
   for (const Json& q : queues) {
     if (Terminating(q)) continue;
-    const std::string name = MetaString(q, "name");
+    const std::string name = control::MetaString(q, "name");
     // Every other queue is reclaimable: this one's ClusterQueue may reclaim.
     const bool others_reclaimable =
-        not_reclaimable == 0 || (not_reclaimable == 1 && !VolcanoQueueReclaimable(q));
-    VolcanoQueueMapping m = MapVolcanoQueue(q, options_.machine, others_reclaimable);
+        not_reclaimable == 0 || (not_reclaimable == 1 && !control::VolcanoQueueReclaimable(q));
+    control::VolcanoQueueMapping m =
+        control::MapVolcanoQueue(q, options_.machine, others_reclaimable);
     KUOTA_RETURN_IF_ERROR(Apply(kClusterQueues, m.cluster_queue));
     for (const Json& ns : namespaces) {
       if (Terminating(ns)) continue;
-      KUOTA_RETURN_IF_ERROR(Apply(kLocalQueues, VolcanoLocalQueue(name, MetaString(ns, "name"))));
+      KUOTA_RETURN_IF_ERROR(
+          Apply(kLocalQueues, control::VolcanoLocalQueue(name, control::MetaString(ns, "name"))));
     }
     if (server::StringField(q, {"status", "state"}) != m.state) {
       Json with_state = q;
       with_state["status"]["state"] = m.state;
       store::UpdateOptions uo;
       uo.status_only = true;
-      Result<Json> written = store_.Update(kVolcanoQueues, std::move(with_state), uo);
+      Result<Json> written = store_.Update(control::kVolcanoQueues, std::move(with_state), uo);
       if (!written.ok() && written.status().code() != StatusCode::kConflict &&
           written.status().code() != StatusCode::kNotFound) {
         return written.status();
@@ -215,13 +222,14 @@ Status VolcanoQueueReconciler::ReconcileAll() {
   }
   // What a deleted Queue left behind.
   for (const char* resource : {kLocalQueues, kClusterQueues}) {
-    KUOTA_ASSIGN_OR_RETURN(std::vector<Json> owned, ListAll(store_, resource, kVolcanoQueueLabel));
+    KUOTA_ASSIGN_OR_RETURN(std::vector<Json> owned,
+                           ListAll(store_, resource, control::kVolcanoQueueLabel));
     for (const Json& o : owned) {
       auto it = by_name.find(Label(o));
       if (it != by_name.end() && !Terminating(*it->second)) continue;
       if (Terminating(o)) continue;
-      Result<Json> deleted =
-          store_.Delete(resource, MetaString(o, "namespace"), MetaString(o, "name"));
+      Result<Json> deleted = store_.Delete(resource, control::MetaString(o, "namespace"),
+                                           control::MetaString(o, "name"));
       if (!deleted.ok() && deleted.status().code() != StatusCode::kNotFound) {
         return deleted.status();
       }

@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "base/status.h"
-#include "standalone/pod_resources.h"
+#include "control/pod_resources.h"
 #include "store/object_store.h"
 
 namespace kuota::standalone {
@@ -26,7 +26,7 @@ namespace kuota::standalone {
 struct VolcanoQueueReconcilerOptions {
   // The nominal quota of a resource a Queue does not name: this machine's
   // capacity (MachineAmounts), as kuotad's runtime reports it.
-  ResourceAmounts machine;
+  control::ResourceAmounts machine;
   // Create the Queue "default" (weight 1, reclaimable) at start when absent.
   bool create_default_queue = true;
   // How long the loop waits for events between checks of Stop().

@@ -1,0 +1,165 @@
+#include "control/admission_hook.h"
+
+#include <cstdlib>
+
+#include "api/codec/decode.h"
+#include "control/volcano_queue.h"
+#include "jobctl/pod_spec_schema.h"
+#include "jobs/pod_kind.h"
+#include "jobs/registry.h"
+
+namespace kuota::control {
+namespace {
+
+// The codec prefixes errors with "document 1 (Kind "name", line 1): "; an API
+// error names the object itself, so keep only the field path part.
+std::string StripDocumentPrefix(const std::string& m) {
+  if (m.rfind("document ", 0) != 0) return m;
+  size_t close = m.find("): ");
+  return close == std::string::npos ? m : m.substr(close + 3);
+}
+
+void SetDefault(server::Json& obj, const char* key, server::Json value) {
+  if (!obj.contains(key) || obj[key].is_null()) obj[key] = std::move(value);
+}
+
+// Readers of a stored job want the uid and name the store has not assigned
+// yet at admission: fill them in on a copy being checked.
+Status AssignPlaceholderIdentity(server::Json& job) {
+  server::Json& meta = job["metadata"];
+  if (!meta.is_object()) return Status::Invalid("metadata: must be an object");
+  if (!meta.contains("uid") || !meta["uid"].is_string()) meta["uid"] = "to-be-assigned";
+  if (!meta.contains("name") || !meta["name"].is_string() || meta["name"] == "") {
+    meta["name"] = "to-be-assigned";
+  }
+  return Status::Ok();
+}
+
+// A queued job must make a Workload the controller can read: Kueue's pod set
+// rules apply to its templates (unknown fields, as kubectl's strict field
+// validation refuses them, bad quantities). Errors name the job's own fields.
+Status ValidateWorkloadOf(const jobs::JobKind& kind, const server::Json& job) {
+  server::Json probe = job;
+  KUOTA_RETURN_IF_ERROR(AssignPlaceholderIdentity(probe));
+  Result<server::Json> wl = kind.BuildWorkload(probe);
+  if (!wl.ok()) return wl.status();
+  codec::DecodeOptions opts;
+  opts.validate_names = false;
+  auto decoded = codec::DecodeJsonObject(*wl, opts);
+  if (decoded.ok()) return Status::Ok();
+  std::string m = StripDocumentPrefix(decoded.status().message());
+  // spec.podSets[i].template... is the job's own template field.
+  const std::string prefix = "spec.podSets[";
+  if (m.rfind(prefix, 0) == 0) {
+    size_t close = m.find("].template", prefix.size());
+    if (close != std::string::npos) {
+      size_t index = std::strtoul(m.c_str() + prefix.size(), nullptr, 10);
+      m = kind.PodSetTemplateField(probe, index) + m.substr(close + 10);
+    }
+  }
+  return Status(decoded.status().code(), m);
+}
+
+// A core/v1 Pod as the pod runner and the Job controller will read it.
+Status ValidatePod(const server::Json& pod) {
+  auto spec = pod.find("spec");
+  if (spec == pod.end() || spec->is_null()) return Status::Invalid("spec: Required value");
+  KUOTA_RETURN_IF_ERROR(jobctl::ValidatePodSpecSchema(*spec, "spec"));
+  auto containers = spec->find("containers");
+  if (containers == spec->end() || !containers->is_array() || containers->empty()) {
+    return Status::Invalid("spec.containers: Required value");
+  }
+  if (auto st = pod.find("status"); st != pod.end() && !st->is_null()) {
+    KUOTA_RETURN_IF_ERROR(jobctl::ValidatePodStatusSchema(*st, "status"));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void ApplyKueueDefaults(const std::string& kind, server::Json& object) {
+  if (!object.contains("spec") || !object["spec"].is_object()) {
+    if (kind == "ClusterQueue" || kind == "LocalQueue" || kind == "Workload") {
+      object["spec"] = server::Json::object();
+    } else {
+      return;
+    }
+  }
+  server::Json& spec = object["spec"];
+  if (kind == "ClusterQueue") {
+    SetDefault(spec, "queueingStrategy", "BestEffortFIFO");
+    SetDefault(spec, "stopPolicy", "None");
+    SetDefault(spec, "preemption", server::Json::object());
+    SetDefault(spec["preemption"], "withinClusterQueue", "Never");
+    SetDefault(spec["preemption"], "reclaimWithinCohort", "Never");
+    SetDefault(spec["preemption"], "borrowWithinCohort", {{"policy", "Never"}});
+    SetDefault(spec, "flavorFungibility", server::Json::object());
+    SetDefault(spec["flavorFungibility"], "whenCanBorrow", "MayStopSearch");
+    SetDefault(spec["flavorFungibility"], "whenCanPreempt", "TryNextFlavor");
+  } else if (kind == "LocalQueue") {
+    SetDefault(spec, "stopPolicy", "None");
+  } else if (kind == "Workload") {
+    SetDefault(spec, "active", true);
+    if (spec.contains("podSets") && spec["podSets"].is_array()) {
+      for (auto& ps : spec["podSets"]) {
+        if (ps.is_object()) SetDefault(ps, "count", 1);
+      }
+    }
+  }
+}
+
+Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation op,
+                                 const server::Json* /*old_object*/, server::Json* object) {
+  const bool volcano_queue = resource.group == kVolcanoSchedulingGroup;
+  if (op == Operation::kDelete) {
+    return volcano_queue ? ValidateVolcanoQueueDeletion(*object) : Status::Ok();
+  }
+  // Every stored object must be readable by every reader: metadata first.
+  if (auto m = object->find("metadata"); m != object->end()) {
+    KUOTA_RETURN_IF_ERROR(jobctl::ValidateObjectMetaSchema(*m, "metadata"));
+  }
+  if (volcano_queue) {  // Volcano's Queue webhooks
+    if (op == Operation::kCreate) DefaultVolcanoQueue(*object);
+    return ValidateVolcanoQueue(*object);
+  }
+  if (resource.group.empty() && resource.kind == "Pod") {
+    KUOTA_RETURN_IF_ERROR(ValidatePod(*object));
+    // Kueue's pod webhook: a queued pod is created gated and labelled managed.
+    if (op != Operation::kCreate || !management_.ManagesPod(*object)) return Status::Ok();
+    KUOTA_RETURN_IF_ERROR(jobs::ValidateManagedPod(*object));
+    jobs::DefaultManagedPodOnCreate(*object);
+    return Status::Ok();
+  }
+  if (const jobs::JobKind* kind = jobs::FindJobKind(resource.StoreKey())) {
+    // The operator's webhook and schema (which want the uid and name the
+    // store has not assigned yet), then Kueue's: a managed job starts
+    // suspended and must make a Workload.
+    if (op == Operation::kCreate) kind->Default(*object);
+    server::Json probe = *object;
+    KUOTA_RETURN_IF_ERROR(AssignPlaceholderIdentity(probe));
+    KUOTA_RETURN_IF_ERROR(kind->Validate(probe));
+    if (!management_.Manages(*kind, *object)) return Status::Ok();
+    if (op == Operation::kCreate) kind->DefaultOnCreate(*object);
+    return ValidateWorkloadOf(*kind, *object);
+  }
+  const bool kueue = resource.group == "kueue.x-k8s.io" ||
+                     (resource.group == "scheduling.k8s.io" && resource.kind == "PriorityClass") ||
+                     (resource.group.empty() && resource.kind == "Namespace");
+  if (!kueue) return Status::Ok();
+  ApplyKueueDefaults(resource.kind, *object);
+  codec::DecodeOptions opts;
+  opts.max_bytes = 3u << 20;
+  auto decoded = codec::DecodeJsonObject(*object, opts);
+  if (!decoded.ok()) {
+    return Status(decoded.status().code(), StripDocumentPrefix(decoded.status().message()));
+  }
+  return Status::Ok();
+}
+
+std::vector<std::string> KuotaAdmissionHook::Warnings(const server::ResourceInfo& resource,
+                                                      const server::Json& object) {
+  if (resource.group != kVolcanoSchedulingGroup) return {};
+  return VolcanoQueueWarnings(object);
+}
+
+}  // namespace kuota::control

@@ -1,0 +1,55 @@
+#include "control/job_management.h"
+
+#include "jobs/pod_kind.h"
+#include "jobs/registry.h"
+
+namespace kuota::control {
+
+JobManagement::JobManagement() {
+  for (const auto& k : jobs::JobKinds()) frameworks_.insert(k->Framework());
+}
+
+Result<JobManagement> JobManagement::FromConfig(const api::Configuration& config) {
+  JobManagement m;
+  m.without_queue_name_ = config.manage_jobs_without_queue_name;
+  if (!config.integrations.frameworks) return m;
+  m.frameworks_.clear();
+  const auto& list = *config.integrations.frameworks;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (jobs::FindFramework(list[i]) == nullptr && list[i] != jobs::kPodFramework) {
+      std::string known;
+      for (const auto& k : jobs::JobKinds()) {
+        known += (known.empty() ? "\"" : ", \"") + k->Framework() + "\"";
+      }
+      known += std::string(", \"") + jobs::kPodFramework + "\"";
+      return Status::Invalid("integrations.frameworks[" + std::to_string(i) +
+                             "]: Unsupported value: \"" + list[i] +
+                             "\": supported values: " + known);
+    }
+    m.frameworks_.insert(list[i]);
+  }
+  return m;
+}
+
+JobManagement JobManagement::None() {
+  JobManagement m;
+  m.frameworks_.clear();
+  return m;
+}
+
+bool JobManagement::Enabled(const jobs::JobKind& kind) const {
+  return frameworks_.count(kind.Framework()) > 0;
+}
+
+bool JobManagement::Manages(const jobs::JobKind& kind, const nlohmann::json& job) const {
+  if (!Enabled(kind)) return false;
+  return without_queue_name_ || !kind.LocalQueueName(job).empty();
+}
+
+bool JobManagement::PodsEnabled() const { return frameworks_.count(jobs::kPodFramework) > 0; }
+
+bool JobManagement::ManagesPod(const nlohmann::json& pod) const {
+  return PodsEnabled() && jobs::IsPodIntegrationCandidate(pod);
+}
+
+}  // namespace kuota::control

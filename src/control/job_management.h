@@ -1,0 +1,47 @@
+// JobManagement: which jobs Kueue's rules apply to in kuotad, from the
+// Configuration's integrations.frameworks and manageJobsWithoutQueueName. A
+// job of a kind not enabled is left alone by queueing (not suspended, no
+// Workload); the local runtime still runs it, as the kind's operator would.
+// Immutable after construction; thread-safe.
+#pragma once
+
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "api/configuration.h"
+#include "base/result.h"
+#include "jobs/job_kind.h"
+
+namespace kuota::control {
+
+class JobManagement {
+ public:
+  // Every job kind Kuota knows (not "pod", as in Kueue), jobs that name a
+  // queue.
+  JobManagement();
+  // Invalid, naming integrations.frameworks[i], for a framework Kuota does
+  // not know.
+  static Result<JobManagement> FromConfig(const api::Configuration& config);
+  // No framework at all: nothing is managed (kuotad --serve-only, an API
+  // server without Kueue's webhooks).
+  static JobManagement None();
+
+  bool Enabled(const jobs::JobKind& kind) const;
+  // Whether Kueue's rules apply to `job` (of `kind`).
+  bool Manages(const jobs::JobKind& kind, const nlohmann::json& job) const;
+  // Whether the plain-Pod integration ("pod") is enabled.
+  bool PodsEnabled() const;
+  // Whether Kueue's pod webhook applies to `pod`: the integration is enabled,
+  // the pod names a queue (a label; manageJobsWithoutQueueName does not
+  // reach plain pods in kuotad) and no controller owns it.
+  bool ManagesPod(const nlohmann::json& pod) const;
+  const std::set<std::string>& frameworks() const { return frameworks_; }
+
+ private:
+  std::set<std::string> frameworks_;
+  bool without_queue_name_ = false;
+};
+
+}  // namespace kuota::control

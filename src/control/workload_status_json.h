@@ -1,0 +1,15 @@
+// Encoding of a Workload's status (admission, conditions, admission checks,
+// requeue state) as the JSON Kueue writes, for the controller.
+// Stateless functions; thread-safe.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "api/workload.h"
+
+namespace kuota::control {
+
+nlohmann::json WorkloadStatusToJson(const api::WorkloadStatus& status);
+nlohmann::json ConditionToJson(const api::Condition& c);
+
+}  // namespace kuota::control

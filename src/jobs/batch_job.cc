@@ -18,18 +18,9 @@ int64_t IntOr(const Json& obj, const char* key, int64_t fallback) {
 }  // namespace
 
 const KindInfo& BatchJob::Info() const {
-  static const KindInfo kInfo = [] {
-    KindInfo i;
-    i.framework = "batch/job";
-    i.group = "batch";
-    i.version = "v1";
-    i.kind = "Job";
-    i.plural = "jobs";
-    i.singular = "job";
-    i.categories = {"all"};
-    i.workload_prefix = "Job";  // hashed as earlier versions did; printed "job-"
-    return i;
-  }();
+  // Workloads keep the prefix "Job" in their name hash, as earlier versions did
+  // (the name prints "job-").
+  static const KindInfo kInfo = CrdKindInfo("batch", "v1", "Job", "Job", {.categories = {"all"}});
   return kInfo;
 }
 
@@ -65,9 +56,7 @@ bool BatchJob::PodsReady(const Json& job) const {
   return IntOr(st, "ready", 0) + IntOr(st, "succeeded", 0) >= std::max<int64_t>(want, 1);
 }
 
-void BatchJob::DefaultOnCreate(Json& job) const {
-  job["spec"]["suspend"] = true;
-}
+void BatchJob::DefaultOnCreate(Json& job) const { job["spec"]["suspend"] = true; }
 
 Result<Json> BatchJob::BuildWorkload(const Json& job) const {
   if (!job.contains("metadata") || !job["metadata"].is_object()) {
@@ -130,13 +119,12 @@ Result<Json> BatchJob::BuildWorkload(const Json& job) const {
        {{"name", WorkloadNameFor("Job", name, uid)},
         {"namespace", ns},
         {"labels", {{"kueue.x-k8s.io/job-uid", uid}}},
-        {"ownerReferences",
-         Json::array({{{"apiVersion", "batch/v1"},
-                       {"kind", "Job"},
-                       {"name", name},
-                       {"uid", uid},
-                       {"controller", true},
-                       {"blockOwnerDeletion", true}}})}}},
+        {"ownerReferences", Json::array({{{"apiVersion", "batch/v1"},
+                                          {"kind", "Job"},
+                                          {"name", name},
+                                          {"uid", uid},
+                                          {"controller", true},
+                                          {"blockOwnerDeletion", true}}})}}},
       {"spec", {{"queueName", QueueName(job)}, {"podSets", Json::array({pod_set})}}},
   };
   const Json labels = meta.value("labels", Json::object());
@@ -188,9 +176,8 @@ Json BatchJob::Stop(const Json& job) const {
   spec["suspend"] = true;
   Json& meta = out["metadata"];
   if (meta.contains("annotations") && meta["annotations"].contains(kOriginalPlacementAnnotation)) {
-    Json saved =
-        Json::parse(meta["annotations"][kOriginalPlacementAnnotation].get<std::string>(), nullptr,
-                    false);
+    Json saved = Json::parse(meta["annotations"][kOriginalPlacementAnnotation].get<std::string>(),
+                             nullptr, false);
     Json& pod = spec["template"]["spec"];
     if (saved.is_object()) {
       if (saved.contains("nodeSelector")) {

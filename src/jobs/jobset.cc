@@ -178,47 +178,38 @@ int64_t JobSetKind::PodsPerJob(const Json& rjob) {
 }
 
 const KindInfo& JobSetKind::Info() const {
-  static const KindInfo kInfo = [] {
-    KindInfo i;
-    i.framework = "jobset.x-k8s.io/jobset";
-    i.group = "jobset.x-k8s.io";
-    i.version = "v1alpha2";
-    i.kind = "JobSet";
-    i.plural = "jobsets";
-    i.singular = "jobset";
-    i.workload_prefix = "jobset";
-    i.columns = {
-        {"TerminalState", "string", "Final state of JobSet", 0,
-         [](const Json& job) -> Json {
-           std::string s = StrAt(ObjAt(job, "status"), "terminalState");
-           return s.empty() ? Json() : Json(s);
-         }},
-        {"Restarts", "string", "Number of restarts", 0,
-         [](const Json& job) -> Json {
-           const Json& st = ObjAt(job, "status");
-           return st.contains("restarts") ? st["restarts"] : Json();
-         }},
-        {"Completed", "string", "", 0,
-         [](const Json& job) -> Json {
-           for (const Json& c : ArrAt(ObjAt(job, "status"), "conditions")) {
-             if (StrAt(c, "type") == "Completed") return StrAt(c, "status");
-           }
-           return nullptr;
-         }},
-        {"Suspended", "string", "JobSet suspended", 0,
-         [](const Json& job) -> Json {
-           auto s = SpecOf(job).find("suspend");
-           if (s == SpecOf(job).end() || !s->is_boolean()) return nullptr;
-           return s->get<bool>() ? "true" : "false";
-         }},
-        {"Age", "date", "Time this JobSet was created", 0,
-         [](const Json& job) -> Json {
-           const Json& m = ObjAt(job, "metadata");
-           return m.contains("creationTimestamp") ? m["creationTimestamp"] : Json();
-         }},
-    };
-    return i;
-  }();
+  static const KindInfo kInfo =
+      CrdKindInfo("jobset.x-k8s.io", "v1alpha2", "JobSet", "jobset",
+                  {.columns = {
+                       {"TerminalState", "string", "Final state of JobSet", 0,
+                        [](const Json& job) -> Json {
+                          std::string s = StrAt(ObjAt(job, "status"), "terminalState");
+                          return s.empty() ? Json() : Json(s);
+                        }},
+                       {"Restarts", "string", "Number of restarts", 0,
+                        [](const Json& job) -> Json {
+                          const Json& st = ObjAt(job, "status");
+                          return st.contains("restarts") ? st["restarts"] : Json();
+                        }},
+                       {"Completed", "string", "", 0,
+                        [](const Json& job) -> Json {
+                          for (const Json& c : ArrAt(ObjAt(job, "status"), "conditions")) {
+                            if (StrAt(c, "type") == "Completed") return StrAt(c, "status");
+                          }
+                          return nullptr;
+                        }},
+                       {"Suspended", "string", "JobSet suspended", 0,
+                        [](const Json& job) -> Json {
+                          auto s = SpecOf(job).find("suspend");
+                          if (s == SpecOf(job).end() || !s->is_boolean()) return nullptr;
+                          return s->get<bool>() ? "true" : "false";
+                        }},
+                       {"Age", "date", "Time this JobSet was created", 0,
+                        [](const Json& job) -> Json {
+                          const Json& m = ObjAt(job, "metadata");
+                          return m.contains("creationTimestamp") ? m["creationTimestamp"] : Json();
+                        }},
+                   }});
   return kInfo;
 }
 

@@ -39,4 +39,17 @@ struct KindInfo {
   std::vector<PrinterColumn> columns;
 };
 
+// What a kind's CRD declares besides its group, version and kind.
+struct KindExtras {
+  std::vector<std::string> short_names;
+  std::vector<std::string> categories;
+  std::vector<PrinterColumn> columns;
+};
+
+// The KindInfo of `kind` served at group/version as its CRD names it: the
+// singular is the lower-cased kind, the plural the singular + "s", and
+// Kueue's framework name "<group>/<singular>" ("kubeflow.org/pytorchjob").
+KindInfo CrdKindInfo(const std::string& group, const std::string& version, const std::string& kind,
+                     const std::string& workload_prefix, KindExtras extras = {});
+
 }  // namespace kuota::jobs

@@ -31,20 +31,10 @@ bool RunLauncherAsWorker(const Json& job) {
 }  // namespace
 
 const KindInfo& MPIJobKind::Info() const {
-  static const KindInfo kInfo = [] {
-    KindInfo i;
-    i.framework = "kubeflow.org/mpijob";
-    i.group = "kubeflow.org";
-    i.version = "v2beta1";
-    i.kind = "MPIJob";
-    i.plural = "mpijobs";
-    i.singular = "mpijob";
-    i.short_names = {"mpij"};
-    i.workload_prefix = "mpijob";
-    // v2beta1's CRD declares no printer columns: kubectl prints NAME and AGE.
-    i.columns = {KubeflowAgeColumn()};
-    return i;
-  }();
+  // v2beta1's CRD declares no printer columns: kubectl prints NAME and AGE.
+  static const KindInfo kInfo =
+      CrdKindInfo("kubeflow.org", "v2beta1", "MPIJob", "mpijob",
+                  {.short_names = {"mpij"}, .columns = {KubeflowAgeColumn()}});
   return kInfo;
 }
 

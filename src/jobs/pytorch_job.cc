@@ -66,18 +66,9 @@ Status CheckElasticPolicy(const Json& ep, const std::string& path) {
 }  // namespace
 
 const KindInfo& PyTorchJobKind::Info() const {
-  static const KindInfo kInfo = [] {
-    KindInfo i;
-    i.framework = "kubeflow.org/pytorchjob";
-    i.group = "kubeflow.org";
-    i.version = "v1";
-    i.kind = "PyTorchJob";
-    i.plural = "pytorchjobs";
-    i.singular = "pytorchjob";
-    i.workload_prefix = "pytorchjob";
-    i.columns = {KubeflowStateColumn(), KubeflowAgeColumn()};
-    return i;
-  }();
+  static const KindInfo kInfo =
+      CrdKindInfo("kubeflow.org", "v1", "PyTorchJob", "pytorchjob",
+                  {.columns = {KubeflowStateColumn(), KubeflowAgeColumn()}});
   return kInfo;
 }
 

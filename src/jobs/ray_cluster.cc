@@ -7,33 +7,24 @@
 
 namespace kuota::jobs {
 const KindInfo& RayClusterKind::Info() const {
-  static const KindInfo kInfo = [] {
-    KindInfo i;
-    i.framework = "ray.io/raycluster";
-    i.group = "ray.io";
-    i.version = "v1";
-    i.kind = "RayCluster";
-    i.plural = "rayclusters";
-    i.singular = "raycluster";
-    i.categories = {"all"};
-    i.workload_prefix = "RayCluster";
-    // The CRD's additionalPrinterColumns.
-    i.columns = {
-        ray::Column("desired workers", "integer", "/status/desiredWorkerReplicas", 0,
-                    "Workers the cluster asks for"),
-        ray::Column("available workers", "integer", "/status/availableWorkerReplicas", 0,
-                    "Workers running"),
-        ray::Column("cpus", "string", "/status/desiredCPU", 0, "Total desired CPUs"),
-        ray::Column("memory", "string", "/status/desiredMemory", 0, "Total desired memory"),
-        ray::Column("gpus", "string", "/status/desiredGPU", 0, "Total desired GPUs"),
-        ray::Column("tpus", "string", "/status/desiredTPU", 1, "Total desired TPUs"),
-        ray::Column("status", "string", "/status/state", 0, "The cluster's state"),
-        ray::Column("age", "date", "/metadata/creationTimestamp", 0, ""),
-        ray::Column("head pod IP", "string", "/status/head/podIP", 1, ""),
-        ray::Column("head service IP", "string", "/status/head/serviceIP", 1, ""),
-    };
-    return i;
-  }();
+  // The CRD's additionalPrinterColumns.
+  static const KindInfo kInfo = CrdKindInfo(
+      "ray.io", "v1", "RayCluster", "RayCluster",
+      {.categories = {"all"},
+       .columns = {
+           ray::Column("desired workers", "integer", "/status/desiredWorkerReplicas", 0,
+                       "Workers the cluster asks for"),
+           ray::Column("available workers", "integer", "/status/availableWorkerReplicas", 0,
+                       "Workers running"),
+           ray::Column("cpus", "string", "/status/desiredCPU", 0, "Total desired CPUs"),
+           ray::Column("memory", "string", "/status/desiredMemory", 0, "Total desired memory"),
+           ray::Column("gpus", "string", "/status/desiredGPU", 0, "Total desired GPUs"),
+           ray::Column("tpus", "string", "/status/desiredTPU", 1, "Total desired TPUs"),
+           ray::Column("status", "string", "/status/state", 0, "The cluster's state"),
+           ray::Column("age", "date", "/metadata/creationTimestamp", 0, ""),
+           ray::Column("head pod IP", "string", "/status/head/podIP", 1, ""),
+           ray::Column("head service IP", "string", "/status/head/serviceIP", 1, ""),
+       }});
   return kInfo;
 }
 

@@ -49,27 +49,18 @@ void SetOrErase(Json& obj, const char* key, const std::string& value) {
 }  // namespace
 
 const KindInfo& RayJobKind::Info() const {
-  static const KindInfo kInfo = [] {
-    KindInfo i;
-    i.framework = "ray.io/rayjob";
-    i.group = "ray.io";
-    i.version = "v1";
-    i.kind = "RayJob";
-    i.plural = "rayjobs";
-    i.singular = "rayjob";
-    i.categories = {"all"};
-    i.workload_prefix = "RayJob";
-    // The CRD's additionalPrinterColumns.
-    i.columns = {
-        ray::Column("job status", "string", "/status/jobStatus"),
-        ray::Column("deployment status", "string", "/status/jobDeploymentStatus"),
-        ray::Column("ray cluster name", "string", "/status/rayClusterName"),
-        ray::Column("start time", "string", "/status/startTime"),
-        ray::Column("end time", "string", "/status/endTime"),
-        ray::Column("age", "date", "/metadata/creationTimestamp"),
-    };
-    return i;
-  }();
+  // The CRD's additionalPrinterColumns.
+  static const KindInfo kInfo =
+      CrdKindInfo("ray.io", "v1", "RayJob", "RayJob",
+                  {.categories = {"all"},
+                   .columns = {
+                       ray::Column("job status", "string", "/status/jobStatus"),
+                       ray::Column("deployment status", "string", "/status/jobDeploymentStatus"),
+                       ray::Column("ray cluster name", "string", "/status/rayClusterName"),
+                       ray::Column("start time", "string", "/status/startTime"),
+                       ray::Column("end time", "string", "/status/endTime"),
+                       ray::Column("age", "date", "/metadata/creationTimestamp"),
+                   }});
   return kInfo;
 }
 

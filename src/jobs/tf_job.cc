@@ -14,18 +14,9 @@ constexpr int64_t kTFDefaultPort = 2222;
 }  // namespace
 
 const KindInfo& TFJobKind::Info() const {
-  static const KindInfo kInfo = [] {
-    KindInfo i;
-    i.framework = "kubeflow.org/tfjob";
-    i.group = "kubeflow.org";
-    i.version = "v1";
-    i.kind = "TFJob";
-    i.plural = "tfjobs";
-    i.singular = "tfjob";
-    i.workload_prefix = "tfjob";
-    i.columns = {KubeflowStateColumn(), KubeflowAgeColumn()};
-    return i;
-  }();
+  static const KindInfo kInfo =
+      CrdKindInfo("kubeflow.org", "v1", "TFJob", "tfjob",
+                  {.columns = {KubeflowStateColumn(), KubeflowAgeColumn()}});
   return kInfo;
 }
 

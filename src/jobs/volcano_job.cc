@@ -184,15 +184,6 @@ GroupAction ActionToGroup(const std::string& action) {
 
 const KindInfo& VolcanoJobKind::Info() const {
   static const KindInfo kInfo = [] {
-    KindInfo i;
-    i.framework = "batch.volcano.sh/job";
-    i.group = "batch.volcano.sh";
-    i.version = "v1alpha1";
-    i.kind = "Job";
-    i.plural = "jobs";
-    i.singular = "job";
-    i.short_names = {"vcjob", "vj"};
-    i.workload_prefix = "vcjob";
     auto status_field = [](const char* key) {
       return [key](const Json& job) -> Json {
         auto st = job.find("status");
@@ -200,29 +191,31 @@ const KindInfo& VolcanoJobKind::Info() const {
         return (*st)[key];
       };
     };
-    i.columns = {
-        {"STATUS", "string", "", 0,
-         [](const Json& job) -> Json {
-           std::string p = JobPhase(job);
-           return p.empty() ? Json() : Json(p);
-         }},
-        {"minAvailable", "integer", "", 0, status_field("minAvailable")},
-        {"RUNNINGS", "integer", "", 0, status_field("running")},
-        {"AGE", "date", "", 0,
-         [](const Json& job) -> Json {
-           auto m = job.find("metadata");
-           if (m == job.end() || !m->is_object() || !m->contains("creationTimestamp")) {
-             return nullptr;
-           }
-           return (*m)["creationTimestamp"];
-         }},
-        {"QUEUE", "string", "", 1,
-         [](const Json& job) -> Json {
-           std::string q = StrAt(SpecOf(job), "queue");
-           return q.empty() ? Json() : Json(q);
-         }},
-    };
-    return i;
+    return CrdKindInfo(
+        "batch.volcano.sh", "v1alpha1", "Job", "vcjob",
+        {.short_names = {"vcjob", "vj"},
+         .columns = {
+             {"STATUS", "string", "", 0,
+              [](const Json& job) -> Json {
+                std::string p = JobPhase(job);
+                return p.empty() ? Json() : Json(p);
+              }},
+             {"minAvailable", "integer", "", 0, status_field("minAvailable")},
+             {"RUNNINGS", "integer", "", 0, status_field("running")},
+             {"AGE", "date", "", 0,
+              [](const Json& job) -> Json {
+                auto m = job.find("metadata");
+                if (m == job.end() || !m->is_object() || !m->contains("creationTimestamp")) {
+                  return nullptr;
+                }
+                return (*m)["creationTimestamp"];
+              }},
+             {"QUEUE", "string", "", 1,
+              [](const Json& job) -> Json {
+                std::string q = StrAt(SpecOf(job), "queue");
+                return q.empty() ? Json() : Json(q);
+              }},
+         }});
   }();
   return kInfo;
 }

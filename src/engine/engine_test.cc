@@ -15,6 +15,7 @@ namespace kuota::engine {
 namespace {
 
 using testing::At;
+using testing::CpuQueue;
 using testing::EngineHarness;
 using testing::MakeAdmissionCheck;
 using testing::MakeClusterQueue;
@@ -26,12 +27,6 @@ using testing::MakeResourceFlavor;
 using testing::MakeWorkload;
 using testing::MakeWorkloadPriorityClass;
 using Keys = std::vector<std::string>;
-
-MakeClusterQueue CpuQueue(const std::string& name, const std::string& nominal = "4") {
-  MakeClusterQueue cq(name);
-  cq.ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", nominal)});
-  return cq;
-}
 
 MakeWorkload Wl(const std::string& name, const std::string& ns = "ns",
                 const std::string& queue = "lq", const std::string& cpu = "1") {
@@ -45,7 +40,7 @@ MakeWorkload Wl(const std::string& name, const std::string& ns = "ns",
 
 TEST(RoutingTest, MissingLocalQueue) {
   EngineHarness h;
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq"), Wl("wl", "ns", "nope")));
+  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq", "4"), Wl("wl", "ns", "nope")));
   h.Cycle();
   EXPECT_FALSE(h.HoldsQuota("ns/wl"));
   EXPECT_EQ(h.engine().PendingMessage("ns/wl"), "LocalQueue nope doesn't exist");
@@ -57,7 +52,7 @@ TEST(RoutingTest, MissingLocalQueue) {
 
 TEST(RoutingTest, LocalQueueInAnotherNamespaceDoesNotCount) {
   EngineHarness h;
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq"),
+  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq", "4"),
                       MakeLocalQueue("lq", "other").ClusterQueue("cq"), Wl("wl")));
   h.Cycle();
   EXPECT_EQ(h.engine().PendingMessage("ns/wl"), "LocalQueue lq doesn't exist");
@@ -70,14 +65,14 @@ TEST(RoutingTest, MissingClusterQueue) {
   h.Cycle();
   EXPECT_FALSE(h.HoldsQuota("ns/wl"));
   EXPECT_EQ(h.engine().PendingMessage("ns/wl"), "ClusterQueue gone doesn't exist");
-  ASSERT_TRUE(h.Apply(CpuQueue("gone")));
+  ASSERT_TRUE(h.Apply(CpuQueue("gone", "4")));
   h.Cycle();
   EXPECT_TRUE(h.HoldsQuota("ns/wl"));
 }
 
 TEST(RoutingTest, NoQueueName) {
   EngineHarness h;
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq"), Wl("wl", "ns", "")));
+  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq", "4"), Wl("wl", "ns", "")));
   h.Cycle();
   EXPECT_FALSE(h.HoldsQuota("ns/wl"));
   EXPECT_FALSE(h.engine().PendingMessage("ns/wl").empty());
@@ -101,7 +96,7 @@ TEST_P(NamespaceSelectorTest, Admission) {
   MakeNamespace ns("ns");
   for (const auto& [k, v] : c.ns_labels) ns.Label(k, v);
   ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), ns,
-                      CpuQueue("cq").NamespaceSelector(c.selector),
+                      CpuQueue("cq", "4").NamespaceSelector(c.selector),
                       MakeLocalQueue("lq", "ns").ClusterQueue("cq"), Wl("wl")));
   auto r = h.Cycle();
   EXPECT_EQ(h.HoldsQuota("ns/wl"), c.want_admitted);
@@ -141,11 +136,12 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(NamespaceSelectorTest, MismatchIsInadmissibleEvenInStrictFifo) {
   // The mismatching head is set aside; the next workload is offered.
   EngineHarness h;
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), MakeNamespace("good").Label("team", "a"),
-                      CpuQueue("cq").StrictFIFO().NamespaceSelector(MatchLabels({{"team", "a"}})),
-                      MakeLocalQueue("lq", "bad").ClusterQueue("cq"),
-                      MakeLocalQueue("lq", "good").ClusterQueue("cq"),
-                      Wl("first", "bad").Created(At(1)), Wl("second", "good").Created(At(2))));
+  ASSERT_TRUE(
+      h.Apply(MakeResourceFlavor("default"), MakeNamespace("good").Label("team", "a"),
+              CpuQueue("cq", "4").StrictFIFO().NamespaceSelector(MatchLabels({{"team", "a"}})),
+              MakeLocalQueue("lq", "bad").ClusterQueue("cq"),
+              MakeLocalQueue("lq", "good").ClusterQueue("cq"), Wl("first", "bad").Created(At(1)),
+              Wl("second", "good").Created(At(2))));
   h.Cycles(2);
   EXPECT_FALSE(h.HoldsQuota("bad/first"));
   EXPECT_TRUE(h.HoldsQuota("good/second"));
@@ -156,7 +152,8 @@ TEST(NamespaceSelectorTest, MismatchIsInadmissibleEvenInStrictFifo) {
 
 TEST(InactiveClusterQueueTest, MissingFlavor) {
   EngineHarness h;
-  ASSERT_TRUE(h.Apply(CpuQueue("cq"), MakeLocalQueue("lq", "ns").ClusterQueue("cq"), Wl("wl")));
+  ASSERT_TRUE(
+      h.Apply(CpuQueue("cq", "4"), MakeLocalQueue("lq", "ns").ClusterQueue("cq"), Wl("wl")));
   ClusterQueueNode* cq = h.CQ("cq");
   ASSERT_NE(cq, nullptr);
   EXPECT_FALSE(cq->active());
@@ -175,7 +172,7 @@ TEST(InactiveClusterQueueTest, MissingFlavor) {
 
 TEST(InactiveClusterQueueTest, MissingAdmissionCheck) {
   EngineHarness h;
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq").AdmissionChecks({"prov"}),
+  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq", "4").AdmissionChecks({"prov"}),
                       MakeLocalQueue("lq", "ns").ClusterQueue("cq"), Wl("wl")));
   EXPECT_FALSE(h.CQ("cq")->active());
   EXPECT_EQ(h.CQ("cq")->inactive_reason(), "AdmissionCheckNotFound");
@@ -186,7 +183,7 @@ TEST(InactiveClusterQueueTest, MissingAdmissionCheck) {
 TEST(InactiveClusterQueueTest, StopPolicyHoldKeepsAdmittedAndAdmitsNothing) {
   EngineHarness h;
   ASSERT_TRUE(h.Apply(
-      MakeResourceFlavor("default"), CpuQueue("cq").StopPolicy(api::StopPolicy::kHold),
+      MakeResourceFlavor("default"), CpuQueue("cq", "4").StopPolicy(api::StopPolicy::kHold),
       MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
       Wl("running").ReserveQuota("cq", {{"cpu", "default"}}).Admitted(), Wl("wl").Created(At(5))));
   EXPECT_FALSE(h.CQ("cq")->active());
@@ -195,7 +192,7 @@ TEST(InactiveClusterQueueTest, StopPolicyHoldKeepsAdmittedAndAdmitsNothing) {
   EXPECT_TRUE(h.HoldsQuota("ns/running"));
   EXPECT_FALSE(h.HoldsQuota("ns/wl"));
   // Lifting the stop lets the pending workload in.
-  ASSERT_TRUE(h.Apply(CpuQueue("cq")));
+  ASSERT_TRUE(h.Apply(CpuQueue("cq", "4")));
   h.Cycle();
   EXPECT_TRUE(h.HoldsQuota("ns/wl"));
 }
@@ -205,7 +202,7 @@ TEST(InactiveClusterQueueTest, StopPolicyHoldAndDrainEvictsAdmitted) {
   // (Evicted condition, reason ClusterQueueStopped).
   EngineHarness h;
   ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"),
-                      CpuQueue("cq").StopPolicy(api::StopPolicy::kHoldAndDrain),
+                      CpuQueue("cq", "4").StopPolicy(api::StopPolicy::kHoldAndDrain),
                       MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
                       Wl("running").ReserveQuota("cq", {{"cpu", "default"}}).Admitted()));
   h.Cycle();
@@ -219,14 +216,15 @@ TEST(InactiveClusterQueueTest, StopPolicyHoldCancelsReservations) {
   EngineHarness h;
   ASSERT_TRUE(h.Apply(
       MakeResourceFlavor("default"), MakeAdmissionCheck("prov"),
-      CpuQueue("cq").AdmissionChecks({"prov"}), MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
+      CpuQueue("cq", "4").AdmissionChecks({"prov"}), MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
       Wl("admitted")
           .ReserveQuota("cq", {{"cpu", "default"}})
           .Admitted()
           .AdmissionCheck("prov", "Ready"),
       Wl("reserving").ReserveQuota("cq", {{"cpu", "default"}}).AdmissionCheck("prov", "Pending")));
   ASSERT_EQ(h.Find("ns/reserving")->state, WorkloadState::kQuotaReserved);
-  ASSERT_TRUE(h.Apply(CpuQueue("cq").AdmissionChecks({"prov"}).StopPolicy(api::StopPolicy::kHold)));
+  ASSERT_TRUE(
+      h.Apply(CpuQueue("cq", "4").AdmissionChecks({"prov"}).StopPolicy(api::StopPolicy::kHold)));
   h.Cycle();
   EXPECT_TRUE(h.HoldsQuota("ns/admitted"));
   EXPECT_FALSE(h.HoldsQuota("ns/reserving"));
@@ -235,7 +233,7 @@ TEST(InactiveClusterQueueTest, StopPolicyHoldCancelsReservations) {
 TEST(InactiveClusterQueueTest, StoppedLocalQueue) {
   EngineHarness h;
   ASSERT_TRUE(h.Apply(
-      MakeResourceFlavor("default"), CpuQueue("cq"),
+      MakeResourceFlavor("default"), CpuQueue("cq", "4"),
       MakeLocalQueue("lq", "ns").ClusterQueue("cq").StopPolicy(api::StopPolicy::kHold), Wl("wl")));
   h.Cycle();
   EXPECT_FALSE(h.HoldsQuota("ns/wl"));
@@ -311,7 +309,7 @@ class AdmissionCheckTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(h_.Apply(MakeResourceFlavor("default"), MakeAdmissionCheck("prov"),
-                         CpuQueue("cq").AdmissionChecks({"prov"}),
+                         CpuQueue("cq", "4").AdmissionChecks({"prov"}),
                          MakeLocalQueue("lq", "ns").ClusterQueue("cq"), Wl("wl", "ns", "lq", "2")));
     auto r = h_.Cycle();
     ASSERT_EQ(r.admitted.size(), 1u);
@@ -367,7 +365,7 @@ TEST_F(AdmissionCheckTest, UnknownStateIsInvalid) {
 TEST(AdmissionCheckStateTest, ReadyBeforeReservationAdmitsAtOnce) {
   EngineHarness h;
   ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), MakeAdmissionCheck("prov"),
-                      CpuQueue("cq").AdmissionChecks({"prov"}),
+                      CpuQueue("cq", "4").AdmissionChecks({"prov"}),
                       MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
                       Wl("wl").AdmissionCheck("prov", "Ready")));
   auto r = h.Cycle();
@@ -381,7 +379,7 @@ TEST(AdmissionCheckStateTest, ReadyBeforeReservationAdmitsAtOnce) {
 
 TEST(EvictionTest, BackoffDelaysRequeue) {
   EngineHarness h;  // defaults: backoffBaseSeconds 60
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq"),
+  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq", "4"),
                       MakeLocalQueue("lq", "ns").ClusterQueue("cq"), Wl("wl")));
   h.Cycle();
   ASSERT_TRUE(h.HoldsQuota("ns/wl"));
@@ -416,7 +414,7 @@ TEST(EvictionTest, BackoffLimitDeactivates) {
   cfg.wait_for_pods_ready.enable = true;
   cfg.wait_for_pods_ready.requeuing_strategy.backoff_limit_count = 1;
   EngineHarness h(cfg);
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq"),
+  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq", "4"),
                       MakeLocalQueue("lq", "ns").ClusterQueue("cq"), Wl("wl")));
   h.Cycle();
   ASSERT_TRUE(h.engine().EvictWorkload("ns/wl", "PodsReadyTimeout", "not ready", true).ok());
@@ -429,7 +427,7 @@ TEST(EvictionTest, BackoffLimitDeactivates) {
 
 TEST(EvictionTest, WithoutBackoffRequeuesAtOnce) {
   EngineHarness h;
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq"),
+  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq", "4"),
                       MakeLocalQueue("lq", "ns").ClusterQueue("cq"), Wl("wl")));
   h.Cycle();
   ASSERT_TRUE(h.engine().EvictWorkload("ns/wl", "Manual", "evicted by test", false).ok());
@@ -489,9 +487,10 @@ TEST(EvictionTest, EvictingReleasesQuotaForOthers) {
 
 TEST(EngineStateTest, ReservedWorkloadCountsTowardsUsage) {
   EngineHarness h;
-  ASSERT_TRUE(h.Apply(
-      MakeResourceFlavor("default"), CpuQueue("cq"), MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
-      Wl("running", "ns", "lq", "3").ReserveQuota("cq", {{"cpu", "default"}}).Admitted()));
+  ASSERT_TRUE(
+      h.Apply(MakeResourceFlavor("default"), CpuQueue("cq", "4"),
+              MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
+              Wl("running", "ns", "lq", "3").ReserveQuota("cq", {{"cpu", "default"}}).Admitted()));
   EXPECT_EQ(h.CQ("cq")->usage(h.Fr("default", "cpu")), 3000);
   EXPECT_EQ(h.Find("ns/running")->state, WorkloadState::kAdmitted);
   // Replacing the ClusterQueue keeps the usage.
@@ -502,7 +501,7 @@ TEST(EngineStateTest, ReservedWorkloadCountsTowardsUsage) {
 
 TEST(EngineStateTest, InactiveWorkloadIsNotQueued) {
   EngineHarness h;
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq"),
+  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq", "4"),
                       MakeLocalQueue("lq", "ns").ClusterQueue("cq"), Wl("wl").Active(false)));
   EXPECT_EQ(h.Cycle().heads, 0);
   EXPECT_EQ(h.Find("ns/wl")->state, WorkloadState::kInactive);
@@ -510,7 +509,7 @@ TEST(EngineStateTest, InactiveWorkloadIsNotQueued) {
 
 TEST(EngineStateTest, FinishedWorkloadHoldsNothing) {
   EngineHarness h;
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq"),
+  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq", "4"),
                       MakeLocalQueue("lq", "ns").ClusterQueue("cq"), Wl("wl")));
   h.Cycle();
   ASSERT_TRUE(h.engine().FinishWorkload("ns/wl").ok());

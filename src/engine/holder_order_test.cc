@@ -15,6 +15,7 @@ namespace kuota::engine {
 namespace {
 
 using testing::At;
+using testing::CpuQueue;
 using testing::EngineHarness;
 using testing::MakeClusterQueue;
 using testing::MakeFlavorQuotas;
@@ -22,13 +23,6 @@ using testing::MakeLocalQueue;
 using testing::MakeResourceFlavor;
 using testing::MakeWorkload;
 using Keys = std::vector<std::string>;
-
-api::ClusterQueue Queue(const std::string& name, const std::string& cohort) {
-  return MakeClusterQueue(name)
-      .Cohort(cohort)
-      .ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "10")})
-      .Obj();
-}
 
 api::Workload Holding(const std::string& name, const std::string& cq, int32_t priority,
                       int64_t reserved_s, const std::string& uid) {
@@ -54,8 +48,9 @@ Keys KeysOf(const HolderOrder::View& v) {
 class HolderOrderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(h_.Apply(MakeResourceFlavor("default"), Queue("a", "team"), Queue("b", "team"),
-                         Queue("lone", ""), MakeLocalQueue("lq-a", "ns").ClusterQueue("a"),
+    ASSERT_TRUE(h_.Apply(MakeResourceFlavor("default"), CpuQueue("a", "10", "team"),
+                         CpuQueue("b", "10", "team"), CpuQueue("lone", "10", ""),
+                         MakeLocalQueue("lq-a", "ns").ClusterQueue("a"),
                          MakeLocalQueue("lq-b", "ns").ClusterQueue("b"),
                          MakeLocalQueue("lq-lone", "ns").ClusterQueue("lone")));
     ASSERT_TRUE(h_.Apply(Holding("high", "a", 5, 1, "u1"),     // highest priority: last

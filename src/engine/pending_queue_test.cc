@@ -37,7 +37,7 @@ class PendingQueueTest : public ::testing::Test {
   PendingQueue q_;
 };
 
-struct OrderCase {
+struct PendingOrderCase {
   std::string name;
   struct In {
     std::string name;
@@ -49,7 +49,7 @@ struct OrderCase {
 };
 
 class PendingQueueOrderTest : public PendingQueueTest,
-                              public ::testing::WithParamInterface<OrderCase> {};
+                              public ::testing::WithParamInterface<PendingOrderCase> {};
 
 TEST_P(PendingQueueOrderTest, PopsInKueueOrder) {
   for (const auto& in : GetParam().pushed) q_.Push(Wl(in.name, in.priority, in.created_s));
@@ -58,18 +58,18 @@ TEST_P(PendingQueueOrderTest, PopsInKueueOrder) {
 
 INSTANTIATE_TEST_SUITE_P(
     Table, PendingQueueOrderTest,
-    ::testing::Values(OrderCase{"FifoWithinPriority",
-                                {{"b", 0, 2}, {"a", 0, 1}, {"c", 0, 3}},
-                                {"ns/a", "ns/b", "ns/c"}},
-                      OrderCase{"HigherPriorityFirst",
-                                {{"old-low", 1, 1}, {"new-high", 5, 9}},
-                                {"ns/new-high", "ns/old-low"}},
-                      OrderCase{
-                          "PriorityThenTime",
-                          {{"l2", 0, 2}, {"h2", 3, 2}, {"l1", 0, 1}, {"h1", 3, 1}, {"neg", -5, 0}},
-                          {"ns/h1", "ns/h2", "ns/l1", "ns/l2", "ns/neg"}},
-                      OrderCase{"TieBrokenByName", {{"z", 0, 1}, {"m", 0, 1}}, {"ns/m", "ns/z"}}),
-    [](const ::testing::TestParamInfo<OrderCase>& info) { return info.param.name; });
+    ::testing::Values(
+        PendingOrderCase{"FifoWithinPriority",
+                         {{"b", 0, 2}, {"a", 0, 1}, {"c", 0, 3}},
+                         {"ns/a", "ns/b", "ns/c"}},
+        PendingOrderCase{"HigherPriorityFirst",
+                         {{"old-low", 1, 1}, {"new-high", 5, 9}},
+                         {"ns/new-high", "ns/old-low"}},
+        PendingOrderCase{"PriorityThenTime",
+                         {{"l2", 0, 2}, {"h2", 3, 2}, {"l1", 0, 1}, {"h1", 3, 1}, {"neg", -5, 0}},
+                         {"ns/h1", "ns/h2", "ns/l1", "ns/l2", "ns/neg"}},
+        PendingOrderCase{"TieBrokenByName", {{"z", 0, 1}, {"m", 0, 1}}, {"ns/m", "ns/z"}}),
+    [](const ::testing::TestParamInfo<PendingOrderCase>& info) { return info.param.name; });
 
 TEST_F(PendingQueueTest, PushIsIdempotent) {
   WorkloadInfo* a = Wl("a", 0, 1);

@@ -30,17 +30,14 @@ struct CpuQuota {
   std::optional<std::string_view> lending_limit = std::nullopt;
 };
 
-api::ClusterQueue CpuQueue(const std::string& name, const std::string& cohort, const CpuQuota& q) {
-  return MakeClusterQueue(name)
-      .Cohort(cohort)
-      .ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource(
-                                  "cpu", q.nominal, q.borrowing_limit, q.lending_limit)})
-      .Obj();
+api::ClusterQueue QuotaQueue(const std::string& name, const std::string& cohort,
+                             const CpuQuota& q) {
+  return testing::CpuQueue(name, q.nominal, cohort, q.borrowing_limit, q.lending_limit).Obj();
 }
 
 TEST(QuotaNodeTest, StandaloneClusterQueue) {
   EngineHarness h;
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq", "", {"10"})));
+  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), QuotaQueue("cq", "", {"10"})));
   ClusterQueueNode* cq = h.CQ("cq");
   const FrId cpu = h.Fr("default", "cpu");
   ASSERT_NE(cq, nullptr);
@@ -75,8 +72,8 @@ class CohortMathTest : public ::testing::TestWithParam<CohortCase> {};
 TEST_P(CohortMathTest, AvailableAndPotential) {
   const CohortCase& c = GetParam();
   EngineHarness h;
-  ASSERT_TRUE(
-      h.Apply(MakeResourceFlavor("default"), CpuQueue("a", "all", c.a), CpuQueue("b", "all", c.b)));
+  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), QuotaQueue("a", "all", c.a),
+                      QuotaQueue("b", "all", c.b)));
   ClusterQueueNode* a = h.CQ("a");
   ClusterQueueNode* b = h.CQ("b");
   CohortNode* all = h.Cohort("all");
@@ -141,7 +138,7 @@ TEST(QuotaNodeTest, HierarchicalCohortsWithTheirOwnQuota) {
       MakeCohort("root").ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "6")}),
       MakeCohort("left").Parent("root").ResourceGroup(
           {"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "4", std::nullopt, "1")}),
-      CpuQueue("a", "left", {"4"}), CpuQueue("b", "root", {"2"})));
+      QuotaQueue("a", "left", {"4"}), QuotaQueue("b", "root", {"2"})));
   const FrId cpu = h.Fr("default", "cpu");
   CohortNode* root = h.Cohort("root");
   CohortNode* left = h.Cohort("left");
@@ -171,8 +168,8 @@ TEST(QuotaNodeTest, HierarchicalBorrowingHeight) {
   ASSERT_TRUE(h.Apply(
       MakeResourceFlavor("default"),
       MakeCohort("root").ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "6")}),
-      MakeCohort("left").Parent("root"), CpuQueue("a", "left", {"2"}),
-      CpuQueue("a2", "left", {"2"})));
+      MakeCohort("left").Parent("root"), QuotaQueue("a", "left", {"2"}),
+      QuotaQueue("a2", "left", {"2"})));
   const FrId cpu = h.Fr("default", "cpu");
   ClusterQueueNode* a = h.CQ("a");
   EXPECT_EQ(h.Cohort("left")->height(), 1);
@@ -202,7 +199,7 @@ TEST_P(UsageSymmetryTest, AddThenRemoveRestores) {
       MakeCohort("root").ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "3")}),
       MakeCohort("mid").Parent("root").ResourceGroup(
           {"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "2", std::nullopt, "1")}),
-      CpuQueue("a", "mid", {"10", std::nullopt, "4"}), CpuQueue("b", "root", {"5", "2"})));
+      QuotaQueue("a", "mid", {"10", std::nullopt, "4"}), QuotaQueue("b", "root", {"5", "2"})));
   const FrId cpu = h.Fr("default", "cpu");
   ClusterQueueNode* a = h.CQ("a");
   ClusterQueueNode* b = h.CQ("b");
@@ -229,8 +226,8 @@ TEST(QuotaNodeTest, RemovalOrderDifferentFromAddition) {
   // a: nominal 10, lendingLimit 4 -> guaranteed 6.
   EngineHarness h;
   ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"),
-                      CpuQueue("a", "all", {"10", std::nullopt, "4"}),
-                      CpuQueue("b", "all", {"5"})));
+                      QuotaQueue("a", "all", {"10", std::nullopt, "4"}),
+                      QuotaQueue("b", "all", {"5"})));
   const FrId cpu = h.Fr("default", "cpu");
   ClusterQueueNode* a = h.CQ("a");
   CohortNode* all = h.Cohort("all");

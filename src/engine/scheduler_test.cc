@@ -17,6 +17,7 @@ namespace kuota::engine {
 namespace {
 
 using testing::At;
+using testing::CpuQueue;
 using testing::EngineHarness;
 using testing::MakeClusterQueue;
 using testing::MakeCohort;
@@ -25,17 +26,6 @@ using testing::MakeLocalQueue;
 using testing::MakeResourceFlavor;
 using testing::MakeWorkload;
 using Keys = std::vector<std::string>;
-
-api::ClusterQueue CpuQueue(const std::string& name, const std::string& nominal,
-                           const std::string& cohort = "",
-                           std::optional<std::string_view> borrowing_limit = std::nullopt,
-                           std::optional<std::string_view> lending_limit = std::nullopt) {
-  return MakeClusterQueue(name)
-      .Cohort(cohort)
-      .ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", nominal, borrowing_limit,
-                                                                    lending_limit)})
-      .Obj();
-}
 
 api::Workload Wl(const std::string& name, const std::string& queue, const std::string& cpu,
                  int64_t created_s, int32_t count = 1) {
@@ -118,7 +108,7 @@ TEST(QueueingTest, StrictFifoHeadIsOfferedEveryCycle) {
 
 TEST(QueueingTest, InadmissibleReturnsWhenQuotaIsReleased) {
   EngineHarness h;
-  Base(h, {CpuQueue("cq", "4")});
+  Base(h, {CpuQueue("cq", "4").Obj()});
   ASSERT_TRUE(h.Apply(Running("running", "cq", "3"), Wl("big", "lq-cq", "2", 1)));
   auto first = h.Cycle();
   EXPECT_EQ(first.heads, 1);
@@ -134,11 +124,11 @@ TEST(QueueingTest, InadmissibleReturnsWhenQuotaIsReleased) {
 
 TEST(QueueingTest, InadmissibleReturnsWhenClusterQueueGrows) {
   EngineHarness h;
-  Base(h, {CpuQueue("cq", "4")});
+  Base(h, {CpuQueue("cq", "4").Obj()});
   ASSERT_TRUE(h.Apply(Running("running", "cq", "3"), Wl("big", "lq-cq", "2", 1)));
   h.Cycles(2);
   EXPECT_FALSE(h.HoldsQuota("ns/big"));
-  ASSERT_TRUE(h.Apply(CpuQueue("cq", "5")));
+  ASSERT_TRUE(h.Apply(CpuQueue("cq", "5").Obj()));
   h.Cycle();
   EXPECT_TRUE(h.HoldsQuota("ns/big"));
   EXPECT_TRUE(h.HoldsQuota("ns/running"));
@@ -146,7 +136,7 @@ TEST(QueueingTest, InadmissibleReturnsWhenClusterQueueGrows) {
 
 TEST(QueueingTest, InadmissibleInCohortReturnsWhenAnotherQueueReleases) {
   EngineHarness h;
-  Base(h, {CpuQueue("a", "0", "all"), CpuQueue("b", "4", "all")});
+  Base(h, {CpuQueue("a", "0", "all").Obj(), CpuQueue("b", "4", "all").Obj()});
   ASSERT_TRUE(h.Apply(Running("b-running", "b", "3"), Wl("a-wl", "lq-a", "2", 1)));
   h.Cycles(2);
   EXPECT_FALSE(h.HoldsQuota("ns/a-wl"));
@@ -157,7 +147,7 @@ TEST(QueueingTest, InadmissibleInCohortReturnsWhenAnotherQueueReleases) {
 
 TEST(QueueingTest, DeletingAWorkloadReleasesItsQuota) {
   EngineHarness h;
-  Base(h, {CpuQueue("cq", "4")});
+  Base(h, {CpuQueue("cq", "4").Obj()});
   ASSERT_TRUE(h.Apply(Running("running", "cq", "3"), Wl("big", "lq-cq", "2", 1)));
   h.Cycles(2);
   ASSERT_TRUE(h.engine().Delete("Workload", "ns", "running").ok());
@@ -170,7 +160,7 @@ TEST(QueueingTest, HigherPriorityHeadFirstWithinCycle) {
   // Two queues share a cohort with room for one 3-cpu workload; the higher
   // priority head wins although it is newer.
   EngineHarness h;
-  Base(h, {CpuQueue("a", "2", "all"), CpuQueue("b", "2", "all")});
+  Base(h, {CpuQueue("a", "2", "all").Obj(), CpuQueue("b", "2", "all").Obj()});
   ASSERT_TRUE(h.Apply(Wl("old-low", "lq-a", "3", 1), MakeWorkload("new-high", "ns")
                                                          .Queue("lq-b")
                                                          .Priority(100)
@@ -188,7 +178,7 @@ TEST(QueueingTest, NonBorrowingHeadBeforeBorrowingHead) {
   // b's head fits in its own nominal and goes first, although a's is older
   // and has higher priority; a's then no longer fits.
   EngineHarness h;
-  Base(h, {CpuQueue("a", "1", "all"), CpuQueue("b", "2", "all")});
+  Base(h, {CpuQueue("a", "1", "all").Obj(), CpuQueue("b", "2", "all").Obj()});
   ASSERT_TRUE(h.Apply(MakeWorkload("a-wl", "ns")
                           .Queue("lq-a")
                           .Priority(10)
@@ -204,7 +194,7 @@ TEST(QueueingTest, NonBorrowingHeadBeforeBorrowingHead) {
 
 TEST(LimitsTest, BorrowingLimitCapsAdmission) {
   EngineHarness h;
-  Base(h, {CpuQueue("a", "2", "all", "1"), CpuQueue("b", "10", "all")});
+  Base(h, {CpuQueue("a", "2", "all", "1").Obj(), CpuQueue("b", "10", "all").Obj()});
   ASSERT_TRUE(h.Apply(Wl("fits", "lq-a", "3", 1), Wl("too-big", "lq-a", "4", 2)));
   h.Cycles(2);
   EXPECT_TRUE(h.HoldsQuota("ns/fits"));
@@ -217,7 +207,7 @@ TEST(LimitsTest, BorrowingLimitCapsAdmission) {
 TEST(LimitsTest, LendingLimitKeepsQuotaForOwner) {
   // a lends at most 1 of its 4: b (nominal 1) can reach 2 but not 3.
   EngineHarness h;
-  Base(h, {CpuQueue("a", "4", "all", std::nullopt, "1"), CpuQueue("b", "1", "all")});
+  Base(h, {CpuQueue("a", "4", "all", std::nullopt, "1").Obj(), CpuQueue("b", "1", "all").Obj()});
   ASSERT_TRUE(h.Apply(Wl("b-two", "lq-b", "2", 1)));
   h.Cycle();
   EXPECT_TRUE(h.HoldsQuota("ns/b-two"));
@@ -238,7 +228,7 @@ TEST(LimitsTest, HierarchicalCohortLendsItsOwnQuota) {
   ASSERT_TRUE(h.Apply(
       MakeCohort("root").ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "6")}),
       MakeCohort("left").Parent("root")));
-  Base(h, {CpuQueue("a", "2", "left")});
+  Base(h, {CpuQueue("a", "2", "left").Obj()});
   ASSERT_TRUE(h.Apply(Wl("seven", "lq-a", "7", 1), Wl("two", "lq-a", "2", 2)));
   h.Cycles(3);
   EXPECT_TRUE(h.HoldsQuota("ns/seven"));
@@ -253,7 +243,8 @@ TEST(LimitsTest, HierarchicalCohortLendsItsOwnQuota) {
 TEST(LimitsTest, NoOverAdmissionWithinOneCycle) {
   // Two heads each fit alone in the shared 4 cpu, not together.
   EngineHarness h;
-  Base(h, {CpuQueue("a", "0", "all"), CpuQueue("b", "0", "all"), CpuQueue("lender", "4", "all")});
+  Base(h, {CpuQueue("a", "0", "all").Obj(), CpuQueue("b", "0", "all").Obj(),
+           CpuQueue("lender", "4", "all").Obj()});
   ASSERT_TRUE(h.Apply(Wl("a-wl", "lq-a", "3", 1), Wl("b-wl", "lq-b", "3", 2)));
   auto r = h.Cycle();
   EXPECT_EQ(EngineHarness::AdmittedKeys(r), Keys{"ns/a-wl"});
@@ -265,7 +256,7 @@ TEST(LimitsTest, NoOverAdmissionWithinOneCycle) {
 
 TEST(PartialAdmissionTest, ShrinksToWhatFits) {
   EngineHarness h;
-  Base(h, {CpuQueue("cq", "10")});
+  Base(h, {CpuQueue("cq", "10").Obj()});
   ASSERT_TRUE(h.Apply(
       MakeWorkload("wl", "ns").Queue("lq-cq").PodSet("main", 20, {{"cpu", "1"}}).MinCount(5)));
   h.Cycle();
@@ -276,7 +267,7 @@ TEST(PartialAdmissionTest, ShrinksToWhatFits) {
 
 TEST(PartialAdmissionTest, NotBelowMinCount) {
   EngineHarness h;
-  Base(h, {CpuQueue("cq", "10")});
+  Base(h, {CpuQueue("cq", "10").Obj()});
   ASSERT_TRUE(h.Apply(
       MakeWorkload("wl", "ns").Queue("lq-cq").PodSet("main", 20, {{"cpu", "1"}}).MinCount(12)));
   h.Cycle();
@@ -290,7 +281,7 @@ TEST(PartialAdmissionTest, ShrinksTheLastPodSetFirst) {
   // Kueue's order-based reduction: 12 pods in 9 cpu give up 3, all from the
   // last pod set (8 -> 5, above its minCount 4); the first stays whole.
   EngineHarness h;
-  Base(h, {CpuQueue("cq", "9")});
+  Base(h, {CpuQueue("cq", "9").Obj()});
   ASSERT_TRUE(h.Apply(MakeWorkload("wl", "ns")
                           .Queue("lq-cq")
                           .PodSet("a", 4, {{"cpu", "1"}})
@@ -305,7 +296,7 @@ TEST(PartialAdmissionTest, ShrinksTheLastPodSetFirst) {
 
 TEST(PartialAdmissionTest, FullCountWhenItFits) {
   EngineHarness h;
-  Base(h, {CpuQueue("cq", "10")});
+  Base(h, {CpuQueue("cq", "10").Obj()});
   ASSERT_TRUE(h.Apply(
       MakeWorkload("wl", "ns").Queue("lq-cq").PodSet("main", 8, {{"cpu", "1"}}).MinCount(2)));
   h.Cycle();
@@ -336,7 +327,7 @@ TEST(PartialAdmissionTest, PreemptionAtFullCountIsPreferredToShrinking) {
 
 TEST(PendingMessageTest, InsufficientUnusedQuota) {
   EngineHarness h;
-  Base(h, {CpuQueue("cq", "4")});
+  Base(h, {CpuQueue("cq", "4").Obj()});
   ASSERT_TRUE(h.Apply(Running("running", "cq", "2"), Wl("wl", "lq-cq", "4", 1)));
   auto r = h.Cycle();
   const std::string want =
@@ -380,7 +371,7 @@ TEST(PendingMessageTest, MilliCpuAndMemoryAmounts) {
 
 TEST(PendingMessageTest, AdmittedHasNone) {
   EngineHarness h;
-  Base(h, {CpuQueue("cq", "4")});
+  Base(h, {CpuQueue("cq", "4").Obj()});
   ASSERT_TRUE(h.Apply(Wl("wl", "lq-cq", "1", 1)));
   auto r = h.Cycle();
   ASSERT_EQ(r.admitted.size(), 1u);
@@ -425,9 +416,9 @@ TEST(CycleTimeTest, AdmissionsAreNotStampedBeforeTheEvictionsTheyCountOn) {
             .ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "4")})
             .Preemption(api::WithinClusterQueuePolicy::kNever, api::ReclaimWithinCohortPolicy::kAny)
             .Obj());
-  apply(CpuQueue("b", "4", "all"));
-  apply(CpuQueue("c", "0", "all"));
-  apply(CpuQueue("d", "0", "all"));
+  apply(CpuQueue("b", "4", "all").Obj());
+  apply(CpuQueue("c", "0", "all").Obj());
+  apply(CpuQueue("d", "0", "all").Obj());
   for (const char* q : {"a", "b", "c", "d"}) {
     apply(MakeLocalQueue(std::string("lq-") + q, "ns").ClusterQueue(q).Obj());
   }

@@ -148,6 +148,19 @@ class MakeClusterQueue {
   api::ClusterQueue obj_;
 };
 
+// A ClusterQueue of one resource group, "cpu" from flavor "default":
+// `nominal` cpus (with the limits when given), in `cohort` ("" for none).
+inline MakeClusterQueue CpuQueue(std::string name, std::string_view nominal,
+                                 std::string cohort = "",
+                                 std::optional<std::string_view> borrowing_limit = std::nullopt,
+                                 std::optional<std::string_view> lending_limit = std::nullopt) {
+  MakeClusterQueue cq(std::move(name));
+  cq.Cohort(std::move(cohort))
+      .ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", nominal, borrowing_limit,
+                                                                    lending_limit)});
+  return cq;
+}
+
 class MakeCohort {
  public:
   explicit MakeCohort(std::string name) { obj_.metadata.name = std::move(name); }

@@ -4,6 +4,7 @@
 
 #include "auth/base64.h"
 #include "auth/request_info.h"
+#include "server/json_reply.h"
 #include "server/media_types.h"
 #include "server/protobuf_body.h"
 #include "server/status_errors.h"
@@ -14,13 +15,6 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr const char* kLoginPath = "/kuota/v1/login";
-
-HttpReply JsonReply(int status, const Json& body) {
-  HttpReply reply;
-  reply.status = status;
-  reply.body = body.dump();
-  return reply;
-}
 
 HttpReply Unauthorized() {
   ApiError e;
@@ -169,7 +163,7 @@ std::optional<HttpReply> AccessControl::ServeSelf(const HttpRequest& request) {
     Json info = {{"username", user.name}, {"groups", user.groups}};
     if (user.uid >= 0) info["uid"] = std::to_string(user.uid);
     review["status"] = {{"userInfo", info}};
-    return JsonReply(201, review);
+    return JsonReply(review, 201);
   }
   const Json spec = review.value("spec", Json::object());
   if (p.ends_with("/selfsubjectaccessreviews")) {
@@ -200,7 +194,7 @@ std::optional<HttpReply> AccessControl::ServeSelf(const HttpRequest& request) {
     if (user.IsAdmin()) d = {true, std::string("member of ") + auth::kGroupMasters};
     review["status"] = {{"allowed", d.allowed}};
     if (!d.reason.empty()) review["status"]["reason"] = d.reason;
-    return JsonReply(201, review);
+    return JsonReply(review, 201);
   }
   // SelfSubjectRulesReview.
   std::vector<Json> rules;
@@ -227,7 +221,7 @@ std::optional<HttpReply> AccessControl::ServeSelf(const HttpRequest& request) {
   review["status"] = {{"resourceRules", resource_rules},
                       {"nonResourceRules", non_resource_rules},
                       {"incomplete", false}};
-  return JsonReply(201, review);
+  return JsonReply(review, 201);
 }
 
 HttpReply AccessControl::Login(const HttpRequest& request) {
@@ -259,7 +253,7 @@ HttpReply AccessControl::Login(const HttpRequest& request) {
                 {"token", options_.authenticator->IssueToken(static_cast<uid_t>(user.uid))},
                 {"server", options_.server_url},
                 {"certificateAuthorityData", auth::Base64Encode(options_.ca_pem)}};
-  return JsonReply(200, reply);
+  return JsonReply(reply, 200);
 }
 
 }  // namespace kuota::server

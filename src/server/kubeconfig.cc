@@ -12,7 +12,7 @@ namespace kuota::server {
 namespace {
 
 // A YAML double-quoted scalar.
-std::string Quote(const std::string& s) {
+std::string YamlQuote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\';
@@ -24,12 +24,13 @@ std::string Quote(const std::string& s) {
 }  // namespace
 
 std::string KubeconfigYaml(const std::string& server_url, const KubeconfigCredentials& creds) {
-  std::string cluster = "    server: " + Quote(server_url) + "\n";
+  std::string cluster = "    server: " + YamlQuote(server_url) + "\n";
   if (!creds.ca_pem.empty()) {
-    cluster += "    certificate-authority-data: " + Quote(auth::Base64Encode(creds.ca_pem)) + "\n";
+    cluster +=
+        "    certificate-authority-data: " + YamlQuote(auth::Base64Encode(creds.ca_pem)) + "\n";
   }
   const std::string user =
-      creds.token.empty() ? "  user: {}\n" : "  user:\n    token: " + Quote(creds.token) + "\n";
+      creds.token.empty() ? "  user: {}\n" : "  user:\n    token: " + YamlQuote(creds.token) + "\n";
   return "apiVersion: v1\n"
          "kind: Config\n"
          "clusters:\n"
@@ -41,16 +42,16 @@ std::string KubeconfigYaml(const std::string& server_url, const KubeconfigCreden
          "  context:\n"
          "    cluster: kuota\n"
          "    user: " +
-         Quote(creds.user) +
+         YamlQuote(creds.user) +
          "\n"
          "    namespace: " +
-         Quote(creds.ns) +
+         YamlQuote(creds.ns) +
          "\n"
          "current-context: kuota\n"
          "preferences: {}\n"
          "users:\n"
          "- name: " +
-         Quote(creds.user) + "\n" + user;
+         YamlQuote(creds.user) + "\n" + user;
 }
 
 Result<KubeconfigTarget> ParseKubeconfig(const std::string& text, const std::string& dir) {

@@ -14,6 +14,7 @@
 
 #include "server/kubeconfig.h"
 #include "server/test_server.h"
+#include "testing/find_on_path.h"
 
 namespace kuota::server {
 namespace {
@@ -29,17 +30,7 @@ struct CommandResult {
   std::string err;
 };
 
-std::string FindOnPath(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path == nullptr ? "" : path);
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    if (dir.empty()) continue;
-    std::string candidate = dir + "/" + program;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
+using kuota::testing::FindOnPath;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -158,7 +149,8 @@ class KubectlE2eTest : public ServerTest {
   // Runs kubectl and expects success without anything on stderr.
   std::string Ok(const std::string& args) {
     CommandResult r = Run(args);
-    EXPECT_EQ(r.exit_code, 0) << "kubectl " << args << "\nstdout:\n" << r.out << "\nstderr:\n"
+    EXPECT_EQ(r.exit_code, 0) << "kubectl " << args << "\nstdout:\n"
+                              << r.out << "\nstderr:\n"
                               << r.err;
     EXPECT_EQ(r.err, "") << "kubectl " << args << " wrote to stderr";
     return r.out;
@@ -176,8 +168,8 @@ TEST_F(KubectlE2eTest, Workflow) {
   EXPECT_TRUE(Contains(resources, "kueue.x-k8s.io/v1beta1")) << resources;
   std::string kueue_resources = Ok("api-resources --api-group=kueue.x-k8s.io -o name");
   EXPECT_TRUE(Contains(kueue_resources, "workloads.kueue.x-k8s.io")) << kueue_resources;
-  EXPECT_TRUE(Contains(Ok("api-resources --categories=kueue -o name"),
-                       "localqueues.kueue.x-k8s.io"));
+  EXPECT_TRUE(
+      Contains(Ok("api-resources --categories=kueue -o name"), "localqueues.kueue.x-k8s.io"));
   EXPECT_TRUE(Contains(Ok("version"), "Server Version: v1.32.0-kuota"));
 
   // apply with default (strict) validation, twice.
@@ -196,7 +188,8 @@ TEST_F(KubectlE2eTest, Workflow) {
   modified.replace(modified.find("  queueingStrategy: BestEffortFIFO"),
                    std::string("  queueingStrategy: BestEffortFIFO").size(),
                    "  cohort: team\n  queueingStrategy: StrictFIFO");
-  modified.replace(modified.find("          value: \"1\""), std::string("          value: \"1\"").size(),
+  modified.replace(modified.find("          value: \"1\""),
+                   std::string("          value: \"1\"").size(),
                    "          value: \"1\"\n        - name: B\n          value: \"2\"");
   WriteFile(dir_ + "/kueue2.yaml", modified);
   std::string reapplied = Ok("apply -f " + dir_ + "/kueue2.yaml");
@@ -259,8 +252,8 @@ TEST_F(KubectlE2eTest, Workflow) {
                        "clusterqueue.kueue.x-k8s.io/cluster-queue labeled"));
   EXPECT_TRUE(Contains(Ok("get cq -l team=a"), "cluster-queue"));
   EXPECT_FALSE(Contains(Run("get cq -l team=b -o name").out, "cluster-queue"));
-  EXPECT_TRUE(Contains(Ok("patch cq cluster-queue --type=merge -p '{\"spec\":{\"cohort\":\"c2\"}}'"),
-                       "patched"));
+  EXPECT_TRUE(Contains(
+      Ok("patch cq cluster-queue --type=merge -p '{\"spec\":{\"cohort\":\"c2\"}}'"), "patched"));
   EXPECT_EQ(Get(std::string(kKueue) + "/clusterqueues/cluster-queue").body["spec"]["cohort"], "c2");
   EXPECT_TRUE(Contains(Ok("patch job sample-job -p '{\"metadata\":{\"labels\":{\"x\":\"y\"}}}'"),
                        "patched"));
@@ -279,11 +272,13 @@ TEST_F(KubectlE2eTest, Workflow) {
                        "Error from server (NotFound): clusterqueues.kueue.x-k8s.io \"nope\" not "
                        "found"))
       << missing.err;
-  WriteFile(dir_ + "/bad.yaml",
-            "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata:\n  name: Bad_Name\n");
+  WriteFile(
+      dir_ + "/bad.yaml",
+      "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata:\n  name: Bad_Name\n");
   CommandResult bad = Run("apply -f " + dir_ + "/bad.yaml");
   EXPECT_NE(bad.exit_code, 0);
-  EXPECT_TRUE(Contains(bad.err, "is invalid: metadata.name: Invalid value: \"Bad_Name\"")) << bad.err;
+  EXPECT_TRUE(Contains(bad.err, "is invalid: metadata.name: Invalid value: \"Bad_Name\""))
+      << bad.err;
 
   // Namespaces.
   EXPECT_TRUE(Contains(Ok("create namespace team-a"), "namespace/team-a created"));
@@ -301,10 +296,11 @@ TEST_F(KubectlE2eTest, Workflow) {
   EXPECT_TRUE(Contains(wrong_ns.err, "No resources found in ghost namespace.")) << wrong_ns.err;
 
   // delete.
-  EXPECT_TRUE(Contains(Ok("delete lq user-queue"),
-                       "localqueue.kueue.x-k8s.io \"user-queue\" deleted"));
+  EXPECT_TRUE(
+      Contains(Ok("delete lq user-queue"), "localqueue.kueue.x-k8s.io \"user-queue\" deleted"));
   std::string deleted = Ok("delete -f " + dir_ + "/kueue2.yaml --ignore-not-found");
-  EXPECT_TRUE(Contains(deleted, "clusterqueue.kueue.x-k8s.io \"cluster-queue\" deleted")) << deleted;
+  EXPECT_TRUE(Contains(deleted, "clusterqueue.kueue.x-k8s.io \"cluster-queue\" deleted"))
+      << deleted;
   EXPECT_TRUE(Contains(deleted, "job.batch \"sample-job\" deleted")) << deleted;
   EXPECT_EQ(Get(std::string(kKueue) + "/clusterqueues").body["items"].size(), 0u);
   EXPECT_TRUE(Contains(Ok("delete namespace team-a"), "namespace \"team-a\" deleted"));

@@ -29,7 +29,9 @@ namespace {
 using std::chrono::milliseconds;
 using SteadyClock = std::chrono::steady_clock;
 using testing::ClusterQueue;
+using testing::kCqs;
 using testing::kKueue;
+using testing::kWls;
 using testing::RawConnection;
 using testing::Reply;
 using testing::ServerTest;
@@ -42,8 +44,6 @@ constexpr double kCreateP99LimitMs = 250;
 constexpr double kCreateP99LimitMs = 50;
 #endif
 
-const std::string kCqs = std::string(kKueue) + "/clusterqueues";
-const std::string kWls = std::string(kKueue) + "/namespaces/default/workloads";
 // A request cut off in the middle of its headers.
 constexpr char kPartialRequest[] = "GET /api/v1/namespaces HTTP/1.1\r\nHost: kuota\r\nAcce";
 

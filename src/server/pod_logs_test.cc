@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "server/test_server.h"
+#include "testing/find_on_path.h"
 
 namespace kuota::server {
 namespace {
@@ -364,16 +365,7 @@ TEST_F(PodLogsWithoutDirTest, DiscoveryListsTheLogSubresource) {
 
 // --- the real kubectl ---
 
-std::string FindOnPath(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path == nullptr ? "" : path);
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    std::string candidate = dir + "/" + program;
-    if (!dir.empty() && access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
+using kuota::testing::FindOnPath;
 
 // Runs `command` through the shell; stdout (stderr folded in) when it ends.
 std::string Shell(const std::string& command, int* exit_code) {

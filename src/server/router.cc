@@ -1,6 +1,7 @@
 #include "server/router.h"
 
 #include "server/discovery.h"
+#include "server/json_reply.h"
 #include "server/media_types.h"
 #include "server/openapi.h"
 #include "server/request_target.h"
@@ -13,12 +14,6 @@ namespace {
 
 using Json = nlohmann::json;
 using Type = RequestTarget::Type;
-
-HttpReply JsonReply(const Json& document) {
-  HttpReply reply;
-  reply.body = document.dump();
-  return reply;
-}
 
 HttpReply TextReply(std::string text) {
   HttpReply reply;

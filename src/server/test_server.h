@@ -32,6 +32,9 @@ namespace kuota::server::testing {
 using Json = nlohmann::json;
 
 inline constexpr char kKueue[] = "/apis/kueue.x-k8s.io/v1beta1";
+// The ClusterQueues, and the Workloads of namespace "default".
+inline const std::string kCqs = std::string(kKueue) + "/clusterqueues";
+inline const std::string kWls = std::string(kKueue) + "/namespaces/default/workloads";
 
 struct Reply {
   int status = 0;  // 0: no HTTP response
@@ -50,6 +53,9 @@ inline Reply ToReply(const httplib::Result& res) {
   if (r.body.is_discarded()) r.body = nullptr;
   return r;
 }
+
+// The name of the object a watch event carries.
+inline std::string EventName(const Json& event) { return event["object"]["metadata"]["name"]; }
 
 inline Json ClusterQueue(const std::string& name, const std::string& cohort = "") {
   Json cq = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},

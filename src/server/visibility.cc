@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "server/json_reply.h"
 #include "server/request_target.h"
 #include "server/status_errors.h"
 
@@ -19,14 +20,8 @@ constexpr int64_t kDefaultLimit = 1000;  // Kueue's DefaultPendingWorkloadsLimit
 
 std::string GroupVersion() { return std::string(kVisibilityGroup) + "/" + kVisibilityVersion; }
 
-Json ResponseKind() {
+Json SummaryResponseKind() {
   return {{"group", kVisibilityGroup}, {"version", kVisibilityVersion}, {"kind", kSummaryKind}};
-}
-
-HttpReply JsonReply(const Json& document) {
-  HttpReply reply;
-  reply.body = document.dump(-1, ' ', false, Json::error_handler_t::replace);
-  return reply;
 }
 
 ApiError Unavailable(const std::string& message) {
@@ -177,12 +172,12 @@ Json VisibilityAggregatedItem() {
        {std::tuple<const char*, const char*, bool>{"clusterqueues", "clusterqueue", false},
         std::tuple<const char*, const char*, bool>{"localqueues", "localqueue", true}}) {
     resources.push_back({{"resource", plural},
-                         {"responseKind", ResponseKind()},
+                         {"responseKind", SummaryResponseKind()},
                          {"scope", namespaced ? "Namespaced" : "Cluster"},
                          {"singularResource", singular},
                          {"verbs", Json::array()},
                          {"subresources", Json::array({{{"subresource", "pendingworkloads"},
-                                                        {"responseKind", ResponseKind()},
+                                                        {"responseKind", SummaryResponseKind()},
                                                         {"verbs", Json::array({"get"})}}})}});
   }
   Json version = {

@@ -37,6 +37,7 @@ namespace {
 using std::chrono::milliseconds;
 using SteadyClock = std::chrono::steady_clock;
 using testing::kKueue;
+using testing::kWls;
 using testing::ServerTest;
 
 #if defined(KUOTA_SANITIZED)  // -DKUOTA_SANITIZE=ON, GCC or clang
@@ -48,8 +49,6 @@ constexpr int kObjects = 100'000;
 #endif
 constexpr int kWatches = 20;
 constexpr double kMaxGrowthMiB = 200;
-
-const std::string kWls = std::string(kKueue) + "/namespaces/default/workloads";
 
 // This process' resident set in MiB.
 double RssMiB() {

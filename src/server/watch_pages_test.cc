@@ -19,16 +19,15 @@ namespace {
 
 using std::chrono::milliseconds;
 using testing::ClusterQueue;
+using testing::EventName;
+using testing::kCqs;
 using testing::kKueue;
+using testing::kWls;
 using testing::Reply;
 using testing::ServerTest;
 using testing::WatchReader;
 using testing::Workload;
 
-const std::string kCqs = std::string(kKueue) + "/clusterqueues";
-const std::string kWls = std::string(kKueue) + "/namespaces/default/workloads";
-
-std::string Name(const Json& event) { return event["object"]["metadata"]["name"]; }
 int64_t Rv(const Json& object) {
   return std::stoll(object["metadata"]["resourceVersion"].get<std::string>());
 }
@@ -49,13 +48,13 @@ TEST_F(WatchPagesTest, EveryObjectOnceInListOrderThenLiveEvents) {
     Json e = watch.Next();
     ASSERT_TRUE(e.is_object());
     EXPECT_EQ(e["type"], "ADDED");
-    EXPECT_EQ(Name(e), want);
+    EXPECT_EQ(EventName(e), want);
   }
   ASSERT_EQ(Post(kCqs, ClusterQueue("h")).status, 201);
   Json e = watch.Next();
   ASSERT_TRUE(e.is_object());
   EXPECT_EQ(e["type"], "ADDED");
-  EXPECT_EQ(Name(e), "h");
+  EXPECT_EQ(EventName(e), "h");
   EXPECT_TRUE(watch.Next(milliseconds(300)).is_null());  // nothing twice
 }
 
@@ -68,7 +67,7 @@ TEST_F(WatchPagesTest, SelectorsApplyAcrossPages) {
   for (const char* want : {"wl-0", "wl-3", "wl-6"}) {
     Json e = watch.Next();
     ASSERT_TRUE(e.is_object());
-    EXPECT_EQ(Name(e), want);
+    EXPECT_EQ(EventName(e), want);
   }
   // The object that stops matching leaves as DELETED.
   ASSERT_EQ(Patch(kWls + "/wl-3", R"({"metadata":{"labels":{"team":"b"}}})",
@@ -78,7 +77,7 @@ TEST_F(WatchPagesTest, SelectorsApplyAcrossPages) {
   Json e = watch.Next();
   ASSERT_TRUE(e.is_object());
   EXPECT_EQ(e["type"], "DELETED");
-  EXPECT_EQ(Name(e), "wl-3");
+  EXPECT_EQ(EventName(e), "wl-3");
 }
 
 TEST_F(WatchPagesTest, TableWatchAcrossPages) {
@@ -107,7 +106,7 @@ struct ClientView {
       }
       return;
     }
-    const std::string name = Name(e);
+    const std::string name = EventName(e);
     const int64_t rv = Rv(e["object"]);
     auto it = objects.find(name);
     if (bookmark < 0 && rv > max_before_bookmark) max_before_bookmark = rv;

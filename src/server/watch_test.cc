@@ -10,16 +10,14 @@ namespace {
 
 using std::chrono::milliseconds;
 using testing::ClusterQueue;
+using testing::EventName;
+using testing::kCqs;
 using testing::kKueue;
+using testing::kWls;
 using testing::Reply;
 using testing::ServerTest;
 using testing::WatchReader;
 using testing::Workload;
-
-const std::string kCqs = std::string(kKueue) + "/clusterqueues";
-const std::string kWls = std::string(kKueue) + "/namespaces/default/workloads";
-
-std::string Name(const Json& event) { return event["object"]["metadata"]["name"]; }
 
 using WatchTest = ServerTest;
 
@@ -30,14 +28,14 @@ TEST_F(WatchTest, InitialStateThenLiveEvents) {
   Json e1 = watch.Next(), e2 = watch.Next();
   ASSERT_TRUE(e1.is_object() && e2.is_object());
   EXPECT_EQ(e1["type"], "ADDED");
-  EXPECT_EQ(Name(e1), "a");  // sorted
-  EXPECT_EQ(Name(e2), "b");
+  EXPECT_EQ(EventName(e1), "a");  // sorted
+  EXPECT_EQ(EventName(e2), "b");
 
   ASSERT_EQ(Post(kCqs, ClusterQueue("c")).status, 201);
   Json added = watch.Next();
   ASSERT_TRUE(added.is_object());
   EXPECT_EQ(added["type"], "ADDED");
-  EXPECT_EQ(Name(added), "c");
+  EXPECT_EQ(EventName(added), "c");
 
   ASSERT_EQ(Patch(kCqs + "/c", R"({"spec":{"cohort":"x"}})", "application/merge-patch+json").status,
             200);
@@ -51,7 +49,7 @@ TEST_F(WatchTest, InitialStateThenLiveEvents) {
   Json deleted = watch.Next();
   ASSERT_TRUE(deleted.is_object());
   EXPECT_EQ(deleted["type"], "DELETED");
-  EXPECT_EQ(Name(deleted), "c");
+  EXPECT_EQ(EventName(deleted), "c");
   // The DELETED event carries the deletion's resourceVersion.
   EXPECT_GT(std::stoll(deleted["object"]["metadata"]["resourceVersion"].get<std::string>()),
             std::stoll(modified["object"]["metadata"]["resourceVersion"].get<std::string>()));
@@ -66,18 +64,18 @@ TEST_F(WatchTest, ResumesFromResourceVersion) {
   Json e = watch.Next();
   ASSERT_TRUE(e.is_object());
   EXPECT_EQ(e["type"], "ADDED");
-  EXPECT_EQ(Name(e), "b");  // a is not replayed
+  EXPECT_EQ(EventName(e), "b");  // a is not replayed
   EXPECT_TRUE(watch.Next(milliseconds(300)).is_null());
 }
 
 TEST_F(WatchTest, LegacyWatchPathAndSingleObject) {
   ASSERT_EQ(Post(kWls, Workload("default", "w1")).status, 201);
   ASSERT_EQ(Post(kWls, Workload("default", "w2")).status, 201);
-  WatchReader watch(port(), std::string(kKueue) +
-                                "/watch/namespaces/default/workloads/w2?timeoutSeconds=20");
+  WatchReader watch(
+      port(), std::string(kKueue) + "/watch/namespaces/default/workloads/w2?timeoutSeconds=20");
   Json e = watch.Next();
   ASSERT_TRUE(e.is_object());
-  EXPECT_EQ(Name(e), "w2");
+  EXPECT_EQ(EventName(e), "w2");
   EXPECT_TRUE(watch.Next(milliseconds(300)).is_null());
 }
 
@@ -87,22 +85,22 @@ TEST_F(WatchTest, SelectorTransitionsBecomeAddedAndDeleted) {
   Json initial = watch.Next();
   ASSERT_TRUE(initial.is_object());
   EXPECT_EQ(initial["type"], "ADDED");
-  ASSERT_EQ(Patch(kWls + "/w", R"({"metadata":{"labels":{"team":"b"}}})",
-                  "application/merge-patch+json")
-                .status,
-            200);
+  ASSERT_EQ(
+      Patch(kWls + "/w", R"({"metadata":{"labels":{"team":"b"}}})", "application/merge-patch+json")
+          .status,
+      200);
   Json gone = watch.Next();
   ASSERT_TRUE(gone.is_object());
   EXPECT_EQ(gone["type"], "DELETED");
   ASSERT_EQ(Post(kWls, Workload("default", "other", {{"team", "b"}})).status, 201);
-  ASSERT_EQ(Patch(kWls + "/w", R"({"metadata":{"labels":{"team":"a"}}})",
-                  "application/merge-patch+json")
-                .status,
-            200);
+  ASSERT_EQ(
+      Patch(kWls + "/w", R"({"metadata":{"labels":{"team":"a"}}})", "application/merge-patch+json")
+          .status,
+      200);
   Json back = watch.Next();
   ASSERT_TRUE(back.is_object());
   EXPECT_EQ(back["type"], "ADDED");
-  EXPECT_EQ(Name(back), "w");
+  EXPECT_EQ(EventName(back), "w");
 }
 
 TEST_F(WatchTest, TableWatchSendsOneRowTables) {
@@ -161,9 +159,7 @@ TEST_F(BookmarkTest, BookmarksWhenAllowed) {
 
 class GoneTest : public ServerTest {
  protected:
-  void Configure(store::StoreOptions& store, ServerOptions&) override {
-    store.event_log_size = 3;
-  }
+  void Configure(store::StoreOptions& store, ServerOptions&) override { store.event_log_size = 3; }
 };
 
 TEST_F(GoneTest, TooOldResourceVersionIsAnErrorEvent) {

@@ -9,7 +9,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-struct MatchCase {
+struct LabelMatchCase {
   std::string name;
   std::string selector;
   Json labels;
@@ -18,7 +18,7 @@ struct MatchCase {
 
 TEST(ListLabelSelectorTest, Matches) {
   const Json app = {{"app", "web"}, {"tier", "front"}, {"gpus", "4"}};
-  const MatchCase cases[] = {
+  const LabelMatchCase cases[] = {
       {"empty selects all", "", app, true},
       {"empty selects unlabelled", "", Json(), true},
       {"equals", "app=web", app, true},
@@ -60,7 +60,7 @@ TEST(ListLabelSelectorTest, Matches) {
       {"leading empty item", "team in (,a)", Json{{"team", ""}}, true},
       {"trailing empty item", "team in (a,)", Json{{"team", ""}}, true},
   };
-  for (const MatchCase& c : cases) {
+  for (const LabelMatchCase& c : cases) {
     Result<ListLabelSelector> sel = ListLabelSelector::Parse(c.selector);
     ASSERT_TRUE(sel.ok()) << c.name << ": " << sel.status().ToString();
     EXPECT_EQ(sel->Matches(c.labels), c.matches) << c.name;

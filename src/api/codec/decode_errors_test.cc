@@ -5,14 +5,12 @@
 #include <string>
 
 #include "api/codec/decode.h"
+#include "api/codec/decode_test_util.h"
 
 namespace kuota::codec {
 namespace {
 
-std::string ErrorOf(std::string_view text) {
-  Result<std::vector<DecodedObject>> r = DecodeDocuments(text);
-  return r.ok() ? "OK" : r.status().ToString();
-}
+using testing::DecodeErrorOf;
 
 struct ErrorCase {
   std::string name;
@@ -290,20 +288,20 @@ TEST(DecodeErrorTest, Table) {
        "Invalid: document 1 (LocalQueue \"lq\", line 1): spec.clusterQueue: Required value"},
   };
   for (const auto& c : cases) {
-    EXPECT_EQ(ErrorOf(c.yaml), c.want) << c.name << "\n--- input ---\n" << c.yaml;
+    EXPECT_EQ(DecodeErrorOf(c.yaml), c.want) << c.name << "\n--- input ---\n" << c.yaml;
   }
 }
 
 TEST(DecodeErrorTest, ValuesInMessagesAreQuotedAndTruncated) {
   std::string long_value(500, 'x');
-  std::string msg = ErrorOf(
+  std::string msg = DecodeErrorOf(
       "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: cq}\n"
       "spec:\n  queueingStrategy: \"" +
       long_value + "\\n\\\"\"\n");
   EXPECT_LT(msg.size(), 400u) << msg;
   EXPECT_NE(msg.find("(value \"xxxx"), std::string::npos) << msg;
   EXPECT_NE(msg.find("...\")"), std::string::npos) << msg;
-  std::string control = ErrorOf(
+  std::string control = DecodeErrorOf(
       "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: cq}\n"
       "spec:\n  queueingStrategy: \"a\\tb\\u0001\\\"\"\n");
   EXPECT_NE(control.find("(value \"a\\tb\\x01\\\"\")"), std::string::npos) << control;

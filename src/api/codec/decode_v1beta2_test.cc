@@ -8,11 +8,14 @@
 #include <string>
 
 #include "api/codec/decode.h"
+#include "api/codec/decode_test_util.h"
 #include "api/conversion/kueue_conversion.h"
 #include "api/priority_class.h"
 
 namespace kuota::codec {
 namespace {
+
+using testing::DecodeErrorOf;
 
 using Json = nlohmann::json;
 
@@ -34,11 +37,6 @@ std::pair<T, T> DecodeBothForms(const Json& v1beta2) {
   EXPECT_TRUE(v1beta1.ok()) << v1beta1.status().ToString();
   if (!v1beta1.ok()) return {};
   return {MustDecodeAs<T>(v1beta2.dump()), MustDecodeAs<T>(v1beta1->dump())};
-}
-
-std::string ErrorOf(std::string_view text) {
-  Result<std::vector<DecodedObject>> r = DecodeDocuments(text);
-  return r.ok() ? "OK" : r.status().ToString();
 }
 
 const Json kResourceGroups = Json::parse(R"([{"coveredResources": ["cpu"],
@@ -264,7 +262,7 @@ TEST(DecodeV1beta2Test, V1beta1OnlyFieldsAreErrors) {
        "Invalid: document 1 (Configuration, line 3): queueVisibility: unknown field"},
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(ErrorOf(c.yaml), c.want) << c.name << "\n--- input ---\n" << c.yaml;
+    EXPECT_EQ(DecodeErrorOf(c.yaml), c.want) << c.name << "\n--- input ---\n" << c.yaml;
   }
 }
 

@@ -14,6 +14,8 @@ std::string_view StatusCodeName(StatusCode code) {
       return "AlreadyExists";
     case StatusCode::kConflict:
       return "Conflict";
+    case StatusCode::kForbidden:
+      return "Forbidden";
     case StatusCode::kTooLarge:
       return "RequestEntityTooLarge";
     case StatusCode::kGone:

@@ -16,6 +16,7 @@ enum class StatusCode {
   kNotFound,       // a referenced object does not exist (HTTP 404)
   kAlreadyExists,  // HTTP 409
   kConflict,       // stale resourceVersion (HTTP 409)
+  kForbidden,      // allowed to no one who asks this way (HTTP 403)
   kTooLarge,       // input over a size limit (HTTP 413)
   kGone,           // a watch resourceVersion older than the kept log (HTTP 410)
   kUnsupported,    // media type or method not supported (HTTP 415/405)
@@ -37,6 +38,7 @@ class [[nodiscard]] Status {
   static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
   static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
   static Status Conflict(std::string m) { return {StatusCode::kConflict, std::move(m)}; }
+  static Status Forbidden(std::string m) { return {StatusCode::kForbidden, std::move(m)}; }
   static Status TooLarge(std::string m) { return {StatusCode::kTooLarge, std::move(m)}; }
   static Status Gone(std::string m) { return {StatusCode::kGone, std::move(m)}; }
   static Status Unsupported(std::string m) { return {StatusCode::kUnsupported, std::move(m)}; }

@@ -154,6 +154,8 @@ ApiError FromStatus(const Status& status, const ResourceInfo& r, const std::stri
       return ConflictError(r, name,
                            "the object has been modified; please apply your changes to the "
                            "latest version and try again");
+    case StatusCode::kForbidden:
+      return ForbiddenError(r, name, status.message());
     case StatusCode::kTooLarge:
       return Make(413, "RequestEntityTooLarge", status.message());
     case StatusCode::kGone:

@@ -28,9 +28,11 @@
 #include "metrics/registry.h"
 #include "runtime/gpu_telemetry.h"
 #include "runtime/machine_capacity.h"
+#include "runtime/user_lookup.h"
 #include "server/api_server.h"
 #include "server/kubeconfig.h"
 #include "standalone/gpu_metrics.h"
+#include "standalone/identity_admission.h"
 #include "standalone/job_reconciler.h"
 #include "standalone/machine_amounts.h"
 #include "standalone/pod_runner.h"
@@ -186,7 +188,15 @@ Status RunKuotad(const KuotadOptions& options) {
       return auth::EnsureUserNamespace(*st_ptr, user);
     };
   }
-  server::ApiServer api(*store, &hook, sopts);
+  // A pod or job asking for another identity than its submitter's is refused
+  // where pods run here (identity_admission.h).
+  std::optional<IdentityAdmission> identity;
+  server::AdmissionHook* admission = &hook;
+  if (!options.serve_only && options.run_pods) {
+    identity.emplace(hook, self, runtime::LookUpUser);
+    admission = &*identity;
+  }
+  server::ApiServer api(*store, admission, sopts);
   KUOTA_RETURN_IF_ERROR(api.Start());
 
   const bool engine = !options.serve_only;

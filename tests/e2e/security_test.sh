@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Issue 10 end to end: kuotad as root on a shared machine, a second local user
+# End to end: kuotad as root on a shared machine, a second local user
 # made with useradd. Checks: anonymous TCP requests get 401 (kube Status);
 # `kuota login` over the Unix socket gives the user a kubeconfig only they can
 # read and a namespace of their own; the user may submit there and not to
 # another namespace, cannot touch ClusterQueues (403 naming verb, resource,
 # namespace); their Job's process runs with their uid (/proc/PID/status);
 # `kubectl auth can-i` answers as the bindings say, also after the admin grants
-# more with `kubectl create role/rolebinding`; the admin's kubeconfig works.
+# more with `kubectl create role/rolebinding`; the admin's kubeconfig works;
+# a Job or pod asking for another identity (runAsUser: 0, privileged, fsGroup,
+# runAsNonRoot: false) is refused with 403 naming the field and the identity.
 # Needs root (useradd, and kuotad changing to the user's uid).
 # Usage: security_test.sh PATH/TO/kuotad PATH/TO/kuota
 set -uo pipefail
@@ -132,6 +134,26 @@ contains "the Job records its submitter" "\"kuota.dev/submitter-uid\":\"$UID_U\"
 out=$(job forged "$U" | sed "s/  labels:/  annotations: {kuota.dev\/submitter-uid: \"0\"}\n  labels:/" \
   | ku create -f - -o jsonpath='{.metadata.annotations.kuota\.dev/submitter-uid}' 2>&1)
 expect_eq "a submitter-uid in the body is replaced by the caller's" "$UID_U" "$out"
+
+# Asking for another identity is refused at create, naming the field and
+# the identity the processes would get; asking for one's own uid is fine.
+ctx_job() {  # NAME POD_SECURITY_CONTEXT CONTAINER_SECURITY_CONTEXT
+  job "$1" "$U" | sed "s/^    spec:$/    spec:\n      securityContext: $2/; s/^      - name: c$/      - name: c\n        securityContext: $3/"
+}
+out=$(ctx_job as-root "{runAsUser: 0}" "{privileged: true}" | ku create -f - 2>&1)
+contains "runAsUser: 0 and privileged: refused with 403 Forbidden" \
+  "jobs.batch \"as-root\" is forbidden: spec.template.spec.containers[0].securityContext.privileged: true asks for root's privileges; spec.template.spec.securityContext.runAsUser: asks to run as uid 0" "$out"
+contains "the refusal names the identity it would get" "only as the user who submitted it, uid $UID_U ($U), gid $(id -g "$U")" "$out"
+echo "$out" | sed 's/^/    /'
+expect_eq "the refused Job is not stored" "" "$(k get job -n "$U" as-root -o name 2>/dev/null)"
+out=$(ctx_job other-group "{fsGroup: 0}" "{runAsNonRoot: false}" | ku create -f - 2>&1)
+contains "fsGroup naming root's group: refused" "spec.template.spec.securityContext.fsGroup: asks for gid 0, a group the submitter is not in" "$out"
+contains "runAsNonRoot: false from a non-root user: refused" "securityContext.runAsNonRoot: false asks to be allowed to run as root" "$out"
+out=$(ctx_job own-uid "{runAsUser: $UID_U, runAsGroup: $(id -g "$U")}" "{runAsNonRoot: true}" | ku create -f - 2>&1)
+contains "asking for one's own uid and group is allowed" "job.batch/own-uid created" "$out"
+out=$(ku run bare-root -n "$U" --image=busybox --restart=Never \
+  --overrides='{"spec":{"securityContext":{"runAsUser":0}}}' -- sleep 1 2>&1)
+contains "a plain pod asking for root: refused" "pods \"bare-root\" is forbidden: spec.securityContext.runAsUser: asks to run as uid 0" "$out"
 
 # What the user may not do.
 out=$(job theirs default | ku create -f - 2>&1)

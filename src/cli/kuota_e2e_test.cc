@@ -11,6 +11,7 @@
 #include "base/url_encode.h"
 #include "cli/cli_test_support.h"
 #include "server/client_credentials.h"
+#include "testing/find_on_path.h"
 
 namespace kuota::cli {
 namespace {
@@ -25,16 +26,7 @@ using namespace std::chrono_literals;
 
 constexpr char kKueue[] = "/apis/kueue.x-k8s.io/v1beta1";
 
-std::string FindOnPath(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path == nullptr ? "" : path);
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    std::string candidate = dir + "/" + program;
-    if (!dir.empty() && access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
+using kuota::testing::FindOnPath;
 
 class KuotaE2eTest : public ::testing::Test {
  protected:

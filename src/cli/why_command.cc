@@ -13,7 +13,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-void Line(std::string& out, const std::string& label, const std::string& value) {
+void LabeledLine(std::string& out, const std::string& label, const std::string& value) {
   std::string head = "  " + label + ":";
   if (head.size() < 17) head.append(17 - head.size(), ' ');
   out += head + value + "\n";
@@ -85,21 +85,21 @@ int RunWhy(const WhyFlags& f) {
     why = quota != nullptr ? Text(*quota, {"message"}) : "";
     if (why.empty()) why = "not yet considered by the scheduler";
     if (evicted != nullptr && Text(*evicted, {"status"}) == "True") {
-      Line(out, "Evicted", ReasonAndMessage(evicted));
+      LabeledLine(out, "Evicted", ReasonAndMessage(evicted));
     }
   }
-  Line(out, "State", state);
-  Line(out, "Why", why);
+  LabeledLine(out, "State", state);
+  LabeledLine(out, "Why", why);
 
   std::string queue_line = "LocalQueue " + f.ns + "/" + (lq_name.empty() ? "<none>" : lq_name);
   if (!lq.ok() && !lq_name.empty()) queue_line += " (does not exist)";
   if (!cq_name.empty()) queue_line += " -> ClusterQueue " + cq_name;
-  Line(out, "Queue", queue_line);
+  LabeledLine(out, "Queue", queue_line);
   std::string priority = Text(wl, {"spec", "priorityClassName"});
   if (const Json* p = Field(wl, {"spec", "priority"}); p != nullptr && p->is_number()) {
     priority += (priority.empty() ? "" : " ") + std::string("(") + p->dump() + ")";
   }
-  if (!priority.empty()) Line(out, "Priority", priority);
+  if (!priority.empty()) LabeledLine(out, "Priority", priority);
 
   if (pending && lq.ok()) {
     // Kueue's visibility API: its place in the queues, in scheduling order.
@@ -107,10 +107,10 @@ int RunWhy(const WhyFlags& f) {
         client->Get("/apis/visibility.kueue.x-k8s.io/v1beta1/namespaces/" + f.ns + "/localqueues/" +
                     lq_name + "/pendingworkloads?limit=1000000");
     if (!summary.ok()) {
-      Line(out, "Position",
-           summary.status().code() == StatusCode::kUnavailable
-               ? "unknown (this kuotad does not serve Kueue's visibility API)"
-               : "unknown (" + summary.status().message() + ")");
+      LabeledLine(out, "Position",
+                  summary.status().code() == StatusCode::kUnavailable
+                      ? "unknown (this kuotad does not serve Kueue's visibility API)"
+                      : "unknown (" + summary.status().message() + ")");
     } else {
       const Json* items = Field(*summary, {"items"});
       bool listed = false;
@@ -126,10 +126,11 @@ int RunWhy(const WhyFlags& f) {
           }
           text += ", " + Ordinal(Int(item, {"positionInLocalQueue"})) + " in LocalQueue " +
                   lq_name + " (1 = next to be considered)";
-          Line(out, "Position", text);
+          LabeledLine(out, "Position", text);
         }
       }
-      if (!listed) Line(out, "Position", "not in the queue's pending list (being processed)");
+      if (!listed)
+        LabeledLine(out, "Position", "not in the queue's pending list (being processed)");
     }
   }
 
@@ -137,23 +138,24 @@ int RunWhy(const WhyFlags& f) {
   if (lq.ok()) {
     std::string stop = Text(*lq, {"spec", "stopPolicy"}, "None");
     if (stop != "None") {
-      Line(out, "LocalQueue",
-           lq_name + " is stopped (stopPolicy " + stop + "): kuota resume localqueue " + lq_name +
-               (f.ns == "default" ? "" : " -n " + f.ns));
+      LabeledLine(out, "LocalQueue",
+                  lq_name + " is stopped (stopPolicy " + stop + "): kuota resume localqueue " +
+                      lq_name + (f.ns == "default" ? "" : " -n " + f.ns));
     }
   }
   if (cq.ok()) {
     const Json* cq_active = Condition(*cq, "Active");
     if (cq_active != nullptr && Text(*cq_active, {"status"}) != "True") {
-      Line(out, "ClusterQueue", cq_name + " is inactive: " + ReasonAndMessage(cq_active));
+      LabeledLine(out, "ClusterQueue", cq_name + " is inactive: " + ReasonAndMessage(cq_active));
     }
     std::string stop = Text(*cq, {"spec", "stopPolicy"}, "None");
     if (stop != "None") {
-      Line(out, "ClusterQueue",
-           cq_name + " is stopped (stopPolicy " + stop + "): kuota resume clusterqueue " + cq_name);
+      LabeledLine(
+          out, "ClusterQueue",
+          cq_name + " is stopped (stopPolicy " + stop + "): kuota resume clusterqueue " + cq_name);
     }
   } else if (!cq_name.empty()) {
-    Line(out, "ClusterQueue", cq_name + " does not exist");
+    LabeledLine(out, "ClusterQueue", cq_name + " does not exist");
   }
 
   // Where it runs.
@@ -178,7 +180,7 @@ int RunWhy(const WhyFlags& f) {
         }
       }
     }
-    Line(out, "Admission", text);
+    LabeledLine(out, "Admission", text);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;

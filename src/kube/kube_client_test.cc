@@ -22,24 +22,18 @@ using testing::LoadExchange;
 using testing::RecordedRequest;
 using testing::ReplayServer;
 using testing::Reply;
+using testing::TargetOf;
 
 constexpr const char* kWorkload =
     "/apis/kueue.x-k8s.io/v1beta1/namespaces/team-a/workloads/job-sample-job-7f9c2";
 constexpr const char* kWorkloads = "/apis/kueue.x-k8s.io/v1beta1/workloads";
-
-ClusterTarget Target(const ReplayServer& server, const std::string& token = "") {
-  ClusterTarget t;
-  t.url = server.url();
-  t.token = token;
-  return t;
-}
 
 TEST(KubeClientTest, SendsBearerTokenUserAgentAndAccept) {
   ReplayServer server;
   server.Add("get_workload");
   ClientOptions options;
   options.user_agent = "kuotad-test/9.9 (kubernetes-driver)";
-  KubeClient client(Target(server, "s3cr3t.token-value"), options);
+  KubeClient client(TargetOf(server, "s3cr3t.token-value"), options);
 
   Result<Json> got = client.Request("GET", kWorkload, nullptr);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
@@ -63,7 +57,7 @@ TEST(KubeClientTest, SendsBearerTokenUserAgentAndAccept) {
 TEST(KubeClientTest, NoTokenSendsNoAuthorization) {
   ReplayServer server;
   server.Add("get_workload");
-  KubeClient client(Target(server), ClientOptions{});
+  KubeClient client(TargetOf(server), ClientOptions{});
   ASSERT_TRUE(client.Request("GET", kWorkload, nullptr).ok());
   ASSERT_EQ(server.Requests().size(), 1u);
   EXPECT_EQ(server.Requests()[0].Header("Authorization"), "");
@@ -76,7 +70,7 @@ TEST(KubeClientTest, SendsBodyWithContentType) {
   server.Handle("PATCH", kWorkload, [](const RecordedRequest&) {
     return Reply::Json(200, {{"kind", "Workload"}, {"metadata", {{"resourceVersion", "4713"}}}});
   });
-  KubeClient client(Target(server), ClientOptions{});
+  KubeClient client(TargetOf(server), ClientOptions{});
 
   const Json object = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
                        {"kind", "Workload"},
@@ -131,7 +125,7 @@ TEST(KubeClientTest, MapsStatusBodiesToCodes) {
   };
   ReplayServer server;
   for (const ErrorCase& c : cases) server.Add(c.exchange);
-  KubeClient client(Target(server), ClientOptions{});
+  KubeClient client(TargetOf(server), ClientOptions{});
   const Json body = {{"kind", "Workload"}};
   for (const ErrorCase& c : cases) {
     SCOPED_TRACE(c.exchange);
@@ -174,7 +168,7 @@ TEST(KubeClientTest, NonJsonSuccessIsInternal) {
     r.body = "<html>proxy login</html>";
     return r;
   });
-  KubeClient client(Target(server), ClientOptions{});
+  KubeClient client(TargetOf(server), ClientOptions{});
   Result<Json> r = client.Request("GET", kWorkloads, nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInternal);
@@ -183,7 +177,7 @@ TEST(KubeClientTest, NonJsonSuccessIsInternal) {
 
 TEST(KubeClientTest, UnknownMethodSendsNothing) {
   ReplayServer server;
-  KubeClient client(Target(server), ClientOptions{});
+  KubeClient client(TargetOf(server), ClientOptions{});
   Result<Json> r = client.Request("TRACE", kWorkloads, nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInternal);
@@ -198,7 +192,7 @@ TEST(KubeClientTest, RateLimitPacesRequestsAfterTheBurst) {
   ClientOptions options;
   options.qps = 10;
   options.burst = 2;
-  KubeClient client(Target(server), options);
+  KubeClient client(TargetOf(server), options);
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(client.Request("GET", kWorkloads, nullptr).ok());
   const auto elapsed = std::chrono::steady_clock::now() - start;
@@ -232,7 +226,7 @@ TEST(KubeClientTest, WatchReassemblesLinesSplitAcrossChunks) {
   const std::vector<std::string> want = Lines(ex.reply.body);
   ASSERT_EQ(want.size(), 3u);
   server.Add(ex);
-  KubeClient client(Target(server, "watch-token"), ClientOptions{});
+  KubeClient client(TargetOf(server, "watch-token"), ClientOptions{});
   WatchCanceller canceller;
   std::vector<std::string> got;
   Status st = client.Watch(
@@ -252,7 +246,7 @@ TEST(KubeClientTest, WatchReassemblesLinesSplitAcrossChunks) {
 TEST(KubeClientTest, WatchHttp410IsGone) {
   ReplayServer server;
   server.Add("watch_workloads_expired_http410");
-  KubeClient client(Target(server), ClientOptions{});
+  KubeClient client(TargetOf(server), ClientOptions{});
   WatchCanceller canceller;
   int lines = 0;
   Status st = client.Watch(
@@ -273,7 +267,7 @@ TEST(KubeClientTest, WatchEndsWhenTheCallbackSaysSo) {
   testing::Exchange ex = LoadExchange("watch_workloads_bookmark");
   ex.reply.hold = std::chrono::seconds(30);
   server.Add(ex);
-  KubeClient client(Target(server), ClientOptions{});
+  KubeClient client(TargetOf(server), ClientOptions{});
   WatchCanceller canceller;
   int lines = 0;
   const auto start = std::chrono::steady_clock::now();
@@ -294,7 +288,7 @@ TEST(KubeClientTest, CancelEndsAnIdleWatchPromptly) {
   testing::Exchange ex = LoadExchange("watch_workloads_bookmark");
   ex.reply.hold = std::chrono::seconds(30);  // open and silent after its events
   server.Add(ex);
-  KubeClient client(Target(server), ClientOptions{});
+  KubeClient client(TargetOf(server), ClientOptions{});
   WatchCanceller canceller;
   std::atomic<int> lines{0};
   Status st;

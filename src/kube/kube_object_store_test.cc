@@ -16,13 +16,14 @@ namespace kuota::kube {
 namespace {
 
 using std::chrono::milliseconds;
+using testing::kWorkloadsKey;
 using testing::LoadExchange;
 using testing::RecordedBody;
 using testing::RecordedRequest;
 using testing::ReplayServer;
 using testing::Reply;
+using testing::TargetOf;
 
-constexpr const char* kWorkloadsKey = "workloads.kueue.x-k8s.io";
 constexpr const char* kJobsKey = "jobs.batch";
 constexpr const char* kWorkloadPath =
     "/apis/kueue.x-k8s.io/v1beta1/namespaces/team-a/workloads/job-sample-job-7f9c2";
@@ -30,18 +31,12 @@ constexpr const char* kJobsPath = "/apis/batch/v1/namespaces/team-a/jobs";
 constexpr const char* kContinue =
     "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NTAwMCwic3RhcnQiOiJ0ZWFtLWEvam9iLWJcdTAwMDAifQ";
 
-ClusterTarget Target(const ReplayServer& server) {
-  ClusterTarget t;
-  t.url = server.url();
-  t.token = "store-token";
-  return t;
-}
-
 // A store with its client; the server must outlive both (declared first).
 struct Fixture {
   explicit Fixture(ReplayServer& server,
                    std::vector<std::string> resources = {kWorkloadsKey, kJobsKey})
-      : client(Target(server), ClientOptions{}), store(client, std::move(resources)) {}
+      : client(TargetOf(server, "store-token"), ClientOptions{}),
+        store(client, std::move(resources)) {}
   KubeClient client;
   KubeObjectStore store;
 };

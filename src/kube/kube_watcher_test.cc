@@ -23,22 +23,16 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 using testing::Exchange;
+using testing::kWorkloadsKey;
 using testing::LoadExchange;
 using testing::RecordedRequest;
 using testing::ReplayServer;
 using testing::Reply;
+using testing::TargetOf;
 
-constexpr const char* kWorkloadsKey = "workloads.kueue.x-k8s.io";
 constexpr const char* kClusterQueuesKey = "clusterqueues.kueue.x-k8s.io";
 constexpr const char* kWorkloadsPath = "/apis/kueue.x-k8s.io/v1beta1/workloads";
 constexpr const char* kClusterQueuesPath = "/apis/kueue.x-k8s.io/v1beta1/clusterqueues";
-
-ClusterTarget Target(const ReplayServer& server) {
-  ClusterTarget t;
-  t.url = server.url();
-  t.token = "watch-token";
-  return t;
-}
 
 KubeWatchOptions FastBackoff() {
   KubeWatchOptions o;
@@ -99,7 +93,7 @@ TEST(KubeWatcherTest, MergesTheStreamsOfSeveralResources) {
   ReplayServer server;
   server.Add(Held("watch_workloads_bookmark"));
   server.Add(Held("watch_clusterqueues"));
-  KubeClient client(Target(server), ClientOptions{});
+  KubeClient client(TargetOf(server, "watch-token"), ClientOptions{});
   KubeWatcher watcher(client, {{kWorkloadsKey, "", 5000}, {kClusterQueuesKey, "", 5000}},
                       FastBackoff());
   std::vector<store::WatchEvent> events = Take(watcher, 5, milliseconds(5000));
@@ -139,7 +133,7 @@ TEST(KubeWatcherTest, BookmarkAdvancesTheResumeVersionWithoutAnObject) {
     std::lock_guard<std::mutex> lock(mu);
     seen.push_back(rv);
   };
-  KubeClient client(Target(server), ClientOptions{});
+  KubeClient client(TargetOf(server, "watch-token"), ClientOptions{});
   KubeWatcher watcher(client, {{kWorkloadsKey, "", 5000}}, o);
 
   std::vector<store::WatchEvent> events = Take(watcher, 3, milliseconds(5000));
@@ -175,7 +169,7 @@ TEST(KubeWatcherTest, DroppedStreamResumesFromTheLastVersionSeen) {
   dropped.reply.pause = milliseconds(3);  // then the connection cut
   server.Add(dropped);
   IdleAfterwards(server, kWorkloadsPath);
-  KubeClient client(Target(server), ClientOptions{});
+  KubeClient client(TargetOf(server, "watch-token"), ClientOptions{});
   KubeWatcher watcher(client, {{kWorkloadsKey, "", 5000}}, FastBackoff());
 
   std::vector<store::WatchEvent> events = Take(watcher, 2, milliseconds(5000));
@@ -195,7 +189,7 @@ TEST(KubeWatcherTest, ExpiredErrorEventEndsTheWatcher) {
   ReplayServer server;
   server.Add("watch_workloads_expired");
   IdleAfterwards(server, kWorkloadsPath);
-  KubeClient client(Target(server), ClientOptions{});
+  KubeClient client(TargetOf(server, "watch-token"), ClientOptions{});
   KubeWatcher watcher(client, {{kWorkloadsKey, "", 1}}, FastBackoff());
 
   EXPECT_TRUE(WaitUntil([&] { return !watcher.Alive(); }, milliseconds(5000)));
@@ -210,7 +204,7 @@ TEST(KubeWatcherTest, Http410EndsTheWatcher) {
   ReplayServer server;
   server.Add("watch_workloads_expired_http410");
   IdleAfterwards(server, kWorkloadsPath);
-  KubeClient client(Target(server), ClientOptions{});
+  KubeClient client(TargetOf(server, "watch-token"), ClientOptions{});
   KubeWatcher watcher(client, {{kWorkloadsKey, "", 1}}, FastBackoff());
   EXPECT_TRUE(WaitUntil([&] { return !watcher.Alive(); }, milliseconds(5000)));
   std::this_thread::sleep_for(milliseconds(300));  // longer than the back-off
@@ -224,7 +218,7 @@ TEST(KubeWatcherTest, ServerErrorIsRetriedWithBackoffFromTheSameVersion) {
   unavailable.query["watch"] = "1";
   server.Add(unavailable, 2);
   IdleAfterwards(server, kWorkloadsPath);
-  KubeClient client(Target(server), ClientOptions{});
+  KubeClient client(TargetOf(server, "watch-token"), ClientOptions{});
   KubeWatcher watcher(client, {{kWorkloadsKey, "", 5000}}, FastBackoff());
 
   ASSERT_TRUE(server.WaitForRequests("GET", kWorkloadsPath, 3, milliseconds(5000), true));
@@ -240,7 +234,7 @@ TEST(KubeWatcherTest, StopCutsOpenIdleStreamsPromptly) {
   ReplayServer server;
   server.Add(Held("watch_workloads_bookmark"));
   server.Add(Held("watch_clusterqueues"));
-  KubeClient client(Target(server), ClientOptions{});
+  KubeClient client(TargetOf(server, "watch-token"), ClientOptions{});
   KubeWatcher watcher(client, {{kWorkloadsKey, "", 5000}, {kClusterQueuesKey, "", 5000}},
                       FastBackoff());
   ASSERT_EQ(Take(watcher, 5, milliseconds(5000)).size(), 5u);
@@ -258,7 +252,7 @@ TEST(KubeWatcherTest, StopCutsOpenIdleStreamsPromptly) {
 
 TEST(KubeWatcherTest, StopDuringBackoffIsPrompt) {
   ReplayServer server;  // nothing recorded: every watch gets 404
-  KubeClient client(Target(server), ClientOptions{});
+  KubeClient client(TargetOf(server, "watch-token"), ClientOptions{});
   KubeWatchOptions o;
   o.backoff_initial = seconds(20);
   o.backoff_max = seconds(20);

@@ -46,12 +46,8 @@ LeaderElectionOptions Options(const std::string& identity) {
 // The store and client a candidate uses; the server must outlive them.
 struct Candidate {
   explicit Candidate(const ReplayServer& server)
-      : client(Target(server), ClientOptions{}), store(client, {"leases.coordination.k8s.io"}) {}
-  static ClusterTarget Target(const ReplayServer& server) {
-    ClusterTarget t;
-    t.url = server.url();
-    return t;
-  }
+      : client(testing::TargetOf(server), ClientOptions{}),
+        store(client, {"leases.coordination.k8s.io"}) {}
   KubeClient client;
   KubeObjectStore store;
 };

@@ -33,6 +33,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kube/cluster_target.h"
+
 namespace kuota::kube::testing {
 
 // Key order as written in the recording (kube-apiserver's order), so that
@@ -406,5 +408,17 @@ class ReplayServer {
   std::vector<RecordedRequest> requests_;
   std::vector<std::string> unmatched_;
 };
+
+// The store key of Workloads, as the tests name the resources they watch.
+inline constexpr const char* kWorkloadsKey = "workloads.kueue.x-k8s.io";
+
+// The cluster a client under test talks to: `server`, with bearer `token`
+// ("" for none).
+inline ClusterTarget TargetOf(const ReplayServer& server, const std::string& token = "") {
+  ClusterTarget t;
+  t.url = server.url();
+  t.token = token;
+  return t;
+}
 
 }  // namespace kuota::kube::testing

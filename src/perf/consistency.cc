@@ -6,15 +6,6 @@
 namespace kuota::perf {
 namespace {
 
-std::string Cpu(int64_t milli) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(milli) / 1000.0);
-  std::string s = buf;
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s;
-}
-
 std::string AtMs(int64_t us) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "at %.3f s", static_cast<double>(us) / 1e6);
@@ -72,6 +63,15 @@ std::string EndedJustAfter(const std::vector<Edge>& edges, size_t at, const Plan
 }
 
 }  // namespace
+
+std::string CpuText(int64_t milli) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(milli) / 1000.0);
+  std::string s = buf;
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
 
 ConsistencyReport CheckConsistency(const Plan& plan, const RunRecord& record, size_t max_listed) {
   ConsistencyReport report;
@@ -170,8 +170,8 @@ ConsistencyReport CheckConsistency(const Plan& plan, const RunRecord& record, si
       const Edge& e = queue_edges[q][k];
       cur += e.delta;
       if (cur > limit) {
-        fail.Add("ClusterQueue " + pq.name + " held " + Cpu(cur) + " cpu " + AtMs(e.t) +
-                 ", above nominal + borrowingLimit = " + Cpu(limit) + " (admitting " +
+        fail.Add("ClusterQueue " + pq.name + " held " + CpuText(cur) + " cpu " + AtMs(e.t) +
+                 ", above nominal + borrowingLimit = " + CpuText(limit) + " (admitting " +
                  plan.Key(plan.workloads[e.workload]) + ")" +
                  EndedJustAfter(queue_edges[q], k, plan, record));
         break;
@@ -187,8 +187,8 @@ ConsistencyReport CheckConsistency(const Plan& plan, const RunRecord& record, si
       cur += e.delta;
       if (cur > cohort_quota[c]) {
         if (over++ == 0) {
-          fail.Add("cohort " + plan.cohorts[c] + " held " + Cpu(cur) + " cpu " + AtMs(e.t) +
-                   ", above its quota of " + Cpu(cohort_quota[c]) + " (admitting " +
+          fail.Add("cohort " + plan.cohorts[c] + " held " + CpuText(cur) + " cpu " + AtMs(e.t) +
+                   ", above its quota of " + CpuText(cohort_quota[c]) + " (admitting " +
                    plan.Key(plan.workloads[e.workload]) + ")" +
                    EndedJustAfter(cohort_edges[c], k, plan, record));
         }

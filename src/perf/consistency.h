@@ -26,4 +26,8 @@ struct ConsistencyReport {
 ConsistencyReport CheckConsistency(const Plan& plan, const RunRecord& record,
                                    size_t max_listed = 20);
 
+// `milli` cpu as the checks' messages and the reports print it: a decimal
+// without trailing zeros ("1.5", "2", "0.001").
+std::string CpuText(int64_t milli);
+
 }  // namespace kuota::perf

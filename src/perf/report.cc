@@ -20,7 +20,7 @@ extern char** environ;
 namespace kuota::perf {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 std::string Fixed(double v, int digits) {
   char buf[64];
@@ -31,13 +31,6 @@ std::string Fixed(double v, int digits) {
 // Rounds to 3 decimals for JSON, so figures read cleanly.
 double Round3(double v) {
   return static_cast<double>(static_cast<int64_t>(v * 1000.0 + (v < 0 ? -0.5 : 0.5))) / 1000.0;
-}
-
-std::string Cpu(int64_t milli) {
-  std::string s = Fixed(static_cast<double>(milli) / 1000.0, 3);
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s;
 }
 
 std::string Pad(const std::string& s, size_t w) {
@@ -162,11 +155,11 @@ std::string PlotScript(const ReportInput& in, const std::string& terminal, const
 std::string SummaryJson(const ReportInput& in) {
   const Summary& s = in.summary;
   const RunRecord& r = in.record;
-  Json j;
+  OrderedJson j;
   j["config"] = in.config_name;
   j["mode"] = s.mode;
   if (r.mode != "virtual") {
-    Json server = {{"url", r.server_url}, {"startedByKuotaPerf", r.server_started}};
+    OrderedJson server = {{"url", r.server_url}, {"startedByKuotaPerf", r.server_started}};
     if (r.server_cost.measured) {
       server["userCpuSeconds"] = Round3(r.server_cost.user_cpu_s);
       server["systemCpuSeconds"] = Round3(r.server_cost.system_cpu_s);
@@ -200,7 +193,7 @@ std::string SummaryJson(const ReportInput& in) {
     j["finishConflicts"] = r.finish_conflicts;
     j["maxCreateLagMs"] = Round3(static_cast<double>(r.max_create_lag_us) / 1000.0);
   }
-  Json cqc = Json::object();
+  OrderedJson cqc = OrderedJson::object();
   for (const QueueClassStats& c : s.queue_classes) {
     cqc[c.name] = {
         {"queues", c.queues},
@@ -215,7 +208,7 @@ std::string SummaryJson(const ReportInput& in) {
   j["clusterQueueClasses"] = cqc;
   j["clusterQueueClassesUnits"] =
       "nominalQuota, cpuAverageUsage and maxQueueUsage in mCPU; cpuUsed in mCPU*ms";
-  Json wc = Json::object();
+  OrderedJson wc = OrderedJson::object();
   for (const WorkloadClassStats& c : s.workload_classes) {
     wc[c.name] = {{"count", c.count},
                   {"finished", c.finished},
@@ -272,8 +265,8 @@ std::string SummaryText(const ReportInput& in) {
   std::vector<std::vector<std::string>> rows = {
       {"CLUSTERQUEUE CLASS", "QUEUES", "NOMINAL CPU", "USAGE", "MAX CPU IN ONE QUEUE"}};
   for (const QueueClassStats& c : s.queue_classes) {
-    rows.push_back({c.name, std::to_string(c.queues), Cpu(c.nominal_milli),
-                    Fixed(c.usage_percent, 1) + " %", Cpu(c.max_usage_milli)});
+    rows.push_back({c.name, std::to_string(c.queues), CpuText(c.nominal_milli),
+                    Fixed(c.usage_percent, 1) + " %", CpuText(c.max_usage_milli)});
   }
   out += Table(rows) + "\n";
   rows = {{"WORKLOAD CLASS", "COUNT", "FINISHED", "AVG TO ADMISSION", "(FIRST)", "P90", "MAX",

@@ -105,39 +105,29 @@ void Registry::AddCollector(Collector collect) {
   collectors_.push_back(std::move(collect));
 }
 
+Registry::Snapshot Registry::TakeSnapshot() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return Snapshot{gauges_, CollectOwnLocked(), collectors_};
+}
+
 std::vector<MetricFamily> Registry::Collect() const {
-  std::shared_ptr<const std::vector<MetricFamily>> gauges;
-  std::vector<MetricFamily> own;
-  std::vector<Collector> collectors;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    gauges = gauges_;
-    own = CollectOwnLocked();
-    collectors = collectors_;
-  }
-  std::vector<MetricFamily> out(gauges->begin(), gauges->end());
-  for (const Collector& c : collectors) {
+  Snapshot snap = TakeSnapshot();
+  std::vector<MetricFamily> out(snap.gauges->begin(), snap.gauges->end());
+  for (const Collector& c : snap.collectors) {
     for (MetricFamily& f : c()) out.push_back(std::move(f));
   }
-  out.insert(out.end(), std::make_move_iterator(own.begin()), std::make_move_iterator(own.end()));
+  out.insert(out.end(), std::make_move_iterator(snap.own.begin()),
+             std::make_move_iterator(snap.own.end()));
   return out;
 }
 
 std::string Registry::Render(Format format) const {
-  std::shared_ptr<const std::vector<MetricFamily>> gauges;
-  std::vector<MetricFamily> own;
-  std::vector<Collector> collectors;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    gauges = gauges_;
-    own = CollectOwnLocked();
-    collectors = collectors_;
-  }
   // Rendered outside the lock: a big snapshot never holds up writers.
+  const Snapshot snap = TakeSnapshot();
   std::string text;
-  metrics::Render(*gauges, format, &text);
-  for (const Collector& c : collectors) metrics::Render(c(), format, &text);
-  metrics::Render(own, format, &text);
+  metrics::Render(*snap.gauges, format, &text);
+  for (const Collector& c : snap.collectors) metrics::Render(c(), format, &text);
+  metrics::Render(snap.own, format, &text);
   Finish(format, &text);
   return text;
 }

@@ -64,6 +64,13 @@ class Registry {
   Family* Find(const std::string& name, MetricType type, size_t labels);
   // The counters and histograms as families; mu_ held.
   std::vector<MetricFamily> CollectOwnLocked() const;
+  // What Collect and Render read, taken under mu_ and used outside it.
+  struct Snapshot {
+    std::shared_ptr<const std::vector<MetricFamily>> gauges;
+    std::vector<MetricFamily> own;
+    std::vector<Collector> collectors;
+  };
+  Snapshot TakeSnapshot() const;
 
   mutable std::mutex mu_;
   std::vector<std::string> order_;

@@ -14,20 +14,6 @@
 namespace kuota::engine {
 namespace {
 
-using testing::At;
-using testing::CpuQueue;
-using testing::EngineHarness;
-using testing::MakeAdmissionCheck;
-using testing::MakeClusterQueue;
-using testing::MakeFlavorQuotas;
-using testing::MakeLocalQueue;
-using testing::MakeNamespace;
-using testing::MakePriorityClass;
-using testing::MakeResourceFlavor;
-using testing::MakeWorkload;
-using testing::MakeWorkloadPriorityClass;
-using Keys = std::vector<std::string>;
-
 MakeWorkload Wl(const std::string& name, const std::string& ns = "ns",
                 const std::string& queue = "lq", const std::string& cpu = "1") {
   MakeWorkload w(name, ns);
@@ -88,11 +74,9 @@ struct NsCase {
   bool want_admitted;
 };
 
-class NamespaceSelectorTest : public ::testing::TestWithParam<NsCase> {};
+using NamespaceSelectorTest = HarnessTest<NsCase>;
 
 TEST_P(NamespaceSelectorTest, Admission) {
-  const NsCase& c = GetParam();
-  EngineHarness h;
   MakeNamespace ns("ns");
   for (const auto& [k, v] : c.ns_labels) ns.Label(k, v);
   ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), ns,
@@ -253,11 +237,9 @@ struct PriorityCase {
   int32_t want;
 };
 
-class PriorityTest : public ::testing::TestWithParam<PriorityCase> {};
+using PriorityTest = HarnessTest<PriorityCase>;
 
 TEST_P(PriorityTest, Resolved) {
-  const PriorityCase& c = GetParam();
-  EngineHarness h;
   ASSERT_TRUE(h.Apply(MakeWorkloadPriorityClass("high", 1000), MakePriorityClass("pod-high", 500),
                       MakeWorkloadPriorityClass("same-name", 7),
                       MakePriorityClass("same-name", 8)));

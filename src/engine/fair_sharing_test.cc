@@ -14,14 +14,6 @@ namespace kuota::engine {
 namespace {
 
 using api::FairSharingStrategy;
-using testing::At;
-using testing::EngineHarness;
-using testing::MakeClusterQueue;
-using testing::MakeFlavorQuotas;
-using testing::MakeLocalQueue;
-using testing::MakeResourceFlavor;
-using testing::MakeWorkload;
-using Keys = std::vector<std::string>;
 
 api::Configuration FairSharingOn(std::vector<FairSharingStrategy> strategies = {
                                      FairSharingStrategy::kLessThanOrEqualToFinalShare,
@@ -62,14 +54,6 @@ api::Workload Pending(const std::string& name, const std::string& cq, const std:
       .Obj();
 }
 
-void ApplyQueues(EngineHarness& h, const std::vector<api::ClusterQueue>& cqs) {
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default")));
-  for (const auto& cq : cqs) {
-    ASSERT_TRUE(
-        h.Apply(cq, MakeLocalQueue("lq-" + cq.metadata.name, "ns").ClusterQueue(cq.metadata.name)));
-  }
-}
-
 // ---------------------------------------------------------------------------
 // Dominant resource share: "a" (4 cpu, 1Gi) and a lender (8 cpu, 1Gi).
 
@@ -87,7 +71,7 @@ class DominantResourceShareTest : public ::testing::TestWithParam<DrsCase> {};
 TEST_P(DominantResourceShareTest, Value) {
   const DrsCase& c = GetParam();
   EngineHarness h(FairSharingOn());
-  ApplyQueues(h, {Queue("a", "4", c.weight, "1Gi"), Queue("lender", "8", 1, "1Gi")});
+  h.ApplyQueues({Queue("a", "4", c.weight, "1Gi"), Queue("lender", "8", 1, "1Gi")});
   ASSERT_TRUE(h.Apply(Running("a1", "a", c.cpu_used, 1, c.memory_used)));
   Share s = DominantResourceShare(*h.CQ("a"), h.engine().state().frs);
   EXPECT_EQ(s.infinite, c.want_infinite);
@@ -139,7 +123,7 @@ TEST_P(FairSharingOrderTest, WhoGetsTheLastQuota) {
   api::Configuration cfg;
   if (c.fair_sharing) cfg = FairSharingOn();
   EngineHarness h(cfg);
-  ApplyQueues(h, {Queue("lender", "4"), Queue("a", "0", c.weight_a), Queue("b", "0", c.weight_b)});
+  h.ApplyQueues({Queue("lender", "4"), Queue("a", "0", c.weight_a), Queue("b", "0", c.weight_b)});
   ASSERT_TRUE(
       h.Apply(Running("a1", "a", "2", 1), Pending("a2", "a", "2", 2), Pending("b1", "b", "2", 3)));
   auto r = h.Cycle();
@@ -178,7 +162,7 @@ class FairSharingPreemptionTest : public ::testing::TestWithParam<StrategyCase> 
 TEST_P(FairSharingPreemptionTest, Strategies) {
   const StrategyCase& c = GetParam();
   EngineHarness h(FairSharingOn(c.strategies));
-  ApplyQueues(h, {Queue("a", "4"), Queue("b", "4"), Queue("c", "4")});
+  h.ApplyQueues({Queue("a", "4"), Queue("b", "4"), Queue("c", "4")});
   ASSERT_TRUE(h.Apply(Running("a1", "a", "2", 1), Running("a2", "a", "2", 2),
                       Running("b1", "b", "4", 3), Running("b2", "b", "4", 4),
                       Pending("incoming", "a", "2", 10)));
@@ -209,7 +193,7 @@ TEST(FairSharingPreemptionTest, SmallVictimsSatisfyFinalShare) {
   // b holds 8 as four 2-cpu workloads: removing one leaves b at 2/12, and
   // a's 2/12 <= 2/12, so LessThanOrEqualToFinalShare allows it.
   EngineHarness h(FairSharingOn({FairSharingStrategy::kLessThanOrEqualToFinalShare}));
-  ApplyQueues(h, {Queue("a", "4"), Queue("b", "4"), Queue("c", "4")});
+  h.ApplyQueues({Queue("a", "4"), Queue("b", "4"), Queue("c", "4")});
   ASSERT_TRUE(h.Apply(Running("a1", "a", "4", 1), Running("b1", "b", "2", 3),
                       Running("b2", "b", "2", 4), Running("b3", "b", "2", 5),
                       Running("b4", "b", "2", 6), Pending("incoming", "a", "2", 10)));
@@ -220,7 +204,7 @@ TEST(FairSharingPreemptionTest, SmallVictimsSatisfyFinalShare) {
 TEST(FairSharingPreemptionTest, WithinNominalReclaimsFromBorrower) {
   // a is within its nominal after admission: it reclaims regardless of shares.
   EngineHarness h(FairSharingOn({FairSharingStrategy::kLessThanOrEqualToFinalShare}));
-  ApplyQueues(h, {Queue("a", "4"), Queue("b", "4")});
+  h.ApplyQueues({Queue("a", "4"), Queue("b", "4")});
   ASSERT_TRUE(h.Apply(Running("b1", "b", "4", 3), Running("b2", "b", "4", 4),
                       Pending("incoming", "a", "4", 10)));
   auto r = h.Cycle();
@@ -233,7 +217,7 @@ TEST(FairSharingPreemptionTest, WithinNominalReclaimsFromBorrower) {
 TEST(FairSharingPreemptionTest, NeverPreemptsQueueWithinNominal) {
   // b is within its nominal: it is not a candidate even for a high share.
   EngineHarness h(FairSharingOn());
-  ApplyQueues(h, {Queue("a", "0"), Queue("b", "4")});
+  h.ApplyQueues({Queue("a", "0"), Queue("b", "4")});
   ASSERT_TRUE(h.Apply(Running("b1", "b", "4", 3), Pending("incoming", "a", "2", 10)));
   auto r = h.Cycle();
   EXPECT_TRUE(r.preempted.empty());

@@ -18,13 +18,6 @@ namespace {
 
 using api::FungibilityAction;
 using api::FungibilityPreference;
-using testing::At;
-using testing::EngineHarness;
-using testing::MakeClusterQueue;
-using testing::MakeFlavorQuotas;
-using testing::MakeLocalQueue;
-using testing::MakeResourceFlavor;
-using testing::MakeWorkload;
 
 constexpr const char* kWl = "ns/wl";
 
@@ -40,11 +33,9 @@ struct TaintCase {
   std::string want_reason;  // substring of the pending message when not admitted
 };
 
-class TaintTest : public ::testing::TestWithParam<TaintCase> {};
+using TaintTest = HarnessTest<TaintCase>;
 
 TEST_P(TaintTest, OnlyFlavorIsTainted) {
-  const TaintCase& c = GetParam();
-  EngineHarness h;
   MakeResourceFlavor rf("tainted");
   rf.Taint(c.taint.key, c.taint.value, c.taint.effect);
   for (const auto& t : c.flavor_tolerations) rf.Toleration(t.key, t.op, t.value, t.effect);
@@ -177,11 +168,9 @@ struct AffinityCase {
   std::string want_flavor;  // "" when pending
 };
 
-class AffinityTest : public ::testing::TestWithParam<AffinityCase> {};
+using AffinityTest = HarnessTest<AffinityCase>;
 
 TEST_P(AffinityTest, ChoosesFlavor) {
-  const AffinityCase& c = GetParam();
-  EngineHarness h;
   MakeWorkload wl("wl", "ns");
   wl.Queue("lq").PodSet("main", 1, {{"cpu", "1"}});
   for (const auto& [k, v] : c.node_selector) wl.NodeSelector(k, v);
@@ -253,11 +242,9 @@ struct OwnKeysCase {
   std::string want_flavor;
 };
 
-class OwnKeysTest : public ::testing::TestWithParam<OwnKeysCase> {};
+using OwnKeysTest = HarnessTest<OwnKeysCase>;
 
 TEST_P(OwnKeysTest, ChoosesFlavor) {
-  const OwnKeysCase& c = GetParam();
-  EngineHarness h;
   MakeWorkload wl("wl", "ns");
   wl.Queue("lq").PodSet("main", 1, {{"cpu", "1"}});
   for (const auto& [k, v] : c.node_selector) wl.NodeSelector(k, v);

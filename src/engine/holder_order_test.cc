@@ -14,16 +14,6 @@
 namespace kuota::engine {
 namespace {
 
-using testing::At;
-using testing::CpuQueue;
-using testing::EngineHarness;
-using testing::MakeClusterQueue;
-using testing::MakeFlavorQuotas;
-using testing::MakeLocalQueue;
-using testing::MakeResourceFlavor;
-using testing::MakeWorkload;
-using Keys = std::vector<std::string>;
-
 api::Workload Holding(const std::string& name, const std::string& cq, int32_t priority,
                       int64_t reserved_s, const std::string& uid) {
   auto w = MakeWorkload(name, "ns")

@@ -21,14 +21,6 @@ namespace {
 using api::BorrowWithinCohortPolicy;
 using api::ReclaimWithinCohortPolicy;
 using api::WithinClusterQueuePolicy;
-using testing::At;
-using testing::EngineHarness;
-using testing::MakeClusterQueue;
-using testing::MakeFlavorQuotas;
-using testing::MakeLocalQueue;
-using testing::MakeResourceFlavor;
-using testing::MakeWorkload;
-using Keys = std::vector<std::string>;
 
 constexpr const char* kIncoming = "ns/incoming";
 
@@ -96,11 +88,9 @@ struct WithinCase {
   bool want_preempt;
 };
 
-class WithinClusterQueueTest : public ::testing::TestWithParam<WithinCase> {};
+using WithinClusterQueueTest = HarnessTest<WithinCase>;
 
 TEST_P(WithinClusterQueueTest, Policy) {
-  const WithinCase& c = GetParam();
-  EngineHarness h;
   ApplyBase(h, {"cq"});
   ASSERT_TRUE(h.Apply(Queue("cq", "", "4", Policy(c.policy)),
                       Running("victim", "cq", "4", c.victim_priority, 5, c.victim_created_s),
@@ -309,11 +299,9 @@ struct ReclaimCase {
   bool want_preempt;
 };
 
-class ReclaimWithinCohortTest : public ::testing::TestWithParam<ReclaimCase> {};
+using ReclaimWithinCohortTest = HarnessTest<ReclaimCase>;
 
 TEST_P(ReclaimWithinCohortTest, Policy) {
-  const ReclaimCase& c = GetParam();
-  EngineHarness h;
   ApplyBase(h, {"a", "b"});
   ASSERT_TRUE(h.Apply(Queue("a", "all", "4", Policy(WithinClusterQueuePolicy::kNever, c.policy)),
                       Queue("b", "all", "4", Policy()), Running("b1", "b", "4", c.b_priority, 1),
@@ -372,11 +360,9 @@ struct BorrowCase {
   bool want_preempt;
 };
 
-class BorrowWithinCohortTest : public ::testing::TestWithParam<BorrowCase> {};
+using BorrowWithinCohortTest = HarnessTest<BorrowCase>;
 
 TEST_P(BorrowWithinCohortTest, Policy) {
-  const BorrowCase& c = GetParam();
-  EngineHarness h;
   ApplyBase(h, {"a", "b"});
   api::ClusterQueuePreemption p;
   p.reclaim_within_cohort = ReclaimWithinCohortPolicy::kAny;

@@ -15,12 +15,6 @@
 namespace kuota::engine {
 namespace {
 
-using testing::EngineHarness;
-using testing::MakeClusterQueue;
-using testing::MakeCohort;
-using testing::MakeFlavorQuotas;
-using testing::MakeResourceFlavor;
-
 constexpr int64_t kCpu = 1000;  // one cpu in milli-units
 
 // Quota spec of one ClusterQueue's "cpu" in flavor "default".
@@ -67,11 +61,9 @@ struct CohortCase {
   int64_t want_available_b;
 };
 
-class CohortMathTest : public ::testing::TestWithParam<CohortCase> {};
+using CohortMathTest = HarnessTest<CohortCase>;
 
 TEST_P(CohortMathTest, AvailableAndPotential) {
-  const CohortCase& c = GetParam();
-  EngineHarness h;
   ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), QuotaQueue("a", "all", c.a),
                       QuotaQueue("b", "all", c.b)));
   ClusterQueueNode* a = h.CQ("a");

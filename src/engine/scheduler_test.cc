@@ -16,17 +16,6 @@
 namespace kuota::engine {
 namespace {
 
-using testing::At;
-using testing::CpuQueue;
-using testing::EngineHarness;
-using testing::MakeClusterQueue;
-using testing::MakeCohort;
-using testing::MakeFlavorQuotas;
-using testing::MakeLocalQueue;
-using testing::MakeResourceFlavor;
-using testing::MakeWorkload;
-using Keys = std::vector<std::string>;
-
 api::Workload Wl(const std::string& name, const std::string& queue, const std::string& cpu,
                  int64_t created_s, int32_t count = 1) {
   return MakeWorkload(name, "ns")
@@ -45,14 +34,6 @@ api::Workload Running(const std::string& name, const std::string& cq, const std:
       .Obj();
 }
 
-void Base(EngineHarness& h, const std::vector<api::ClusterQueue>& cqs) {
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default")));
-  for (const auto& cq : cqs) {
-    ASSERT_TRUE(
-        h.Apply(cq, MakeLocalQueue("lq-" + cq.metadata.name, "ns").ClusterQueue(cq.metadata.name)));
-  }
-}
-
 // ---------------------------------------------------------------------------
 // Queueing strategies. The queue has 4 cpu, 3 held; "big" (2 cpu, older)
 // does not fit, "small" (1 cpu) would.
@@ -64,15 +45,13 @@ struct FifoCase {
   bool want_small_admitted;
 };
 
-class QueueingStrategyTest : public ::testing::TestWithParam<FifoCase> {};
+using QueueingStrategyTest = HarnessTest<FifoCase>;
 
 TEST_P(QueueingStrategyTest, HeadThatDoesNotFit) {
-  const FifoCase& c = GetParam();
-  EngineHarness h;
   MakeClusterQueue cq("cq");
   cq.ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "4")});
   if (c.strict) cq.StrictFIFO();
-  Base(h, {cq.Obj()});
+  h.ApplyQueues({cq.Obj()});
   ASSERT_TRUE(h.Apply(Running("running", "cq", "3"), Wl("big", "lq-cq", "2", 1),
                       Wl("small", "lq-cq", "1", 2)));
   h.Cycles(c.cycles);
@@ -89,10 +68,10 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(QueueingTest, StrictFifoHeadIsOfferedEveryCycle) {
   EngineHarness h;
-  Base(h, {MakeClusterQueue("cq")
-               .ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "4")})
-               .StrictFIFO()
-               .Obj()});
+  h.ApplyQueues({MakeClusterQueue("cq")
+                     .ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "4")})
+                     .StrictFIFO()
+                     .Obj()});
   ASSERT_TRUE(h.Apply(Running("running", "cq", "3"), Wl("big", "lq-cq", "2", 1),
                       Wl("small", "lq-cq", "1", 2)));
   for (int i = 0; i < 3; ++i) {
@@ -108,7 +87,7 @@ TEST(QueueingTest, StrictFifoHeadIsOfferedEveryCycle) {
 
 TEST(QueueingTest, InadmissibleReturnsWhenQuotaIsReleased) {
   EngineHarness h;
-  Base(h, {CpuQueue("cq", "4").Obj()});
+  h.ApplyQueues({CpuQueue("cq", "4").Obj()});
   ASSERT_TRUE(h.Apply(Running("running", "cq", "3"), Wl("big", "lq-cq", "2", 1)));
   auto first = h.Cycle();
   EXPECT_EQ(first.heads, 1);
@@ -124,7 +103,7 @@ TEST(QueueingTest, InadmissibleReturnsWhenQuotaIsReleased) {
 
 TEST(QueueingTest, InadmissibleReturnsWhenClusterQueueGrows) {
   EngineHarness h;
-  Base(h, {CpuQueue("cq", "4").Obj()});
+  h.ApplyQueues({CpuQueue("cq", "4").Obj()});
   ASSERT_TRUE(h.Apply(Running("running", "cq", "3"), Wl("big", "lq-cq", "2", 1)));
   h.Cycles(2);
   EXPECT_FALSE(h.HoldsQuota("ns/big"));
@@ -136,7 +115,7 @@ TEST(QueueingTest, InadmissibleReturnsWhenClusterQueueGrows) {
 
 TEST(QueueingTest, InadmissibleInCohortReturnsWhenAnotherQueueReleases) {
   EngineHarness h;
-  Base(h, {CpuQueue("a", "0", "all").Obj(), CpuQueue("b", "4", "all").Obj()});
+  h.ApplyQueues({CpuQueue("a", "0", "all").Obj(), CpuQueue("b", "4", "all").Obj()});
   ASSERT_TRUE(h.Apply(Running("b-running", "b", "3"), Wl("a-wl", "lq-a", "2", 1)));
   h.Cycles(2);
   EXPECT_FALSE(h.HoldsQuota("ns/a-wl"));
@@ -147,7 +126,7 @@ TEST(QueueingTest, InadmissibleInCohortReturnsWhenAnotherQueueReleases) {
 
 TEST(QueueingTest, DeletingAWorkloadReleasesItsQuota) {
   EngineHarness h;
-  Base(h, {CpuQueue("cq", "4").Obj()});
+  h.ApplyQueues({CpuQueue("cq", "4").Obj()});
   ASSERT_TRUE(h.Apply(Running("running", "cq", "3"), Wl("big", "lq-cq", "2", 1)));
   h.Cycles(2);
   ASSERT_TRUE(h.engine().Delete("Workload", "ns", "running").ok());
@@ -160,7 +139,7 @@ TEST(QueueingTest, HigherPriorityHeadFirstWithinCycle) {
   // Two queues share a cohort with room for one 3-cpu workload; the higher
   // priority head wins although it is newer.
   EngineHarness h;
-  Base(h, {CpuQueue("a", "2", "all").Obj(), CpuQueue("b", "2", "all").Obj()});
+  h.ApplyQueues({CpuQueue("a", "2", "all").Obj(), CpuQueue("b", "2", "all").Obj()});
   ASSERT_TRUE(h.Apply(Wl("old-low", "lq-a", "3", 1), MakeWorkload("new-high", "ns")
                                                          .Queue("lq-b")
                                                          .Priority(100)
@@ -178,7 +157,7 @@ TEST(QueueingTest, NonBorrowingHeadBeforeBorrowingHead) {
   // b's head fits in its own nominal and goes first, although a's is older
   // and has higher priority; a's then no longer fits.
   EngineHarness h;
-  Base(h, {CpuQueue("a", "1", "all").Obj(), CpuQueue("b", "2", "all").Obj()});
+  h.ApplyQueues({CpuQueue("a", "1", "all").Obj(), CpuQueue("b", "2", "all").Obj()});
   ASSERT_TRUE(h.Apply(MakeWorkload("a-wl", "ns")
                           .Queue("lq-a")
                           .Priority(10)
@@ -194,7 +173,7 @@ TEST(QueueingTest, NonBorrowingHeadBeforeBorrowingHead) {
 
 TEST(LimitsTest, BorrowingLimitCapsAdmission) {
   EngineHarness h;
-  Base(h, {CpuQueue("a", "2", "all", "1").Obj(), CpuQueue("b", "10", "all").Obj()});
+  h.ApplyQueues({CpuQueue("a", "2", "all", "1").Obj(), CpuQueue("b", "10", "all").Obj()});
   ASSERT_TRUE(h.Apply(Wl("fits", "lq-a", "3", 1), Wl("too-big", "lq-a", "4", 2)));
   h.Cycles(2);
   EXPECT_TRUE(h.HoldsQuota("ns/fits"));
@@ -207,7 +186,8 @@ TEST(LimitsTest, BorrowingLimitCapsAdmission) {
 TEST(LimitsTest, LendingLimitKeepsQuotaForOwner) {
   // a lends at most 1 of its 4: b (nominal 1) can reach 2 but not 3.
   EngineHarness h;
-  Base(h, {CpuQueue("a", "4", "all", std::nullopt, "1").Obj(), CpuQueue("b", "1", "all").Obj()});
+  h.ApplyQueues(
+      {CpuQueue("a", "4", "all", std::nullopt, "1").Obj(), CpuQueue("b", "1", "all").Obj()});
   ASSERT_TRUE(h.Apply(Wl("b-two", "lq-b", "2", 1)));
   h.Cycle();
   EXPECT_TRUE(h.HoldsQuota("ns/b-two"));
@@ -228,7 +208,7 @@ TEST(LimitsTest, HierarchicalCohortLendsItsOwnQuota) {
   ASSERT_TRUE(h.Apply(
       MakeCohort("root").ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "6")}),
       MakeCohort("left").Parent("root")));
-  Base(h, {CpuQueue("a", "2", "left").Obj()});
+  h.ApplyQueues({CpuQueue("a", "2", "left").Obj()});
   ASSERT_TRUE(h.Apply(Wl("seven", "lq-a", "7", 1), Wl("two", "lq-a", "2", 2)));
   h.Cycles(3);
   EXPECT_TRUE(h.HoldsQuota("ns/seven"));
@@ -243,8 +223,8 @@ TEST(LimitsTest, HierarchicalCohortLendsItsOwnQuota) {
 TEST(LimitsTest, NoOverAdmissionWithinOneCycle) {
   // Two heads each fit alone in the shared 4 cpu, not together.
   EngineHarness h;
-  Base(h, {CpuQueue("a", "0", "all").Obj(), CpuQueue("b", "0", "all").Obj(),
-           CpuQueue("lender", "4", "all").Obj()});
+  h.ApplyQueues({CpuQueue("a", "0", "all").Obj(), CpuQueue("b", "0", "all").Obj(),
+                 CpuQueue("lender", "4", "all").Obj()});
   ASSERT_TRUE(h.Apply(Wl("a-wl", "lq-a", "3", 1), Wl("b-wl", "lq-b", "3", 2)));
   auto r = h.Cycle();
   EXPECT_EQ(EngineHarness::AdmittedKeys(r), Keys{"ns/a-wl"});
@@ -256,7 +236,7 @@ TEST(LimitsTest, NoOverAdmissionWithinOneCycle) {
 
 TEST(PartialAdmissionTest, ShrinksToWhatFits) {
   EngineHarness h;
-  Base(h, {CpuQueue("cq", "10").Obj()});
+  h.ApplyQueues({CpuQueue("cq", "10").Obj()});
   ASSERT_TRUE(h.Apply(
       MakeWorkload("wl", "ns").Queue("lq-cq").PodSet("main", 20, {{"cpu", "1"}}).MinCount(5)));
   h.Cycle();
@@ -267,7 +247,7 @@ TEST(PartialAdmissionTest, ShrinksToWhatFits) {
 
 TEST(PartialAdmissionTest, NotBelowMinCount) {
   EngineHarness h;
-  Base(h, {CpuQueue("cq", "10").Obj()});
+  h.ApplyQueues({CpuQueue("cq", "10").Obj()});
   ASSERT_TRUE(h.Apply(
       MakeWorkload("wl", "ns").Queue("lq-cq").PodSet("main", 20, {{"cpu", "1"}}).MinCount(12)));
   h.Cycle();
@@ -281,7 +261,7 @@ TEST(PartialAdmissionTest, ShrinksTheLastPodSetFirst) {
   // Kueue's order-based reduction: 12 pods in 9 cpu give up 3, all from the
   // last pod set (8 -> 5, above its minCount 4); the first stays whole.
   EngineHarness h;
-  Base(h, {CpuQueue("cq", "9").Obj()});
+  h.ApplyQueues({CpuQueue("cq", "9").Obj()});
   ASSERT_TRUE(h.Apply(MakeWorkload("wl", "ns")
                           .Queue("lq-cq")
                           .PodSet("a", 4, {{"cpu", "1"}})
@@ -296,7 +276,7 @@ TEST(PartialAdmissionTest, ShrinksTheLastPodSetFirst) {
 
 TEST(PartialAdmissionTest, FullCountWhenItFits) {
   EngineHarness h;
-  Base(h, {CpuQueue("cq", "10").Obj()});
+  h.ApplyQueues({CpuQueue("cq", "10").Obj()});
   ASSERT_TRUE(h.Apply(
       MakeWorkload("wl", "ns").Queue("lq-cq").PodSet("main", 8, {{"cpu", "1"}}).MinCount(2)));
   h.Cycle();
@@ -307,10 +287,10 @@ TEST(PartialAdmissionTest, PreemptionAtFullCountIsPreferredToShrinking) {
   // With victims available at the full count, Kueue preempts rather than
   // admitting fewer pods.
   EngineHarness h;
-  Base(h, {MakeClusterQueue("cq")
-               .ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "10")})
-               .Preemption(api::WithinClusterQueuePolicy::kLowerPriority)
-               .Obj()});
+  h.ApplyQueues({MakeClusterQueue("cq")
+                     .ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "10")})
+                     .Preemption(api::WithinClusterQueuePolicy::kLowerPriority)
+                     .Obj()});
   ASSERT_TRUE(h.Apply(Running("low", "cq", "5"), MakeWorkload("wl", "ns")
                                                      .Queue("lq-cq")
                                                      .Priority(10)
@@ -327,7 +307,7 @@ TEST(PartialAdmissionTest, PreemptionAtFullCountIsPreferredToShrinking) {
 
 TEST(PendingMessageTest, InsufficientUnusedQuota) {
   EngineHarness h;
-  Base(h, {CpuQueue("cq", "4").Obj()});
+  h.ApplyQueues({CpuQueue("cq", "4").Obj()});
   ASSERT_TRUE(h.Apply(Running("running", "cq", "2"), Wl("wl", "lq-cq", "4", 1)));
   auto r = h.Cycle();
   const std::string want =
@@ -347,11 +327,12 @@ TEST(PendingMessageTest, InsufficientUnusedQuota) {
 
 TEST(PendingMessageTest, MilliCpuAndMemoryAmounts) {
   EngineHarness h;
-  Base(h, {MakeClusterQueue("cq")
-               .ResourceGroup(
-                   {"cpu", "memory"},
-                   {MakeFlavorQuotas("default").Resource("cpu", "1").Resource("memory", "1Gi")})
-               .Obj()});
+  h.ApplyQueues(
+      {MakeClusterQueue("cq")
+           .ResourceGroup(
+               {"cpu", "memory"},
+               {MakeFlavorQuotas("default").Resource("cpu", "1").Resource("memory", "1Gi")})
+           .Obj()});
   ASSERT_TRUE(h.Apply(MakeWorkload("running", "ns")
                           .Queue("lq-cq")
                           .PodSet("main", 1, {{"cpu", "500m"}, {"memory", "512Mi"}})
@@ -371,7 +352,7 @@ TEST(PendingMessageTest, MilliCpuAndMemoryAmounts) {
 
 TEST(PendingMessageTest, AdmittedHasNone) {
   EngineHarness h;
-  Base(h, {CpuQueue("cq", "4").Obj()});
+  h.ApplyQueues({CpuQueue("cq", "4").Obj()});
   ASSERT_TRUE(h.Apply(Wl("wl", "lq-cq", "1", 1)));
   auto r = h.Cycle();
   ASSERT_EQ(r.admitted.size(), 1u);

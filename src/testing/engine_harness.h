@@ -1,7 +1,10 @@
 // EngineHarness: an engine::Engine on a ManualClock with short helpers for
 // tests: apply builders, run cycles, and ask where a workload stands.
 // Header-only, for engine tests only (it includes the engine); single-threaded.
+// Below it, the names the engine's tests share in kuota::engine.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
@@ -32,6 +35,15 @@ class EngineHarness {
   // engine may add detail after it.
   static bool StartsWith(const std::string& text, const std::string& prefix) {
     return text.rfind(prefix, 0) == 0;
+  }
+
+  // Flavor "default" and each of `cqs` with its LocalQueue "lq-<name>" in "ns".
+  void ApplyQueues(const std::vector<api::ClusterQueue>& cqs) {
+    ASSERT_TRUE(Apply(MakeResourceFlavor("default")));
+    for (const auto& cq : cqs) {
+      ASSERT_TRUE(
+          Apply(cq, MakeLocalQueue("lq-" + cq.metadata.name, "ns").ClusterQueue(cq.metadata.name)));
+    }
   }
 
   engine::CycleResult Cycle() { return engine_.RunCycle(); }
@@ -96,3 +108,32 @@ class EngineHarness {
 };
 
 }  // namespace kuota::testing
+
+// The engine's tests use the builders and the harness by their short names.
+namespace kuota::engine {
+
+using testing::At;
+using testing::CpuQueue;
+using testing::EngineHarness;
+using testing::MakeAdmissionCheck;
+using testing::MakeClusterQueue;
+using testing::MakeCohort;
+using testing::MakeFlavorQuotas;
+using testing::MakeLocalQueue;
+using testing::MakeNamespace;
+using testing::MakePriorityClass;
+using testing::MakeResourceFlavor;
+using testing::MakeWorkload;
+using testing::MakeWorkloadPriorityClass;
+// Workload keys, in the order a test expects them.
+using Keys = std::vector<std::string>;
+
+// A table test's fixture: its case `c` and a fresh harness `h`.
+template <class Case>
+class HarnessTest : public ::testing::TestWithParam<Case> {
+ protected:
+  const Case& c = this->GetParam();
+  EngineHarness h;
+};
+
+}  // namespace kuota::engine

@@ -145,7 +145,26 @@ def main():
     write("protobuf_body", [b"\0" + envelope(b"v1", b"Namespace", ns),
                             b"\1" + envelope(b"scheduling.k8s.io/v1", b"PriorityClass", pc),
                             b"\1" + envelope(b"scheduling.k8s.io/v1", b"PriorityClass", neg),
-                            b"\2" + envelope(b"v1", b"Pod", meta)])
+                            b"\2" + envelope(b"v1", b"Pod", meta),
+                            # What kubectl v1.32 sends for `create job j1 --image=busybox --
+                            # sh -c 'echo hi'`, `create secret generic s1 --from-literal=a=b
+                            # --from-literal=c=d --type=foo`, `create configmap c1
+                            # --from-literal=a=b` (protobuf_body_test.cc has them too).
+                            b"\3" + bytes.fromhex(
+                                "6b3873000a0f0a0862617463682f763112034a6f62128b010a120a026a3112"
+                                "001a0022002a00320038004200126b32690a100a0012001a0022002a003200"
+                                "38004200125512320a026a31120762757379626f781a0273681a022d631a07"
+                                "6563686f2068692a0042006a007200800100880100900100a201001a054e65"
+                                "766572320042004a0052005800600068008201008a01009a0100c201001a08"
+                                "2000280030003a001a002200"),
+                            b"\4" + bytes.fromhex(
+                                "6b3873000a0c0a027631120653656372657412290a120a02733112001a0022"
+                                "002a0032003800420012060a016112016212060a01631201641a03666f6f1a"
+                                "002200"),
+                            b"\5" + bytes.fromhex(
+                                "6b3873000a0f0a0276311209436f6e6669674d6170121c0a120a0263311200"
+                                "1a0022002a0032003800420012060a01611201621a002200"),
+                            b"\6" + envelope(b"kueue.x-k8s.io/v1beta1", b"ClusterQueue", meta)])
 
     write("request_target", [
         "/", "/api", "/apis", "/version", "/healthz", "/readyz", "/livez", "/openapi/v2",

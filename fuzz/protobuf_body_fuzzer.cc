@@ -1,11 +1,12 @@
 // Fuzz target: server::DecodeProtobufObject, the Kubernetes protobuf
-// envelope ("k8s\0" + runtime.Unknown) kubectl's typed clients send for
-// `create namespace` and `create priorityclass`. Input: one byte choosing the
-// resource (Namespace, PriorityClass, or Pod, which is not decodable), then
-// the body. Asserts beyond "no crash": a decoded body is a JSON object of the
+// envelope ("k8s\0" + runtime.Unknown) kubectl's typed clients send, read
+// through the generated schema (server/protobuf_schema). Input: one byte
+// choosing the resource (Namespace, PriorityClass, Pod, Job, Secret,
+// ConfigMap, or ClusterQueue, which is not decodable), then the body.
+// Asserts beyond "no crash": a decoded body is a JSON object of the
 // resource's apiVersion and kind that serializes (dump() must not throw, as
 // on invalid UTF-8 strings, since kuotad stores and answers it as JSON); a
-// refusal is Invalid, or Unsupported for Pod.
+// refusal is Invalid, or Unsupported for ClusterQueue.
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -22,8 +23,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       server::FindResource("", "namespaces"),
       server::FindResource("scheduling.k8s.io", "priorityclasses"),
       server::FindResource("", "pods"),
+      server::FindResource("batch", "jobs"),
+      server::FindResource("", "secrets"),
+      server::FindResource("", "configmaps"),
+      server::FindResource("kueue.x-k8s.io", "clusterqueues"),
   };
-  const server::ResourceInfo& resource = *kResources[data[0] % 3];
+  constexpr size_t kCount = sizeof kResources / sizeof kResources[0];
+  const server::ResourceInfo& resource = *kResources[data[0] % kCount];
   std::string_view body(reinterpret_cast<const char*>(data + 1), size - 1);
   auto decoded = server::DecodeProtobufObject(body, resource);
   if (!decoded.ok()) {

@@ -35,6 +35,24 @@ std::string Envelope(const std::string& api_version, const std::string& kind,
 
 const ResourceInfo& Namespaces() { return *FindResource("", "namespaces"); }
 
+// Bytes from hex digits (kubectl -v=9 prints its protobuf bodies as a hex dump).
+std::string FromHex(std::string_view hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out += static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16));
+  }
+  return out;
+}
+
+Json MustDecode(const std::string& body, const std::string& group, const std::string& plural) {
+  const ResourceInfo* r = FindResource(group, plural);
+  EXPECT_NE(r, nullptr) << plural;
+  if (r == nullptr) return Json();
+  Result<Json> got = DecodeProtobufObject(body, *r);
+  EXPECT_TRUE(got.ok()) << got.status().ToString();
+  return got.ok() ? *got : Json();
+}
+
 TEST(ProtobufBodyTest, DecodesNamespace) {
   std::string meta = Bytes(1, "team-a") + Bytes(11, Bytes(1, "env") + Bytes(2, "prod")) +
                      Bytes(14, "f1") + Number(7, 3);
@@ -124,7 +142,10 @@ TEST(ProtobufBodyTest, DecodesAccessReviews) {
   EXPECT_FALSE(DecodeProtobufKind(Envelope("authorization.k8s.io/v1", "SelfSubjectRulesReview", ""),
                                   "authorization.k8s.io/v1", "SelfSubjectAccessReview")
                    .ok());
-  EXPECT_EQ(DecodeProtobufKind(Envelope("v1", "Pod", ""), "v1", "Pod").status().code(),
+  EXPECT_EQ(DecodeProtobufKind(Envelope("kueue.x-k8s.io/v1beta1", "ClusterQueue", ""),
+                               "kueue.x-k8s.io/v1beta1", "ClusterQueue")
+                .status()
+                .code(),
             StatusCode::kUnsupported);
 }
 
@@ -145,8 +166,169 @@ TEST(ProtobufBodyTest, RejectsMalformedAndForeignBodies) {
   EXPECT_FALSE(DecodeProtobufObject(huge_length, Namespaces()).ok());
   std::string bad_utf8 = Envelope("v1", "Namespace", Bytes(1, Bytes(1, "\xff\xfe")));
   EXPECT_FALSE(DecodeProtobufObject(bad_utf8, Namespaces()).ok());
-  EXPECT_EQ(DecodeProtobufObject(good, *FindResource("", "pods")).status().code(),
-            StatusCode::kUnsupported);
+  EXPECT_EQ(
+      DecodeProtobufObject(good, *FindResource("kueue.x-k8s.io", "clusterqueues")).status().code(),
+      StatusCode::kUnsupported);
+}
+
+// What kubectl v1.32 sent for `kubectl create secret generic s1 --from-literal=a=b
+// --from-literal=c=d --type=foo`.
+TEST(ProtobufBodyTest, DecodesKubectlCreateSecret) {
+  Json got = MustDecode(
+      FromHex("6b3873000a0c0a027631120653656372657412290a120a02733112001a0022002a00320038004200120"
+              "60a016112016212060a01631201641a03666f6f1a002200"),
+      "", "secrets");
+  EXPECT_EQ(got["apiVersion"], "v1");
+  EXPECT_EQ(got["kind"], "Secret");
+  EXPECT_EQ(got["metadata"]["name"], "s1");
+  // Zero values JSON leaves out are left out (namespace, uid, creationTimestamp, ...).
+  EXPECT_EQ(got["metadata"], Json({{"name", "s1"}}));
+  // map<string, bytes>: base64, as in JSON.
+  EXPECT_EQ(got["data"], Json({{"a", "Yg=="}, {"c", "ZA=="}}));
+  EXPECT_EQ(got["type"], "foo");
+  EXPECT_FALSE(got.contains("immutable"));
+}
+
+TEST(ProtobufBodyTest, DecodesSecretStringDataAndImmutable) {
+  std::string secret = Bytes(1, Bytes(1, "s")) + Bytes(4, Bytes(1, "k") + Bytes(2, "v")) +
+                       Number(5, 0) +
+                       Bytes(2, Bytes(1, "bin") + Bytes(2, std::string("\0\xff", 2)));
+  Json got = MustDecode(Envelope("v1", "Secret", secret), "", "secrets");
+  EXPECT_EQ(got["stringData"], Json({{"k", "v"}}));
+  EXPECT_EQ(got["data"]["bin"], "AP8=");
+  // A pointer field (*bool) keeps its zero value: immutable: false was sent.
+  EXPECT_EQ(got["immutable"], false);
+}
+
+// kubectl create configmap c1 --from-literal=a=b
+TEST(ProtobufBodyTest, DecodesKubectlCreateConfigMap) {
+  Json got = MustDecode(
+      FromHex("6b3873000a0f0a0276311209436f6e6669674d6170121c0a120a02633112001a0022002a003200380"
+              "04200"
+              "12060a01611201621a002200"),
+      "", "configmaps");
+  EXPECT_EQ(got["kind"], "ConfigMap");
+  EXPECT_EQ(got["metadata"]["name"], "c1");
+  EXPECT_EQ(got["data"], Json({{"a", "b"}}));
+  std::string with_binary =
+      Bytes(1, Bytes(1, "c2")) + Bytes(3, Bytes(1, "f") + Bytes(2, "\x01")) + Number(4, 1);
+  got = MustDecode(Envelope("v1", "ConfigMap", with_binary), "", "configmaps");
+  EXPECT_EQ(got["binaryData"], Json({{"f", "AQ=="}}));
+  EXPECT_EQ(got["immutable"], true);
+}
+
+// kubectl create job j1 --image=busybox -- sh -c 'echo hi'
+TEST(ProtobufBodyTest, DecodesKubectlCreateJob) {
+  Json got = MustDecode(
+      FromHex("6b3873000a0f0a0862617463682f763112034a6f62128b010a120a026a3112001a0022002a003200380"
+              "04200126b32690a100a0012001a0022002a00320038004200125512320a026a31120762757379626f781"
+              "a0273681a022d631a076563686f2068692a0042006a007200800100880100900100a201001a054e65766"
+              "572320042004a005200580060006800820100"
+              "8a01009a0100c201001a082000280030003a001a002200"),
+      "batch", "jobs");
+  EXPECT_EQ(got["apiVersion"], "batch/v1");
+  EXPECT_EQ(got["metadata"]["name"], "j1");
+  const Json& pod = got["spec"]["template"]["spec"];
+  EXPECT_EQ(pod["restartPolicy"], "Never");
+  ASSERT_EQ(pod["containers"].size(), 1u);
+  EXPECT_EQ(pod["containers"][0]["name"], "j1");
+  EXPECT_EQ(pod["containers"][0]["image"], "busybox");
+  EXPECT_EQ(pod["containers"][0]["command"], Json::array({"sh", "-c", "echo hi"}));
+  // Empty strings and false flags of value fields with omitempty are left out,
+  // as kubectl's JSON would: no "dnsPolicy": "", "stdin": false, "hostNetwork": false.
+  EXPECT_FALSE(pod.contains("dnsPolicy"));
+  EXPECT_FALSE(pod.contains("hostNetwork"));
+  EXPECT_FALSE(pod["containers"][0].contains("stdin"));
+  EXPECT_FALSE(pod["containers"][0].contains("imagePullPolicy"));
+  // A struct value is kept, empty, as JSON writes it.
+  EXPECT_EQ(pod["containers"][0]["resources"], Json::object());
+}
+
+// kubectl debug node/vm --image=busybox -- true (a Pod with a hostPath volume).
+TEST(ProtobufBodyTest, DecodesKubectlDebugPod) {
+  Json got = MustDecode(
+      FromHex("6b3873000a090a0276311203506f6412d2010a260a166e6f64652d64656275676765722d766d2d71687"
+              "8676812001a0022002a003200380042001295010a120a09686f73742d726f6f7412050a030a012f124b"
+              "0a086465627567676572120762757379626f781a04747275652a0042004a180a09686f73742d726f6f"
+              "7410001a052f686f7374220032006a007200800100880100900100a2010446696c651a054e65766572"
+              "320042004a005202766d5801600168018201008a01009a0100b2010e0a001206457869737473"
+              "1a002200c201001a100a001a0022002a0032004a005a0072001a002200"),
+      "", "pods");
+  const Json& spec = got["spec"];
+  // Volume's VolumeSource is inlined (json:",inline"), as in JSON.
+  EXPECT_EQ(spec["volumes"], Json::parse(R"([{"name":"host-root","hostPath":{"path":"/"}}])"));
+  const Json& c = spec["containers"][0];
+  EXPECT_EQ(c["volumeMounts"], Json::parse(R"([{"name":"host-root","mountPath":"/host"}])"));
+  EXPECT_EQ(c["terminationMessagePolicy"], "File");
+  EXPECT_EQ(spec["nodeName"], "vm");
+  EXPECT_EQ(spec["hostNetwork"], true);
+  EXPECT_EQ(spec["hostPID"], true);
+  EXPECT_EQ(spec["tolerations"], Json::parse(R"([{"operator":"Exists"}])"));
+}
+
+TEST(ProtobufBodyTest, DecodesSpecialTypes) {
+  // A container with a cpu limit (Quantity), an env var from a Secret's key,
+  // a probe on a named port (IntOrString), and a pod start time (Time).
+  std::string quantity = Bytes(1, "500m");
+  std::string resources = Bytes(1, Bytes(1, "cpu") + Bytes(2, quantity));
+  std::string secret_ref = Bytes(1, Bytes(1, "creds")) + Bytes(2, "token") + Number(3, 1);
+  std::string env = Bytes(1, "TOKEN") + Bytes(3, Bytes(4, secret_ref));
+  std::string port = Number(1, 1) + Bytes(3, "http");
+  std::string probe = Bytes(1, Bytes(3, Bytes(1, port))) + Number(2, 0);
+  std::string container = Bytes(1, "main") + Bytes(8, resources) + Bytes(7, env) + Bytes(10, probe);
+  std::string time = Number(1, 1767225600);  // 2026-01-01T00:00:00Z
+  std::string pod = Bytes(1, Bytes(1, "p") + Bytes(8, time)) + Bytes(2, Bytes(2, container)) +
+                    Bytes(3, Bytes(7, time));
+  Json got = MustDecode(Envelope("v1", "Pod", pod), "", "pods");
+  const Json& c = got["spec"]["containers"][0];
+  EXPECT_EQ(c["resources"]["limits"]["cpu"], "500m");
+  EXPECT_EQ(c["env"][0], Json::parse(R"({"name":"TOKEN","valueFrom":{"secretKeyRef":
+                             {"name":"creds","key":"token","optional":true}}})"));
+  EXPECT_EQ(c["livenessProbe"]["tcpSocket"]["port"], "http");
+  EXPECT_FALSE(c["livenessProbe"].contains("initialDelaySeconds"));
+  EXPECT_EQ(got["metadata"]["creationTimestamp"], "2026-01-01T00:00:00Z");
+  EXPECT_EQ(got["status"]["startTime"], "2026-01-01T00:00:00Z");
+}
+
+TEST(ProtobufBodyTest, KeepsPointerZerosAndReadsPackedLists) {
+  // Job: suspend false and backoffLimit 0 are pointers, so they are kept;
+  // podFailurePolicy's exit codes may arrive packed.
+  std::string codes = Bytes(3, Varint(1) + Varint(42));
+  std::string on_exit = Bytes(1, "") + Bytes(2, "In") + codes;
+  std::string rule = Bytes(1, "FailJob") + Bytes(2, on_exit);
+  std::string spec = Number(7, 0) + Number(10, 0) + Bytes(11, Bytes(1, rule));
+  Json got = MustDecode(Envelope("batch/v1", "Job", Bytes(1, Bytes(1, "j")) + Bytes(2, spec)),
+                        "batch", "jobs");
+  EXPECT_EQ(got["spec"]["backoffLimit"], 0);
+  EXPECT_EQ(got["spec"]["suspend"], false);
+  EXPECT_EQ(got["spec"]["podFailurePolicy"]["rules"][0]["onExitCodes"]["values"],
+            Json::array({1, 42}));
+}
+
+TEST(ProtobufBodyTest, NamesTheFieldOfAMalformedValue) {
+  // containers[0].name sent as a number: the error names where.
+  std::string pod = Bytes(2, Bytes(2, Bytes(2, "busybox") + Number(1, 7)));
+  Result<Json> got = DecodeProtobufObject(Envelope("v1", "Pod", pod), *FindResource("", "pods"));
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), StatusCode::kInvalid);
+  EXPECT_NE(got.status().message().find("spec.containers[0].name"), std::string::npos)
+      << got.status().message();
+  // A truncated nested message.
+  std::string cut = Bytes(2, Bytes(2, Bytes(1, "main").substr(0, 4)));
+  got = DecodeProtobufObject(Envelope("v1", "Pod", cut), *FindResource("", "pods"));
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.status().message().find("spec.containers[0]"), std::string::npos)
+      << got.status().message();
+}
+
+TEST(ProtobufBodyTest, DecodesDeleteOptionsOfAnyGroupVersion) {
+  std::string options = Number(1, 5) + Bytes(2, Bytes(1, "uid-1")) + Bytes(4, "Foreground");
+  Result<Json> got = DecodeProtobufDeleteOptions(Envelope("batch/v1", "DeleteOptions", options));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ((*got)["gracePeriodSeconds"], 5);
+  EXPECT_EQ((*got)["preconditions"]["uid"], "uid-1");
+  EXPECT_EQ((*got)["propagationPolicy"], "Foreground");
+  EXPECT_FALSE(DecodeProtobufDeleteOptions(Envelope("v1", "Pod", options)).ok());
 }
 
 }  // namespace

@@ -45,9 +45,11 @@ std::vector<ResourceInfo> BuildServedResources() {
       Make("", "v1", "Pod", "pods", "pod", kNamespaced, kStatus, {"po"}, {"all"}),
       Make("", "v1", "Event", "events", "event", kNamespaced, kNoStatus, {"ev"}, {}),
       Make("", "v1", "Node", "nodes", "node", kCluster, kStatus, {"no"}, {}),
-      // v1 Secret: stored and served, no more (the Kubernetes mode keeps its conversion
-      // webhook's certificate in one; kuotad --serve-only stands in for its cluster).
+      // v1 Secret and ConfigMap: validated as kube-apiserver does (config_data_validation);
+      // kuotad's pods read them through env and volumes (the Kubernetes mode also keeps its
+      // conversion webhook's certificate in a Secret).
       Make("", "v1", "Secret", "secrets", "secret", kNamespaced, kNoStatus, {}, {}),
+      Make("", "v1", "ConfigMap", "configmaps", "configmap", kNamespaced, kNoStatus, {"cm"}, {}),
       // scheduling.k8s.io/v1
       Make("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", kCluster,
            kNoStatus, {"pc"}, {}),

@@ -32,7 +32,7 @@ struct ResourceInfo {
 // Cohort, LocalQueue, Workload, WorkloadPriorityClass, AdmissionCheck, and the
 // same kinds in kueue.x-k8s.io/v1beta2 (stored as v1beta1; v1beta1 is listed
 // first, so discovery prefers it);
-// v1 Namespace, Pod, Event, Node, Secret; scheduling.k8s.io/v1 PriorityClass;
+// v1 Namespace, Pod, Event, Node, Secret, ConfigMap; scheduling.k8s.io/v1 PriorityClass;
 // rbac.authorization.k8s.io/v1 Role, RoleBinding, ClusterRole, ClusterRoleBinding;
 // coordination.k8s.io/v1 Lease; apiextensions.k8s.io/v1 CustomResourceDefinition;
 // scheduling.volcano.sh/v1beta1 Queue; and

@@ -42,7 +42,7 @@ std::optional<Json> DecodeObject(const HttpRequest& request, const ResourceInfo&
   std::string type = BaseMediaType(request.content_type);
   Json object;
   if (type == kProtobufContentType && DecodesProtobuf(r)) {
-    // kubectl's typed clients (create namespace, create priorityclass).
+    // kubectl's typed clients (create namespace/secret/configmap/job, debug, ...).
     Result<Json> decoded = DecodeProtobufObject(request.body, r);
     if (!decoded.ok()) {
       *error = BadRequestError(decoded.status().message());
@@ -391,7 +391,15 @@ HttpReply ResourceHandlers::Delete(const HttpRequest& request, const RequestTarg
   bool dry_run = IsDryRun(request);
   std::string propagation = request.Query("propagationPolicy");
   if (!request.body.empty()) {
-    Json body = Json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+    Json body;
+    if (BaseMediaType(request.content_type) == kProtobufContentType) {
+      // client-go's typed clients send their DeleteOptions as protobuf.
+      Result<Json> decoded = DecodeProtobufDeleteOptions(request.body);
+      if (!decoded.ok()) return BadRequestError(decoded.status().message()).ToReply();
+      body = std::move(decoded).value();
+    } else {
+      body = Json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+    }
     if (body.is_discarded() || !body.is_object()) {
       return BadRequestError("the body of a delete must be a DeleteOptions JSON object").ToReply();
     }

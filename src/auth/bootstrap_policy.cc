@@ -77,15 +77,17 @@ std::vector<Json> BootstrapPolicy(const std::vector<std::pair<std::string, std::
       Rule({kueue}, {"workloads", "workloads/status", "localqueues", "localqueues/status"}, kRead));
   batch_user.push_back(Rule({visibility}, {"localqueues/pendingworkloads"}, {"get"}));
 
-  // edit: the batch user's rights plus the namespace's pods (and their logs)
-  // and events; view: read-only; admin: edit plus the namespace's
-  // LocalQueues and RBAC.
+  // edit: the batch user's rights plus the namespace's pods (and their logs),
+  // ConfigMaps and Secrets, and events; view: read-only, and no Secrets (as
+  // Kubernetes' view); admin: edit plus the namespace's LocalQueues and RBAC.
   Json edit = batch_user;
   edit.push_back(Rule({""}, {"pods", "pods/log", "pods/status"}, kWrite));
+  edit.push_back(Rule({""}, {"configmaps"}, kWrite));
   edit.push_back(Rule({""}, {"events"}, kRead));
   edit.push_back(Rule({""}, {"namespaces"}, {"get"}));
   Json view = Json::array();
   for (const Json& r : edit) view.push_back(Rule(r["apiGroups"], r["resources"], kRead));
+  edit.push_back(Rule({""}, {"secrets"}, kWrite));
   Json admin = edit;
   admin.push_back(Rule({kueue}, {"localqueues"}, kWrite));
   admin.push_back(Rule({"rbac.authorization.k8s.io"}, {"roles", "rolebindings"}, kWrite));

@@ -29,6 +29,7 @@ bool KindSupports(const ResourceInfo& r, std::string_view field) {
   }
   if (r.plural == "namespaces") return field == "status.phase";
   if (r.plural == "nodes") return field == "spec.unschedulable";
+  if (r.plural == "secrets") return field == "type";
   return false;
 }
 

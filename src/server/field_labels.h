@@ -1,8 +1,9 @@
 // Field labels: which fields each kind may be selected by (fieldSelector on
 // list, watch and deletecollection), as kube-apiserver allows them —
 // metadata.name and metadata.namespace for every kind, plus each built-in
-// kind's own (a Pod's status.phase, an Event's involvedObject.*, ...). Any
-// other field is refused with 400 "field label not supported", as kube does.
+// kind's own (a Pod's status.phase, an Event's involvedObject.*, a Secret's
+// type, ...). Any other field is refused with 400 "field label not
+// supported", as kube does.
 // Pure; thread-safe.
 #pragma once
 

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "server/config_data_rules.h"
 #include "server/field_labels.h"
 #include "server/json_fields.h"
 #include "server/json_limits.h"
@@ -68,6 +69,10 @@ std::optional<ApiError> ResourceHandlers::Admit(const ResourceInfo& resource,
     if (JsonDepth(*object) > kMaxJsonDepth) {
       return BadRequestError("the object nests deeper than the limit of " +
                              std::to_string(kMaxJsonDepth) + " levels");
+    }
+    // kube-apiserver's own rules for the kinds it stores itself.
+    if (Status st = PrepareConfigData(resource, old_object, *object); !st.ok()) {
+      return FromStatus(st, resource, name);
     }
   }
   if (hook_ == nullptr) return std::nullopt;

@@ -482,6 +482,43 @@ Printer PriorityClassPrinter() {
           }};
 }
 
+// The number of keys of the maps at `fields` of `o`.
+int64_t KeyCount(const Json& o, std::initializer_list<const char*> fields) {
+  int64_t n = 0;
+  for (const char* field : fields) {
+    const Json* m = FindField(o, {field});
+    if (m != nullptr && m->is_object()) n += static_cast<int64_t>(m->size());
+  }
+  return n;
+}
+
+Printer ConfigMapPrinter() {
+  return {{Col("Data", "string",
+               "Data contains the configuration data. Each key must consist of alphanumeric "
+               "characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the "
+               "BinaryData field. The keys stored in Data must not overlap with the keys in the "
+               "BinaryData field, this is enforced during validation process."),
+           Col("Age", "string", kAgeDescription)},
+          [](const Json& o, Time now) {
+            return Json::array({KeyCount(o, {"data", "binaryData"}), Age(o, now)});
+          }};
+}
+
+Printer SecretPrinter() {
+  return {{Col("Type", "string",
+               "Used to facilitate programmatic handling of secret data. More info: "
+               "https://kubernetes.io/docs/concepts/configuration/secret/#secret-types"),
+           Col("Data", "string",
+               "Data contains the secret data. Each key must consist of alphanumeric characters, "
+               "'-', '_' or '.'. The serialized form of the secret data is a base64 encoded "
+               "string, representing the arbitrary (possibly non-string) data value here. "
+               "Described in https://tools.ietf.org/html/rfc4648#section-4"),
+           Col("Age", "string", kAgeDescription)},
+          [](const Json& o, Time now) {
+            return Json::array({StringField(o, {"type"}), KeyCount(o, {"data"}), Age(o, now)});
+          }};
+}
+
 // A job kind's columns as its CRD declares them; "date" cells print as ages.
 Printer JobKindPrinter(const jobs::KindInfo& info) {
   Printer p;
@@ -515,6 +552,8 @@ const Printer& PrinterFor(const ResourceInfo& r) {
       {"events", EventPrinter()},
       {"nodes", NodePrinter()},
       {"priorityclasses.scheduling.k8s.io", PriorityClassPrinter()},
+      {"configmaps", ConfigMapPrinter()},
+      {"secrets", SecretPrinter()},
       {"queues.scheduling.volcano.sh", VolcanoQueuePrinter()},
   };
   static const std::map<std::string, Printer> kJobPrinters = [] {

@@ -66,9 +66,9 @@ TEST(TableColumnsTest, KueueAndBuiltinKinds) {
   EXPECT_EQ(ColumnNames(Res(kueue, "localqueues"), false),
             (std::vector<std::string>{"Name", "ClusterQueue", "Pending Workloads",
                                       "Admitted Workloads", "Age"}));
-  EXPECT_EQ(ColumnNames(Res(kueue, "workloads"), false),
-            (std::vector<std::string>{"Name", "Queue", "Reserved in", "Admitted", "Finished",
-                                      "Age"}));
+  EXPECT_EQ(
+      ColumnNames(Res(kueue, "workloads"), false),
+      (std::vector<std::string>{"Name", "Queue", "Reserved in", "Admitted", "Finished", "Age"}));
   for (const char* plural : {"resourceflavors", "cohorts", "admissionchecks"}) {
     EXPECT_EQ(ColumnNames(Res(kueue, plural), true), (std::vector<std::string>{"Name", "Age"}));
   }
@@ -97,7 +97,8 @@ TEST(TableCellsTest, Cells) {
   EXPECT_EQ(TableCells(Res(kueue, "clusterqueues"), At(R"({
       "metadata":{"name":"cq","creationTimestamp":"2025-12-31T23:55:00Z"},
       "spec":{"cohort":"all","queueingStrategy":"BestEffortFIFO"},
-      "status":{"pendingWorkloads":3,"admittedWorkloads":1}})"), kNow),
+      "status":{"pendingWorkloads":3,"admittedWorkloads":1}})"),
+                       kNow),
             Json::parse(R"(["cq","all","BestEffortFIFO",3,1,"5m"])"));
   // Absent values are null (kubectl prints nothing).
   EXPECT_EQ(TableCells(Res(kueue, "clusterqueues"), At(R"({"metadata":{"name":"cq"}})"), kNow),
@@ -118,21 +119,24 @@ TEST(TableCellsTest, Cells) {
                        kNow),
             Json::parse(R"(["j","Suspended","1/3","2m","60m","c1,c2","i1,i2","a=1,b=2"])"));
   EXPECT_EQ(TableCells(Res("batch", "jobs"), At(R"({"metadata":{"name":"j"},
-      "status":{"conditions":[{"type":"Complete","status":"True"}]}})"), kNow)[1],
+      "status":{"conditions":[{"type":"Complete","status":"True"}]}})"),
+                       kNow)[1],
             "Complete");
-  EXPECT_EQ(TableCells(Res("", "pods"), At(R"({
+  EXPECT_EQ(
+      TableCells(Res("", "pods"), At(R"({
       "metadata":{"name":"p","creationTimestamp":"2025-12-31T23:59:50Z"},
       "spec":{"containers":[{"name":"a"},{"name":"b"}],"nodeName":"n1"},
       "status":{"phase":"Running","podIP":"10.0.0.1","containerStatuses":[
         {"name":"a","ready":true,"restartCount":2,"state":{"running":{}}},
         {"name":"b","ready":false,"restartCount":0,"state":{"waiting":{"reason":"CrashLoopBackOff"}}}]}})"),
-                       kNow),
-            Json::parse(R"(["p","1/2","CrashLoopBackOff","2","10s","10.0.0.1","n1","<none>","<none>"])"));
+                 kNow),
+      Json::parse(R"(["p","1/2","CrashLoopBackOff","2","10s","10.0.0.1","n1","<none>","<none>"])"));
   EXPECT_EQ(TableCells(Res("", "events"), At(R"({
       "metadata":{"name":"w.123"},"type":"Normal","reason":"Admitted",
       "involvedObject":{"kind":"Workload","name":"w","namespace":"default"},
       "message":"Admitted by ClusterQueue cq\n","lastTimestamp":"2025-12-31T23:59:00Z",
-      "firstTimestamp":"2025-12-31T23:50:00Z","count":2,"source":{"component":"kuota"}})"), kNow),
+      "firstTimestamp":"2025-12-31T23:50:00Z","count":2,"source":{"component":"kuota"}})"),
+                       kNow),
             Json::parse(R"(["60s","Normal","Admitted","workload/w","","kuota",
                             "Admitted by ClusterQueue cq","10m",2,"w.123"])"));
   EXPECT_EQ(TableCells(Res("", "nodes"), At(R"({
@@ -142,10 +146,31 @@ TEST(TableCellsTest, Cells) {
                        kNow)
                 .at(1),
             "Ready,SchedulingDisabled");
-  EXPECT_EQ(TableCells(Res("scheduling.k8s.io", "priorityclasses"),
-                       At(R"({"metadata":{"name":"high"},"value":1000,"globalDefault":true})"), kNow)
-                .at(2),
-            true);
+  EXPECT_EQ(
+      TableCells(Res("scheduling.k8s.io", "priorityclasses"),
+                 At(R"({"metadata":{"name":"high"},"value":1000,"globalDefault":true})"), kNow)
+          .at(2),
+      true);
+}
+
+TEST(TableCellsTest, ConfigMapsAndSecretsAsKube) {
+  EXPECT_EQ(ColumnNames(Res("", "configmaps"), true),
+            (std::vector<std::string>{"Name", "Data", "Age"}));
+  EXPECT_EQ(ColumnNames(Res("", "secrets"), true),
+            (std::vector<std::string>{"Name", "Type", "Data", "Age"}));
+  // DATA counts data and binaryData keys.
+  EXPECT_EQ(TableCells(Res("", "configmaps"), At(R"({
+      "metadata":{"name":"app","creationTimestamp":"2025-12-31T23:59:00Z"},
+      "data":{"a":"1","b":"2"},"binaryData":{"c":"AA=="}})"),
+                       kNow),
+            Json::parse(R"(["app",3,"60s"])"));
+  EXPECT_EQ(TableCells(Res("", "configmaps"), At(R"({"metadata":{"name":"empty"}})"), kNow),
+            Json::parse(R"(["empty",0,"<unknown>"])"));
+  EXPECT_EQ(TableCells(Res("", "secrets"), At(R"({
+      "metadata":{"name":"tls","creationTimestamp":"2025-12-31T23:00:00Z"},
+      "type":"kubernetes.io/tls","data":{"tls.crt":"QQ==","tls.key":"Qg=="}})"),
+                       kNow),
+            Json::parse(R"(["tls","kubernetes.io/tls",2,"60m"])"));
 }
 
 using TableHttpTest = ServerTest;

@@ -21,6 +21,14 @@ MakeWorkload Wl(const std::string& name, const std::string& ns = "ns",
   return w;
 }
 
+// Flavor "default", "cq" of 4 cpu and its LocalQueue "lq" in "ns", then
+// `workloads`.
+template <class... Ws>
+bool ApplyWithQueue(EngineHarness& h, const Ws&... workloads) {
+  return h.Apply(MakeResourceFlavor("default"), CpuQueue("cq", "4"),
+                 MakeLocalQueue("lq", "ns").ClusterQueue("cq"), workloads...);
+}
+
 // ---------------------------------------------------------------------------
 // Routing.
 
@@ -361,8 +369,7 @@ TEST(AdmissionCheckStateTest, ReadyBeforeReservationAdmitsAtOnce) {
 
 TEST(EvictionTest, BackoffDelaysRequeue) {
   EngineHarness h;  // defaults: backoffBaseSeconds 60
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq", "4"),
-                      MakeLocalQueue("lq", "ns").ClusterQueue("cq"), Wl("wl")));
+  ASSERT_TRUE(ApplyWithQueue(h, Wl("wl")));
   h.Cycle();
   ASSERT_TRUE(h.HoldsQuota("ns/wl"));
   const Time evicted_at = h.clock().Now();
@@ -396,8 +403,7 @@ TEST(EvictionTest, BackoffLimitDeactivates) {
   cfg.wait_for_pods_ready.enable = true;
   cfg.wait_for_pods_ready.requeuing_strategy.backoff_limit_count = 1;
   EngineHarness h(cfg);
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq", "4"),
-                      MakeLocalQueue("lq", "ns").ClusterQueue("cq"), Wl("wl")));
+  ASSERT_TRUE(ApplyWithQueue(h, Wl("wl")));
   h.Cycle();
   ASSERT_TRUE(h.engine().EvictWorkload("ns/wl", "PodsReadyTimeout", "not ready", true).ok());
   h.clock().Advance(Duration{60'000});
@@ -409,8 +415,7 @@ TEST(EvictionTest, BackoffLimitDeactivates) {
 
 TEST(EvictionTest, WithoutBackoffRequeuesAtOnce) {
   EngineHarness h;
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq", "4"),
-                      MakeLocalQueue("lq", "ns").ClusterQueue("cq"), Wl("wl")));
+  ASSERT_TRUE(ApplyWithQueue(h, Wl("wl")));
   h.Cycle();
   ASSERT_TRUE(h.engine().EvictWorkload("ns/wl", "Manual", "evicted by test", false).ok());
   EXPECT_FALSE(h.Find("ns/wl")->requeue_at.has_value());
@@ -469,10 +474,8 @@ TEST(EvictionTest, EvictingReleasesQuotaForOthers) {
 
 TEST(EngineStateTest, ReservedWorkloadCountsTowardsUsage) {
   EngineHarness h;
-  ASSERT_TRUE(
-      h.Apply(MakeResourceFlavor("default"), CpuQueue("cq", "4"),
-              MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
-              Wl("running", "ns", "lq", "3").ReserveQuota("cq", {{"cpu", "default"}}).Admitted()));
+  ASSERT_TRUE(ApplyWithQueue(
+      h, Wl("running", "ns", "lq", "3").ReserveQuota("cq", {{"cpu", "default"}}).Admitted()));
   EXPECT_EQ(h.CQ("cq")->usage(h.Fr("default", "cpu")), 3000);
   EXPECT_EQ(h.Find("ns/running")->state, WorkloadState::kAdmitted);
   // Replacing the ClusterQueue keeps the usage.
@@ -483,16 +486,14 @@ TEST(EngineStateTest, ReservedWorkloadCountsTowardsUsage) {
 
 TEST(EngineStateTest, InactiveWorkloadIsNotQueued) {
   EngineHarness h;
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq", "4"),
-                      MakeLocalQueue("lq", "ns").ClusterQueue("cq"), Wl("wl").Active(false)));
+  ASSERT_TRUE(ApplyWithQueue(h, Wl("wl").Active(false)));
   EXPECT_EQ(h.Cycle().heads, 0);
   EXPECT_EQ(h.Find("ns/wl")->state, WorkloadState::kInactive);
 }
 
 TEST(EngineStateTest, FinishedWorkloadHoldsNothing) {
   EngineHarness h;
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"), CpuQueue("cq", "4"),
-                      MakeLocalQueue("lq", "ns").ClusterQueue("cq"), Wl("wl")));
+  ASSERT_TRUE(ApplyWithQueue(h, Wl("wl")));
   h.Cycle();
   ASSERT_TRUE(h.engine().FinishWorkload("ns/wl").ok());
   EXPECT_EQ(h.Find("ns/wl")->state, WorkloadState::kFinished);

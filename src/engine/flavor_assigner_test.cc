@@ -21,38 +21,67 @@ using api::FungibilityPreference;
 
 constexpr const char* kWl = "ns/wl";
 
+// "wl" in "lq": one pod asking `requests`.
+MakeWorkload Wl(const testing::Requests& requests) {
+  return std::move(MakeWorkload("wl", "ns").Queue("lq").PodSet("main", 1, requests));
+}
+
+// A harness whose LocalQueue "lq" in "ns" points at ClusterQueue "cq".
+class FlavorAssignerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(h.Apply(MakeLocalQueue("lq", "ns").ClusterQueue("cq"))); }
+  // Flavor "default" with 4 cpu in "cq" and Wl(requests); runs a cycle.
+  void RunOnFourCpu(const testing::Requests& requests) {
+    ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"),
+                        MakeClusterQueue("cq").ResourceGroup(
+                            {"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "4")}),
+                        Wl(requests)));
+    h.Cycle();
+  }
+
+  EngineHarness h;
+};
+// The same for a table test.
+template <class Case>
+class LqTest : public HarnessTest<Case> {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(this->h.Apply(MakeLocalQueue("lq", "ns").ClusterQueue("cq")));
+  }
+};
+
 // ---------------------------------------------------------------------------
 // Taints and tolerations.
 
 struct TaintCase {
   std::string name;
   api::Taint taint;
-  std::vector<api::Toleration> pod_tolerations;
-  std::vector<api::Toleration> flavor_tolerations;
-  bool want_admitted;
-  std::string want_reason;  // substring of the pending message when not admitted
+  std::string want_reason;  // substring of the pending message; "" when admitted
+  std::optional<api::Toleration> pod_toleration = std::nullopt;
+  std::optional<api::Toleration> flavor_toleration = std::nullopt;
 };
 
-using TaintTest = HarnessTest<TaintCase>;
+using TaintTest = LqTest<TaintCase>;
 
 TEST_P(TaintTest, OnlyFlavorIsTainted) {
   MakeResourceFlavor rf("tainted");
   rf.Taint(c.taint.key, c.taint.value, c.taint.effect);
-  for (const auto& t : c.flavor_tolerations) rf.Toleration(t.key, t.op, t.value, t.effect);
-  MakeWorkload wl("wl", "ns");
-  wl.Queue("lq").PodSet("main", 1, {{"cpu", "1"}});
-  for (const auto& t : c.pod_tolerations) wl.Toleration(t.key, t.op, t.value, t.effect);
+  if (const auto& t = c.flavor_toleration) rf.Toleration(t->key, t->op, t->value, t->effect);
+  MakeWorkload wl = Wl({{"cpu", "1"}});
+  if (const auto& t = c.pod_toleration) wl.Toleration(t->key, t->op, t->value, t->effect);
   ASSERT_TRUE(h.Apply(rf,
                       MakeClusterQueue("cq").ResourceGroup(
                           {"cpu"}, {MakeFlavorQuotas("tainted").Resource("cpu", "4")}),
-                      MakeLocalQueue("lq", "ns").ClusterQueue("cq"), wl));
+                      wl));
   h.Cycle();
-  EXPECT_EQ(h.HoldsQuota(kWl), c.want_admitted);
-  if (!c.want_admitted) {
+  EXPECT_EQ(h.HoldsQuota(kWl), c.want_reason.empty());
+  if (!c.want_reason.empty()) {
     EXPECT_NE(h.engine().PendingMessage(kWl).find(c.want_reason), std::string::npos)
         << h.engine().PendingMessage(kWl);
   }
 }
+
+const api::Taint kSpot{"spot", "true", "NoSchedule"};
 
 api::Toleration Tol(std::string key, std::string op, std::string value, std::string effect) {
   return {std::move(key), std::move(op), std::move(value), std::move(effect), std::nullopt};
@@ -61,71 +90,30 @@ api::Toleration Tol(std::string key, std::string op, std::string value, std::str
 INSTANTIATE_TEST_SUITE_P(
     Table, TaintTest,
     ::testing::Values(
-        TaintCase{"Untolerated",
-                  {"spot", "true", "NoSchedule"},
-                  {},
-                  {},
-                  false,
-                  "untolerated taint spot=true:NoSchedule in flavor tainted"},
+        TaintCase{"Untolerated", kSpot, "untolerated taint spot=true:NoSchedule in flavor tainted"},
         TaintCase{"UntoleratedNoValue",
                   {"dedicated", "", "NoSchedule"},
-                  {},
-                  {},
-                  false,
                   "untolerated taint dedicated:NoSchedule in flavor tainted"},
         TaintCase{"UntoleratedNoExecute",
                   {"spot", "true", "NoExecute"},
-                  {},
-                  {},
-                  false,
                   "untolerated taint spot=true:NoExecute in flavor tainted"},
-        TaintCase{"ToleratedEqual",
-                  {"spot", "true", "NoSchedule"},
-                  {Tol("spot", "Equal", "true", "NoSchedule")},
-                  {},
-                  true,
-                  ""},
-        TaintCase{"ToleratedExists",
-                  {"spot", "true", "NoSchedule"},
-                  {Tol("spot", "Exists", "", "")},
-                  {},
-                  true,
-                  ""},
-        TaintCase{"ToleratedByEmptyKeyExists",
-                  {"spot", "true", "NoSchedule"},
-                  {Tol("", "Exists", "", "")},
-                  {},
-                  true,
-                  ""},
-        TaintCase{"WrongValue",
-                  {"spot", "true", "NoSchedule"},
-                  {Tol("spot", "Equal", "false", "NoSchedule")},
-                  {},
-                  false,
-                  "untolerated taint"},
-        TaintCase{"WrongEffect",
-                  {"spot", "true", "NoSchedule"},
-                  {Tol("spot", "Equal", "true", "NoExecute")},
-                  {},
-                  false,
-                  "untolerated taint"},
-        TaintCase{
-            "PreferNoScheduleIgnored", {"spot", "true", "PreferNoSchedule"}, {}, {}, true, ""},
-        TaintCase{"FlavorToleratesItsOwnTaint",
-                  {"spot", "true", "NoSchedule"},
-                  {},
-                  {Tol("spot", "Exists", "", "NoSchedule")},
-                  true,
-                  ""}),
+        TaintCase{"ToleratedEqual", kSpot, "", Tol("spot", "Equal", "true", "NoSchedule")},
+        TaintCase{"ToleratedExists", kSpot, "", Tol("spot", "Exists", "", "")},
+        TaintCase{"ToleratedByEmptyKeyExists", kSpot, "", Tol("", "Exists", "", "")},
+        TaintCase{"WrongValue", kSpot, "untolerated taint",
+                  Tol("spot", "Equal", "false", "NoSchedule")},
+        TaintCase{"WrongEffect", kSpot, "untolerated taint",
+                  Tol("spot", "Equal", "true", "NoExecute")},
+        TaintCase{"PreferNoScheduleIgnored", {"spot", "true", "PreferNoSchedule"}, ""},
+        TaintCase{"FlavorToleratesItsOwnTaint", kSpot, "", std::nullopt,
+                  Tol("spot", "Exists", "", "NoSchedule")}),
     [](const ::testing::TestParamInfo<TaintCase>& info) { return info.param.name; });
 
-TEST(FlavorAssignerTest, UntoleratedTaintExactMessage) {
-  EngineHarness h;
+TEST_F(FlavorAssignerTest, UntoleratedTaintExactMessage) {
   ASSERT_TRUE(h.Apply(MakeResourceFlavor("spot").Taint("spot", "true", "NoSchedule"),
                       MakeClusterQueue("cq").ResourceGroup(
                           {"cpu"}, {MakeFlavorQuotas("spot").Resource("cpu", "4")}),
-                      MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
-                      MakeWorkload("wl", "ns").Queue("lq").PodSet("main", 1, {{"cpu", "1"}})));
+                      Wl({{"cpu", "1"}})));
   auto r = h.Cycle();
   ASSERT_EQ(r.pending.size(), 1u);
   EXPECT_EQ(r.pending[0].message(),
@@ -134,7 +122,7 @@ TEST(FlavorAssignerTest, UntoleratedTaintExactMessage) {
   EXPECT_EQ(h.engine().PendingMessage(kWl), r.pending[0].message());
 }
 
-TEST(FlavorAssignerTest, TaintedFirstFlavorIsSkipped) {
+TEST_F(FlavorAssignerTest, TaintedFirstFlavorIsSkipped) {
   for (bool tolerate : {false, true}) {
     EngineHarness h;
     MakeWorkload wl("wl", "ns");
@@ -168,19 +156,25 @@ struct AffinityCase {
   std::string want_flavor;  // "" when pending
 };
 
-using AffinityTest = HarnessTest<AffinityCase>;
+// "wl" (1 cpu) with `node_selector` and one required node affinity term per
+// expression of `terms`.
+MakeWorkload WithAffinity(const std::vector<std::pair<std::string, std::string>>& node_selector,
+                          const std::vector<AffinityCase::Expr>& terms) {
+  MakeWorkload wl = Wl({{"cpu", "1"}});
+  for (const auto& [k, v] : node_selector) wl.NodeSelector(k, v);
+  for (const auto& e : terms) wl.NodeAffinityTerm(e.key, e.op, e.values);
+  return wl;
+}
+
+using AffinityTest = LqTest<AffinityCase>;
 
 TEST_P(AffinityTest, ChoosesFlavor) {
-  MakeWorkload wl("wl", "ns");
-  wl.Queue("lq").PodSet("main", 1, {{"cpu", "1"}});
-  for (const auto& [k, v] : c.node_selector) wl.NodeSelector(k, v);
-  for (const auto& e : c.terms) wl.NodeAffinityTerm(e.key, e.op, e.values);
   ASSERT_TRUE(h.Apply(
       MakeResourceFlavor("x86").NodeLabel("arch", "amd64"),
       MakeResourceFlavor("arm").NodeLabel("arch", "arm64"),
       MakeClusterQueue("cq").ResourceGroup({"cpu"}, {MakeFlavorQuotas("x86").Resource("cpu", "4"),
                                                      MakeFlavorQuotas("arm").Resource("cpu", "4")}),
-      MakeLocalQueue("lq", "ns").ClusterQueue("cq"), wl));
+      WithAffinity(c.node_selector, c.terms)));
   h.Cycle();
   EXPECT_EQ(h.FlavorOf(kWl, "main", "cpu"), c.want_flavor);
   if (c.want_flavor.empty()) {
@@ -212,10 +206,9 @@ INSTANTIATE_TEST_SUITE_P(
         AffinityCase{"AffinityDoesNotExist", {}, {{"arch", "DoesNotExist", {}}}, ""}),
     [](const ::testing::TestParamInfo<AffinityCase>& info) { return info.param.name; });
 
-TEST(FlavorAssignerTest, LabelKeysAreThoseOfEachFlavor) {
+TEST_F(FlavorAssignerTest, LabelKeysAreThoseOfEachFlavor) {
   // The gpu group's flavors define "accel"; the cpu group's flavor does not,
   // so a nodeSelector on "accel" constrains only the gpu group.
-  EngineHarness h;
   ASSERT_TRUE(
       h.Apply(MakeResourceFlavor("default"), MakeResourceFlavor("a100").NodeLabel("accel", "a100"),
               MakeResourceFlavor("t4").NodeLabel("accel", "t4"),
@@ -223,11 +216,7 @@ TEST(FlavorAssignerTest, LabelKeysAreThoseOfEachFlavor) {
                   .ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "4")})
                   .ResourceGroup({"gpu"}, {MakeFlavorQuotas("a100").Resource("gpu", "4"),
                                            MakeFlavorQuotas("t4").Resource("gpu", "4")}),
-              MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
-              MakeWorkload("wl", "ns")
-                  .Queue("lq")
-                  .PodSet("main", 1, {{"cpu", "1"}, {"gpu", "1"}})
-                  .NodeSelector("accel", "t4")));
+              Wl({{"cpu", "1"}, {"gpu", "1"}}).NodeSelector("accel", "t4")));
   h.Cycle();
   EXPECT_EQ(h.FlavorOf(kWl, "main", "cpu"), "default");
   EXPECT_EQ(h.FlavorOf(kWl, "main", "gpu"), "t4");
@@ -242,13 +231,9 @@ struct OwnKeysCase {
   std::string want_flavor;
 };
 
-using OwnKeysTest = HarnessTest<OwnKeysCase>;
+using OwnKeysTest = LqTest<OwnKeysCase>;
 
 TEST_P(OwnKeysTest, ChoosesFlavor) {
-  MakeWorkload wl("wl", "ns");
-  wl.Queue("lq").PodSet("main", 1, {{"cpu", "1"}});
-  for (const auto& [k, v] : c.node_selector) wl.NodeSelector(k, v);
-  for (const auto& e : c.terms) wl.NodeAffinityTerm(e.key, e.op, e.values);
   ASSERT_TRUE(h.Apply(MakeResourceFlavor("arm").NodeLabel("arch", "arm64"),
                       MakeResourceFlavor("zone-a").NodeLabel("zone", "a"),
                       MakeResourceFlavor("plain"),
@@ -256,7 +241,7 @@ TEST_P(OwnKeysTest, ChoosesFlavor) {
                           {"cpu"}, {MakeFlavorQuotas("arm").Resource("cpu", "4"),
                                     MakeFlavorQuotas("zone-a").Resource("cpu", "4"),
                                     MakeFlavorQuotas("plain").Resource("cpu", "4")}),
-                      MakeLocalQueue("lq", "ns").ClusterQueue("cq"), wl));
+                      WithAffinity(c.node_selector, c.terms)));
   h.Cycle();
   EXPECT_EQ(h.FlavorOf(kWl, "main", "cpu"), c.want_flavor);
 }
@@ -276,35 +261,26 @@ INSTANTIATE_TEST_SUITE_P(
                     "plain"}),
     [](const ::testing::TestParamInfo<OwnKeysCase>& info) { return info.param.name; });
 
-TEST(FlavorAssignerTest, LabelledFlavorFirstIsKeptOverLabelLess) {
+TEST_F(FlavorAssignerTest, LabelledFlavorFirstIsKeptOverLabelLess) {
   // Order decides: the labelled flavor listed first matches and is chosen.
-  EngineHarness h;
   ASSERT_TRUE(h.Apply(MakeResourceFlavor("arm").NodeLabel("arch", "arm64"),
                       MakeResourceFlavor("plain"),
                       MakeClusterQueue("cq").ResourceGroup(
                           {"cpu"}, {MakeFlavorQuotas("arm").Resource("cpu", "4"),
                                     MakeFlavorQuotas("plain").Resource("cpu", "4")}),
-                      MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
-                      MakeWorkload("wl", "ns")
-                          .Queue("lq")
-                          .PodSet("main", 1, {{"cpu", "1"}})
-                          .NodeSelector("arch", "arm64")));
+                      Wl({{"cpu", "1"}}).NodeSelector("arch", "arm64")));
   h.Cycle();
   EXPECT_EQ(h.FlavorOf(kWl, "main", "cpu"), "arm");
 }
 
-TEST(FlavorAssignerTest, ToleratedTaintOnLabelledFlavorIsNoObstacle) {
-  EngineHarness h;
+TEST_F(FlavorAssignerTest, ToleratedTaintOnLabelledFlavorIsNoObstacle) {
   ASSERT_TRUE(h.Apply(
       MakeResourceFlavor("spot").NodeLabel("tier", "spot").Taint("spot", "true", "NoSchedule"),
       MakeResourceFlavor("on-demand").NodeLabel("tier", "on-demand"),
       MakeClusterQueue("cq").ResourceGroup({"cpu"},
                                            {MakeFlavorQuotas("spot").Resource("cpu", "4"),
                                             MakeFlavorQuotas("on-demand").Resource("cpu", "4")}),
-      MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
-      MakeWorkload("wl", "ns")
-          .Queue("lq")
-          .PodSet("main", 1, {{"cpu", "1"}})
+      Wl({{"cpu", "1"}})
           .NodeSelector("zone", "b")
           .Toleration("spot", "Equal", "true", "NoSchedule")));
   h.Cycle();
@@ -326,8 +302,7 @@ std::string WhenCanBorrowFlavor(FungibilityAction when_can_borrow) {
                           .FlavorFungibility(when_can_borrow, FungibilityAction::kTryNextFlavor),
                       MakeClusterQueue("lender").Cohort("all").ResourceGroup(
                           {"cpu"}, {MakeFlavorQuotas("f1").Resource("cpu", "10")}),
-                      MakeLocalQueue("lq", "ns").ClusterQueue("a"),
-                      MakeWorkload("wl", "ns").Queue("lq").PodSet("main", 1, {{"cpu", "4"}})));
+                      MakeLocalQueue("lq", "ns").ClusterQueue("a"), Wl({{"cpu", "4"}})));
   h.Cycle();
   return h.FlavorOf(kWl, "main", "cpu");
 }
@@ -352,8 +327,7 @@ TEST(FlavorFungibilityTest, WhenCanBorrowTryNextFlavorFallsBackToBorrowing) {
           .FlavorFungibility(FungibilityAction::kTryNextFlavor, FungibilityAction::kTryNextFlavor),
       MakeClusterQueue("lender").Cohort("all").ResourceGroup(
           {"cpu"}, {MakeFlavorQuotas("f1").Resource("cpu", "10")}),
-      MakeLocalQueue("lq", "ns").ClusterQueue("a"),
-      MakeWorkload("wl", "ns").Queue("lq").PodSet("main", 1, {{"cpu", "4"}})));
+      MakeLocalQueue("lq", "ns").ClusterQueue("a"), Wl({{"cpu", "4"}})));
   h.Cycle();
   EXPECT_EQ(h.FlavorOf(kWl, "main", "cpu"), "f1");
 }
@@ -364,96 +338,89 @@ struct PreemptOutcome {
   std::vector<std::string> victims;
 };
 
-PreemptOutcome WhenCanPreempt(FungibilityAction when_can_preempt) {
+// The flavor "wl" got is `flavor` ("" when pending) and `victims` were preempted.
+void ExpectOutcome(const PreemptOutcome& o, const std::string& flavor, const Keys& victims) {
+  EXPECT_EQ(o.flavor, flavor);
+  EXPECT_EQ(o.victims, victims);
+}
+
+// Applies `queues` with the LocalQueue "lq" of "cq", "low" (priority 0)
+// holding `cpu` of `flavor` in "cq" and "wl" (priority 10) asking as much;
+// runs a cycle.
+template <class... Qs>
+PreemptOutcome WithLowHolding(const std::string& cpu, const std::string& flavor,
+                              const Qs&... queues) {
   EngineHarness h;
   EXPECT_TRUE(
-      h.Apply(MakeResourceFlavor("f1"), MakeResourceFlavor("f2"),
-              MakeClusterQueue("cq")
-                  .ResourceGroup({"cpu"}, {MakeFlavorQuotas("f1").Resource("cpu", "4"),
-                                           MakeFlavorQuotas("f2").Resource("cpu", "4")})
-                  .Preemption(api::WithinClusterQueuePolicy::kLowerPriority)
-                  .FlavorFungibility(FungibilityAction::kMayStopSearch, when_can_preempt),
-              MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
+      h.Apply(queues..., MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
               MakeWorkload("low", "ns")
                   .Queue("lq")
                   .Priority(0)
-                  .PodSet("main", 1, {{"cpu", "4"}})
-                  .ReserveQuota("cq", {{"cpu", "f1"}})
+                  .PodSet("main", 1, {{"cpu", cpu}})
+                  .ReserveQuota("cq", {{"cpu", flavor}})
                   .Admitted(),
-              MakeWorkload("wl", "ns").Queue("lq").Priority(10).PodSet("main", 1, {{"cpu", "4"}})));
+              MakeWorkload("wl", "ns").Queue("lq").Priority(10).PodSet("main", 1, {{"cpu", cpu}})));
   auto r = h.Cycle();
   return {h.FlavorOf(kWl, "main", "cpu"), EngineHarness::Victims(r.preempted)};
 }
 
+PreemptOutcome WhenCanPreempt(FungibilityAction when_can_preempt) {
+  return WithLowHolding(
+      "4", "f1", MakeResourceFlavor("f1"), MakeResourceFlavor("f2"),
+      MakeClusterQueue("cq")
+          .ResourceGroup({"cpu"}, {MakeFlavorQuotas("f1").Resource("cpu", "4"),
+                                   MakeFlavorQuotas("f2").Resource("cpu", "4")})
+          .Preemption(api::WithinClusterQueuePolicy::kLowerPriority)
+          .FlavorFungibility(FungibilityAction::kMayStopSearch, when_can_preempt));
+}
+
 TEST(FlavorFungibilityTest, WhenCanPreemptTryNextFlavorUsesFreeFlavor) {
-  PreemptOutcome o = WhenCanPreempt(FungibilityAction::kTryNextFlavor);
-  EXPECT_EQ(o.flavor, "f2");
-  EXPECT_TRUE(o.victims.empty());
+  ExpectOutcome(WhenCanPreempt(FungibilityAction::kTryNextFlavor), "f2", {});
 }
 
 TEST(FlavorFungibilityTest, WhenCanPreemptMayStopSearchPreemptsInFirstFlavor) {
-  PreemptOutcome o = WhenCanPreempt(FungibilityAction::kMayStopSearch);
-  EXPECT_EQ(o.flavor, "");  // pending until the victim is gone
-  EXPECT_EQ(o.victims, std::vector<std::string>{"ns/low"});
+  ExpectOutcome(WhenCanPreempt(FungibilityAction::kMayStopSearch), "",
+                {"ns/low"});  // pending until the victim is gone
 }
 
 // on-demand: 5 nominal, no borrowing, full with a low-priority workload
 // (preemption possible); spot: 0 nominal, may borrow 5 from the lender.
 // Both flavors say TryNextFlavor, so the preference decides.
 PreemptOutcome Preference(FungibilityPreference pref) {
-  EngineHarness h;
-  EXPECT_TRUE(
-      h.Apply(MakeResourceFlavor("on-demand"), MakeResourceFlavor("spot"),
-              MakeClusterQueue("cq")
-                  .Cohort("all")
-                  .ResourceGroup({"cpu"}, {MakeFlavorQuotas("on-demand").Resource("cpu", "5", "0"),
-                                           MakeFlavorQuotas("spot").Resource("cpu", "0", "5")})
-                  .Preemption(api::WithinClusterQueuePolicy::kLowerPriority)
-                  .FlavorFungibility(FungibilityAction::kTryNextFlavor,
-                                     FungibilityAction::kTryNextFlavor, pref),
-              MakeClusterQueue("lender").Cohort("all").ResourceGroup(
-                  {"cpu"}, {MakeFlavorQuotas("spot").Resource("cpu", "5")}),
-              MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
-              MakeWorkload("low", "ns")
-                  .Queue("lq")
-                  .Priority(0)
-                  .PodSet("main", 1, {{"cpu", "5"}})
-                  .ReserveQuota("cq", {{"cpu", "on-demand"}})
-                  .Admitted(),
-              MakeWorkload("wl", "ns").Queue("lq").Priority(10).PodSet("main", 1, {{"cpu", "5"}})));
-  auto r = h.Cycle();
-  return {h.FlavorOf(kWl, "main", "cpu"), EngineHarness::Victims(r.preempted)};
+  return WithLowHolding(
+      "5", "on-demand", MakeResourceFlavor("on-demand"), MakeResourceFlavor("spot"),
+      MakeClusterQueue("cq")
+          .Cohort("all")
+          .ResourceGroup({"cpu"}, {MakeFlavorQuotas("on-demand").Resource("cpu", "5", "0"),
+                                   MakeFlavorQuotas("spot").Resource("cpu", "0", "5")})
+          .Preemption(api::WithinClusterQueuePolicy::kLowerPriority)
+          .FlavorFungibility(FungibilityAction::kTryNextFlavor, FungibilityAction::kTryNextFlavor,
+                             pref),
+      MakeClusterQueue("lender").Cohort("all").ResourceGroup(
+          {"cpu"}, {MakeFlavorQuotas("spot").Resource("cpu", "5")}));
 }
 
 TEST(FlavorFungibilityTest, PreferenceUnsetPrefersBorrowingToPreempting) {
-  PreemptOutcome o = Preference(FungibilityPreference::kUnset);
-  EXPECT_EQ(o.flavor, "spot");
-  EXPECT_TRUE(o.victims.empty());
+  ExpectOutcome(Preference(FungibilityPreference::kUnset), "spot", {});
 }
 
 TEST(FlavorFungibilityTest, PreferenceBorrowingOverPreemption) {
-  PreemptOutcome o = Preference(FungibilityPreference::kBorrowingOverPreemption);
-  EXPECT_EQ(o.flavor, "spot");
-  EXPECT_TRUE(o.victims.empty());
+  ExpectOutcome(Preference(FungibilityPreference::kBorrowingOverPreemption), "spot", {});
 }
 
 TEST(FlavorFungibilityTest, PreferencePreemptionOverBorrowing) {
-  PreemptOutcome o = Preference(FungibilityPreference::kPreemptionOverBorrowing);
-  EXPECT_EQ(o.flavor, "");
-  EXPECT_EQ(o.victims, std::vector<std::string>{"ns/low"});
+  ExpectOutcome(Preference(FungibilityPreference::kPreemptionOverBorrowing), "", {"ns/low"});
 }
 
 // ---------------------------------------------------------------------------
 // Resources.
 
-TEST(FlavorAssignerTest, PodsResourceCountsPods) {
-  EngineHarness h;
+TEST_F(FlavorAssignerTest, PodsResourceCountsPods) {
   ASSERT_TRUE(h.Apply(
       MakeResourceFlavor("default"),
       MakeClusterQueue("cq").ResourceGroup(
           {"cpu", "pods"},
           {MakeFlavorQuotas("default").Resource("cpu", "100").Resource("pods", "3")}),
-      MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
       MakeWorkload("first", "ns").Queue("lq").Created(At(1)).PodSet("main", 2, {{"cpu", "1"}}),
       MakeWorkload("second", "ns").Queue("lq").Created(At(2)).PodSet("main", 2, {{"cpu", "1"}})));
   h.Cycle();
@@ -462,22 +429,19 @@ TEST(FlavorAssignerTest, PodsResourceCountsPods) {
   EXPECT_EQ(h.FlavorOf("ns/first", "main", "pods"), "default");
   EXPECT_EQ(h.CQ("cq")->usage(h.Fr("default", "pods")), 2000);
   EXPECT_FALSE(h.HoldsQuota("ns/second"));
-  EXPECT_TRUE(EngineHarness::StartsWith(
-      h.engine().PendingMessage("ns/second"),
+  EXPECT_TRUE(h.PendingStartsWith(
+      "ns/second",
       "couldn't assign flavors to pod set main: insufficient unused quota for pods in flavor "
-      "default, 1 more needed"))
-      << h.engine().PendingMessage("ns/second");
+      "default, 1 more needed"));
 }
 
-TEST(FlavorAssignerTest, SecondPodSetSpillsToNextFlavor) {
+TEST_F(FlavorAssignerTest, SecondPodSetSpillsToNextFlavor) {
   // f1 has 4 cpu: the driver (2) takes f1; the workers (3 x 1) no longer fit
   // there beside it and go to f2.
-  EngineHarness h;
   ASSERT_TRUE(h.Apply(
       MakeResourceFlavor("f1"), MakeResourceFlavor("f2"),
       MakeClusterQueue("cq").ResourceGroup({"cpu"}, {MakeFlavorQuotas("f1").Resource("cpu", "4"),
                                                      MakeFlavorQuotas("f2").Resource("cpu", "10")}),
-      MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
       MakeWorkload("wl", "ns")
           .Queue("lq")
           .PodSet("driver", 1, {{"cpu", "2"}})
@@ -490,75 +454,52 @@ TEST(FlavorAssignerTest, SecondPodSetSpillsToNextFlavor) {
   EXPECT_EQ(h.CQ("cq")->usage(h.Fr("f2", "cpu")), 3000);
 }
 
-TEST(FlavorAssignerTest, ResourcesOfOneGroupShareAFlavor) {
+TEST_F(FlavorAssignerTest, ResourcesOfOneGroupShareAFlavor) {
   // cpu fits in f1 but memory does not: both go to f2.
-  EngineHarness h;
-  ASSERT_TRUE(h.Apply(
-      MakeResourceFlavor("f1"), MakeResourceFlavor("f2"),
-      MakeClusterQueue("cq").ResourceGroup(
-          {"cpu", "memory"},
-          {MakeFlavorQuotas("f1").Resource("cpu", "4").Resource("memory", "1Gi"),
-           MakeFlavorQuotas("f2").Resource("cpu", "4").Resource("memory", "8Gi")}),
-      MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
-      MakeWorkload("wl", "ns").Queue("lq").PodSet("main", 1, {{"cpu", "1"}, {"memory", "2Gi"}})));
+  ASSERT_TRUE(h.Apply(MakeResourceFlavor("f1"), MakeResourceFlavor("f2"),
+                      MakeClusterQueue("cq").ResourceGroup(
+                          {"cpu", "memory"},
+                          {MakeFlavorQuotas("f1").Resource("cpu", "4").Resource("memory", "1Gi"),
+                           MakeFlavorQuotas("f2").Resource("cpu", "4").Resource("memory", "8Gi")}),
+                      Wl({{"cpu", "1"}, {"memory", "2Gi"}})));
   h.Cycle();
   EXPECT_EQ(h.FlavorOf(kWl, "main", "cpu"), "f2");
   EXPECT_EQ(h.FlavorOf(kWl, "main", "memory"), "f2");
 }
 
-TEST(FlavorAssignerTest, ResourceNotCoveredByClusterQueue) {
-  EngineHarness h;
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"),
-                      MakeClusterQueue("cq").ResourceGroup(
-                          {"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "4")}),
-                      MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
-                      MakeWorkload("wl", "ns")
-                          .Queue("lq")
-                          .PodSet("main", 1, {{"cpu", "1"}, {"example.com/gpu", "1"}})));
-  h.Cycle();
+TEST_F(FlavorAssignerTest, ResourceNotCoveredByClusterQueue) {
+  ASSERT_NO_FATAL_FAILURE(RunOnFourCpu({{"cpu", "1"}, {"example.com/gpu", "1"}}));
   EXPECT_FALSE(h.HoldsQuota(kWl));
   EXPECT_EQ(h.engine().PendingMessage(kWl),
             "couldn't assign flavors to pod set main: resource example.com/gpu unavailable in "
             "ClusterQueue");
 }
 
-TEST(FlavorAssignerTest, ZeroRequestForUncoveredResourceIsIgnored) {
-  EngineHarness h;
-  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"),
-                      MakeClusterQueue("cq").ResourceGroup(
-                          {"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "4")}),
-                      MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
-                      MakeWorkload("wl", "ns")
-                          .Queue("lq")
-                          .PodSet("main", 1, {{"cpu", "1"}, {"example.com/gpu", "0"}})));
-  h.Cycle();
+TEST_F(FlavorAssignerTest, ZeroRequestForUncoveredResourceIsIgnored) {
+  ASSERT_NO_FATAL_FAILURE(RunOnFourCpu({{"cpu", "1"}, {"example.com/gpu", "0"}}));
   ASSERT_TRUE(h.HoldsQuota(kWl));
   EXPECT_EQ(h.FlavorOf(kWl, "main", "cpu"), "default");
   EXPECT_EQ(h.FlavorOf(kWl, "main", "example.com/gpu"), "");
 }
 
-TEST(FlavorAssignerTest, ZeroRequestForCoveredResourceGetsTheGroupFlavor) {
-  EngineHarness h;
-  ASSERT_TRUE(h.Apply(
-      MakeResourceFlavor("default"),
-      MakeClusterQueue("cq").ResourceGroup(
-          {"cpu", "memory"},
-          {MakeFlavorQuotas("default").Resource("cpu", "4").Resource("memory", "1Gi")}),
-      MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
-      MakeWorkload("wl", "ns").Queue("lq").PodSet("main", 1, {{"cpu", "1"}, {"memory", "0"}})));
+TEST_F(FlavorAssignerTest, ZeroRequestForCoveredResourceGetsTheGroupFlavor) {
+  ASSERT_TRUE(
+      h.Apply(MakeResourceFlavor("default"),
+              MakeClusterQueue("cq").ResourceGroup(
+                  {"cpu", "memory"},
+                  {MakeFlavorQuotas("default").Resource("cpu", "4").Resource("memory", "1Gi")}),
+              Wl({{"cpu", "1"}, {"memory", "0"}})));
   h.Cycle();
   ASSERT_TRUE(h.HoldsQuota(kWl));
   EXPECT_EQ(h.FlavorOf(kWl, "main", "memory"), "default");
 }
 
-TEST(FlavorAssignerTest, ZeroQuotaFlavorIsSkipped) {
-  EngineHarness h;
+TEST_F(FlavorAssignerTest, ZeroQuotaFlavorIsSkipped) {
   ASSERT_TRUE(h.Apply(MakeResourceFlavor("reserved"), MakeResourceFlavor("default"),
                       MakeClusterQueue("cq").ResourceGroup(
                           {"cpu"}, {MakeFlavorQuotas("reserved").Resource("cpu", "0"),
                                     MakeFlavorQuotas("default").Resource("cpu", "4")}),
-                      MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
-                      MakeWorkload("wl", "ns").Queue("lq").PodSet("main", 1, {{"cpu", "1"}})));
+                      Wl({{"cpu", "1"}})));
   h.Cycle();
   EXPECT_EQ(h.FlavorOf(kWl, "main", "cpu"), "default");
 }
@@ -566,14 +507,12 @@ TEST(FlavorAssignerTest, ZeroQuotaFlavorIsSkipped) {
 // ---------------------------------------------------------------------------
 // Reasons, through the Assigner directly.
 
-TEST(FlavorAssignerTest, AssignReportsModesAndReasons) {
-  EngineHarness h;
+TEST_F(FlavorAssignerTest, AssignReportsModesAndReasons) {
   ASSERT_TRUE(h.Apply(
       MakeResourceFlavor("default"),
       MakeClusterQueue("cq").ResourceGroup(
           {"cpu", "memory"},
           {MakeFlavorQuotas("default").Resource("cpu", "4").Resource("memory", "4Gi")}),
-      MakeLocalQueue("lq", "ns").ClusterQueue("cq"),
       MakeWorkload("running", "ns")
           .Queue("lq")
           .PodSet("main", 1, {{"cpu", "2"}, {"memory", "3Gi"}})

@@ -74,6 +74,23 @@ void ApplyBase(EngineHarness& h, const std::vector<std::string>& cqs) {
     ASSERT_TRUE(h.Apply(MakeLocalQueue("lq-" + cq, "ns").ClusterQueue(cq)));
 }
 
+// Runs a cycle. With `want_preempt`, `victim` alone is preempted for `reason`
+// and the incoming workload gets in the next cycle; otherwise nothing is
+// preempted and it waits.
+void ExpectPreemption(EngineHarness& h, bool want_preempt, const std::string& victim,
+                      const std::string& reason) {
+  auto r = h.Cycle();
+  if (!want_preempt) {
+    EXPECT_TRUE(r.preempted.empty());
+    EXPECT_FALSE(h.HoldsQuota(kIncoming));
+    return;
+  }
+  ASSERT_EQ(EngineHarness::Victims(r.preempted), Keys{victim});
+  EXPECT_EQ(r.preempted[0].reason, reason);
+  h.Cycle();
+  EXPECT_TRUE(h.HoldsQuota(kIncoming));
+}
+
 // ---------------------------------------------------------------------------
 // withinClusterQueue: cq has 4 cpu, all held by "victim"; the incoming
 // workload needs 4.
@@ -150,53 +167,71 @@ TEST(PreemptorTest, PendingMessageWhileVictimsAreEvicted) {
 }
 
 // ---------------------------------------------------------------------------
-// Minimal victim set and candidate order.
+// Minimal victim set and candidate order: "cq" has `nominal` cpu and
+// preempts lower priority within it; `workloads` hold it and come in.
+struct VictimCase {
+  std::string name;
+  std::string nominal;
+  std::vector<api::Workload> workloads;
+  Keys want_victims;           // in key order
+  std::string want_kept = "";  // a workload that keeps its quota; "" for none
+};
 
-TEST(PreemptorTest, PreemptsLowestPriorityFirstAndOnlyWhatIsNeeded) {
-  EngineHarness h;
+using VictimOrderTest = HarnessTest<VictimCase>;
+
+TEST_P(VictimOrderTest, Victims) {
   ApplyBase(h, {"cq"});
-  ASSERT_TRUE(h.Apply(Queue("cq", "", "6", Policy(WithinClusterQueuePolicy::kLowerPriority)),
-                      Running("p1", "cq", "2", 1, 1), Running("p2", "cq", "2", 2, 2),
-                      Running("p3", "cq", "2", 3, 3), Incoming("cq", "4", 10)));
+  ASSERT_TRUE(
+      h.Apply(Queue("cq", "", c.nominal, Policy(WithinClusterQueuePolicy::kLowerPriority))));
+  for (const api::Workload& w : c.workloads) ASSERT_TRUE(h.Apply(w));
   auto r = h.Cycle();
   Keys victims = EngineHarness::Victims(r.preempted);
   std::sort(victims.begin(), victims.end());
-  EXPECT_EQ(victims, (Keys{"ns/p1", "ns/p2"}));
-  EXPECT_TRUE(h.HoldsQuota("ns/p3"));
+  EXPECT_EQ(victims, c.want_victims);
+  if (!c.want_kept.empty()) EXPECT_TRUE(h.HoldsQuota(c.want_kept));
 }
 
-TEST(PreemptorTest, FillBackDropsVictimsThatAreNotNeeded) {
-  // Candidates in order: small (priority 1, 1 cpu), big (priority 2, 3 cpu).
-  // Removing small is not enough; removing big is; small is then put back.
-  EngineHarness h;
-  ApplyBase(h, {"cq"});
-  ASSERT_TRUE(h.Apply(Queue("cq", "", "4", Policy(WithinClusterQueuePolicy::kLowerPriority)),
-                      Running("small", "cq", "1", 1, 1), Running("big", "cq", "3", 2, 2),
-                      Incoming("cq", "3", 10)));
-  auto r = h.Cycle();
-  EXPECT_EQ(EngineHarness::Victims(r.preempted), Keys{"ns/big"});
-  EXPECT_TRUE(h.HoldsQuota("ns/small"));
-}
-
-TEST(PreemptorTest, SamePriorityMostRecentlyReservedFirst) {
-  EngineHarness h;
-  ApplyBase(h, {"cq"});
-  ASSERT_TRUE(h.Apply(Queue("cq", "", "4", Policy(WithinClusterQueuePolicy::kLowerPriority)),
-                      Running("older", "cq", "2", 0, 10), Running("newer", "cq", "2", 0, 20),
-                      Incoming("cq", "2", 5)));
-  auto r = h.Cycle();
-  EXPECT_EQ(EngineHarness::Victims(r.preempted), Keys{"ns/newer"});
-}
-
-TEST(PreemptorTest, LowerPriorityBeatsRecency) {
-  EngineHarness h;
-  ApplyBase(h, {"cq"});
-  ASSERT_TRUE(h.Apply(Queue("cq", "", "4", Policy(WithinClusterQueuePolicy::kLowerPriority)),
-                      Running("old-low", "cq", "2", 0, 10), Running("new-mid", "cq", "2", 3, 20),
-                      Incoming("cq", "2", 5)));
-  auto r = h.Cycle();
-  EXPECT_EQ(EngineHarness::Victims(r.preempted), Keys{"ns/old-low"});
-}
+INSTANTIATE_TEST_SUITE_P(
+    Table, VictimOrderTest,
+    ::testing::Values(VictimCase{"PreemptsLowestPriorityFirstAndOnlyWhatIsNeeded",
+                                 "6",
+                                 {Running("p1", "cq", "2", 1, 1), Running("p2", "cq", "2", 2, 2),
+                                  Running("p3", "cq", "2", 3, 3), Incoming("cq", "4", 10)},
+                                 {"ns/p1", "ns/p2"},
+                                 "ns/p3"},
+                      // Candidates in order: small (priority 1, 1 cpu), big (priority 2, 3
+                      // cpu). Removing small is not enough; removing big is; small is then
+                      // put back.
+                      VictimCase{"FillBackDropsVictimsThatAreNotNeeded",
+                                 "4",
+                                 {Running("small", "cq", "1", 1, 1),
+                                  Running("big", "cq", "3", 2, 2), Incoming("cq", "3", 10)},
+                                 {"ns/big"},
+                                 "ns/small"},
+                      VictimCase{"SamePriorityMostRecentlyReservedFirst",
+                                 "4",
+                                 {Running("older", "cq", "2", 0, 10),
+                                  Running("newer", "cq", "2", 0, 20), Incoming("cq", "2", 5)},
+                                 {"ns/newer"}},
+                      VictimCase{"LowerPriorityBeatsRecency",
+                                 "4",
+                                 {Running("old-low", "cq", "2", 0, 10),
+                                  Running("new-mid", "cq", "2", 3, 20), Incoming("cq", "2", 5)},
+                                 {"ns/old-low"}},
+                      // A workload already being evicted (Evicted=True, still holding
+                      // quota) is taken before others, whatever its reservation time.
+                      VictimCase{"EvictedCandidatesFirst",
+                                 "4",
+                                 {MakeWorkload("evicting", "ns")
+                                      .Queue("lq-cq")
+                                      .PodSet("main", 1, {{"cpu", "2"}})
+                                      .ReserveQuota("cq", {{"cpu", "default"}}, At(1))
+                                      .Admitted(At(1))
+                                      .Condition(api::kEvicted, "True", "PodsReadyTimeout", At(40))
+                                      .Obj(),
+                                  Running("fresh", "cq", "2", 0, 20), Incoming("cq", "2", 10)},
+                                 {"ns/evicting"}}),
+    [](const ::testing::TestParamInfo<VictimCase>& info) { return info.param.name; });
 
 TEST(PreemptorTest, NoPreemptionWhenVictimsCannotMakeRoom) {
   // Only 2 cpu are held by lower priority; the rest by higher priority.
@@ -208,28 +243,10 @@ TEST(PreemptorTest, NoPreemptionWhenVictimsCannotMakeRoom) {
   auto r = h.Cycle();
   EXPECT_TRUE(r.preempted.empty());
   EXPECT_TRUE(h.HoldsQuota("ns/low"));
-  EXPECT_TRUE(EngineHarness::StartsWith(
-      h.engine().PendingMessage(kIncoming),
+  EXPECT_TRUE(h.PendingStartsWith(
+      kIncoming,
       "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor "
-      "default, 4 more needed"))
-      << h.engine().PendingMessage(kIncoming);
-}
-
-TEST(PreemptorTest, EvictedCandidatesFirst) {
-  // A workload already being evicted (Evicted=True, still holding quota) is
-  // taken before others, whatever its reservation time.
-  EngineHarness h;
-  ApplyBase(h, {"cq"});
-  ASSERT_TRUE(h.Apply(Queue("cq", "", "4", Policy(WithinClusterQueuePolicy::kLowerPriority)),
-                      MakeWorkload("evicting", "ns")
-                          .Queue("lq-cq")
-                          .PodSet("main", 1, {{"cpu", "2"}})
-                          .ReserveQuota("cq", {{"cpu", "default"}}, At(1))
-                          .Admitted(At(1))
-                          .Condition(api::kEvicted, "True", "PodsReadyTimeout", At(40)),
-                      Running("fresh", "cq", "2", 0, 20), Incoming("cq", "2", 10)));
-  auto r = h.Cycle();
-  EXPECT_EQ(EngineHarness::Victims(r.preempted), Keys{"ns/evicting"});
+      "default, 4 more needed"));
 }
 
 TEST(PreemptorTest, PreemptionNeedsTheWorkloadToFitInNominalQuota) {
@@ -306,18 +323,11 @@ TEST_P(ReclaimWithinCohortTest, Policy) {
   ASSERT_TRUE(h.Apply(Queue("a", "all", "4", Policy(WithinClusterQueuePolicy::kNever, c.policy)),
                       Queue("b", "all", "4", Policy()), Running("b1", "b", "4", c.b_priority, 1),
                       Running("b2", "b", "4", c.b_priority, 2), Incoming("a", "4", 5)));
-  auto r = h.Cycle();
-  if (!c.want_preempt) {
-    EXPECT_TRUE(r.preempted.empty());
-    EXPECT_FALSE(h.HoldsQuota(kIncoming));
-    return;
+  ASSERT_NO_FATAL_FAILURE(ExpectPreemption(h, c.want_preempt, "ns/b2", "InCohortReclamation"));
+  if (c.want_preempt) {
+    EXPECT_TRUE(h.HoldsQuota("ns/b1"));
+    EXPECT_FALSE(h.HoldsQuota("ns/b2"));
   }
-  ASSERT_EQ(EngineHarness::Victims(r.preempted), Keys{"ns/b2"});
-  EXPECT_EQ(r.preempted[0].reason, "InCohortReclamation");
-  h.Cycle();
-  EXPECT_TRUE(h.HoldsQuota(kIncoming));
-  EXPECT_TRUE(h.HoldsQuota("ns/b1"));
-  EXPECT_FALSE(h.HoldsQuota("ns/b2"));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -369,16 +379,7 @@ TEST_P(BorrowWithinCohortTest, Policy) {
   p.borrow_within_cohort = {c.policy, c.threshold};
   ASSERT_TRUE(h.Apply(Queue("a", "all", "3", p), Queue("b", "all", "3", Policy()),
                       Running("b1", "b", "4", c.b_priority, 1), Incoming("a", "4", 10)));
-  auto r = h.Cycle();
-  if (!c.want_preempt) {
-    EXPECT_TRUE(r.preempted.empty());
-    EXPECT_FALSE(h.HoldsQuota(kIncoming));
-    return;
-  }
-  ASSERT_EQ(EngineHarness::Victims(r.preempted), Keys{"ns/b1"});
-  EXPECT_EQ(r.preempted[0].reason, "InCohortReclaimWhileBorrowing");
-  h.Cycle();
-  EXPECT_TRUE(h.HoldsQuota(kIncoming));
+  ExpectPreemption(h, c.want_preempt, "ns/b1", "InCohortReclaimWhileBorrowing");
 }
 
 INSTANTIATE_TEST_SUITE_P(

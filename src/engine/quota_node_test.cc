@@ -61,6 +61,10 @@ struct CohortCase {
   int64_t want_available_b;
 };
 
+// 10 cpu of which "a" lends 4; of which it lends none.
+const CpuQuota kLends4{"10", std::nullopt, "4"};
+const CpuQuota kLendsNone{"10", std::nullopt, "0"};
+
 using CohortMathTest = HarnessTest<CohortCase>;
 
 TEST_P(CohortMathTest, AvailableAndPotential) {
@@ -92,45 +96,34 @@ INSTANTIATE_TEST_SUITE_P(
         CohortCase{"BorrowingLimitOtherUses", {"10", "2"}, {"5"}, 0, 4, 15, 4, 11, 12, 11},
         CohortCase{"BorrowingLimitZero", {"10", "0"}, {"5"}, 0, 0, 15, 0, 10, 10, 15},
         // lendingLimit 4 keeps 6 of "a"'s 10 for itself: the cohort sees 4+5.
-        CohortCase{
-            "LendingLimitGuarantees", {"10", std::nullopt, "4"}, {"5"}, 0, 0, 9, 0, 15, 15, 9},
-        CohortCase{"LendingLimitUsageWithinGuarantee",
-                   {"10", std::nullopt, "4"},
-                   {"5"},
-                   3,
-                   0,
-                   9,
-                   0,
-                   12,
-                   15,
-                   9},
-        CohortCase{
-            "LendingLimitUsageSpills", {"10", std::nullopt, "4"}, {"5"}, 8, 0, 9, 2, 7, 15, 7},
-        CohortCase{
-            "LendingLimitOtherBorrows", {"10", std::nullopt, "4"}, {"5"}, 0, 7, 9, 7, 8, 15, 2},
-        CohortCase{"LendingLimitZeroLendsNothing",
-                   {"10", std::nullopt, "0"},
-                   {"5"},
-                   0,
-                   0,
-                   5,
-                   0,
-                   15,
-                   15,
-                   5},
+        CohortCase{"LendingLimitGuarantees", kLends4, {"5"}, 0, 0, 9, 0, 15, 15, 9},
+        CohortCase{"LendingLimitUsageWithinGuarantee", kLends4, {"5"}, 3, 0, 9, 0, 12, 15, 9},
+        CohortCase{"LendingLimitUsageSpills", kLends4, {"5"}, 8, 0, 9, 2, 7, 15, 7},
+        CohortCase{"LendingLimitOtherBorrows", kLends4, {"5"}, 0, 7, 9, 7, 8, 15, 2},
+        CohortCase{"LendingLimitZeroLendsNothing", kLendsNone, {"5"}, 0, 0, 5, 0, 15, 15, 5},
         CohortCase{"BothLimits", {"10", "1", "4"}, {"5"}, 0, 0, 9, 0, 11, 11, 9}),
     [](const ::testing::TestParamInfo<CohortCase>& info) { return info.param.name; });
+
+// Flavor "default", cohort "root" with `root_cpu` of its own and its child
+// `child` with `child_cpu` of its own, lending 1, then `queues`.
+template <class... Qs>
+bool ApplyTwoLevels(EngineHarness& h, const std::string& root_cpu, const std::string& child,
+                    const std::string& child_cpu, const Qs&... queues) {
+  return h.Apply(
+      MakeResourceFlavor("default"),
+      MakeCohort("root").ResourceGroup({"cpu"},
+                                       {MakeFlavorQuotas("default").Resource("cpu", root_cpu)}),
+      MakeCohort(child).Parent("root").ResourceGroup(
+          {"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", child_cpu, std::nullopt, "1")}),
+      queues...);
+}
 
 // root (own quota 6) <- left (own quota 4, lendingLimit 1) <- cq "a" (4)
 // root <- cq "b" (2)
 TEST(QuotaNodeTest, HierarchicalCohortsWithTheirOwnQuota) {
   EngineHarness h;
-  ASSERT_TRUE(h.Apply(
-      MakeResourceFlavor("default"),
-      MakeCohort("root").ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "6")}),
-      MakeCohort("left").Parent("root").ResourceGroup(
-          {"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "4", std::nullopt, "1")}),
-      QuotaQueue("a", "left", {"4"}), QuotaQueue("b", "root", {"2"})));
+  ASSERT_TRUE(ApplyTwoLevels(h, "6", "left", "4", QuotaQueue("a", "left", {"4"}),
+                             QuotaQueue("b", "root", {"2"})));
   const FrId cpu = h.Fr("default", "cpu");
   CohortNode* root = h.Cohort("root");
   CohortNode* left = h.Cohort("left");
@@ -186,12 +179,8 @@ class UsageSymmetryTest : public ::testing::TestWithParam<SymmetryCase> {};
 
 TEST_P(UsageSymmetryTest, AddThenRemoveRestores) {
   EngineHarness h;
-  ASSERT_TRUE(h.Apply(
-      MakeResourceFlavor("default"),
-      MakeCohort("root").ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "3")}),
-      MakeCohort("mid").Parent("root").ResourceGroup(
-          {"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "2", std::nullopt, "1")}),
-      QuotaQueue("a", "mid", {"10", std::nullopt, "4"}), QuotaQueue("b", "root", {"5", "2"})));
+  ASSERT_TRUE(ApplyTwoLevels(h, "3", "mid", "2", QuotaQueue("a", "mid", kLends4),
+                             QuotaQueue("b", "root", {"5", "2"})));
   const FrId cpu = h.Fr("default", "cpu");
   ClusterQueueNode* a = h.CQ("a");
   ClusterQueueNode* b = h.CQ("b");

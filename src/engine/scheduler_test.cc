@@ -34,6 +34,29 @@ api::Workload Running(const std::string& name, const std::string& cq, const std:
       .Obj();
 }
 
+// "cq" of 4 cpu where "running" holds 3 and "big" (2 cpu, created at 1 s)
+// waits.
+void BigBehindRunning(EngineHarness& h) {
+  h.ApplyQueues({CpuQueue("cq", "4").Obj()});
+  ASSERT_TRUE(h.Apply(Running("running", "cq", "3"), Wl("big", "lq-cq", "2", 1)));
+}
+
+// "cq" of `nominal` cpu and "wl" of `count` 1-cpu pods, `min_count` at
+// least; runs a cycle.
+void PartialInCq(EngineHarness& h, const std::string& nominal, int32_t count, int32_t min_count) {
+  h.ApplyQueues({CpuQueue("cq", nominal).Obj()});
+  ASSERT_TRUE(h.Apply(MakeWorkload("wl", "ns")
+                          .Queue("lq-cq")
+                          .PodSet("main", count, {{"cpu", "1"}})
+                          .MinCount(min_count)));
+  h.Cycle();
+}
+
+using QueueingTest = HarnessFixture;
+using LimitsTest = HarnessFixture;
+using PartialAdmissionTest = HarnessFixture;
+using PendingMessageTest = HarnessFixture;
+
 // ---------------------------------------------------------------------------
 // Queueing strategies. The queue has 4 cpu, 3 held; "big" (2 cpu, older)
 // does not fit, "small" (1 cpu) would.
@@ -66,8 +89,7 @@ INSTANTIATE_TEST_SUITE_P(
                       FifoCase{"StrictBlocksTheQueue", true, 3, false}),
     [](const ::testing::TestParamInfo<FifoCase>& info) { return info.param.name; });
 
-TEST(QueueingTest, StrictFifoHeadIsOfferedEveryCycle) {
-  EngineHarness h;
+TEST_F(QueueingTest, StrictFifoHeadIsOfferedEveryCycle) {
   h.ApplyQueues({MakeClusterQueue("cq")
                      .ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "4")})
                      .StrictFIFO()
@@ -85,10 +107,8 @@ TEST(QueueingTest, StrictFifoHeadIsOfferedEveryCycle) {
             "Waiting in ClusterQueue cq: 1 workload(s) ahead in the queue");
 }
 
-TEST(QueueingTest, InadmissibleReturnsWhenQuotaIsReleased) {
-  EngineHarness h;
-  h.ApplyQueues({CpuQueue("cq", "4").Obj()});
-  ASSERT_TRUE(h.Apply(Running("running", "cq", "3"), Wl("big", "lq-cq", "2", 1)));
+TEST_F(QueueingTest, InadmissibleReturnsWhenQuotaIsReleased) {
+  ASSERT_NO_FATAL_FAILURE(BigBehindRunning(h));
   auto first = h.Cycle();
   EXPECT_EQ(first.heads, 1);
   auto second = h.Cycle();
@@ -101,10 +121,8 @@ TEST(QueueingTest, InadmissibleReturnsWhenQuotaIsReleased) {
   EXPECT_TRUE(h.HoldsQuota("ns/big"));
 }
 
-TEST(QueueingTest, InadmissibleReturnsWhenClusterQueueGrows) {
-  EngineHarness h;
-  h.ApplyQueues({CpuQueue("cq", "4").Obj()});
-  ASSERT_TRUE(h.Apply(Running("running", "cq", "3"), Wl("big", "lq-cq", "2", 1)));
+TEST_F(QueueingTest, InadmissibleReturnsWhenClusterQueueGrows) {
+  ASSERT_NO_FATAL_FAILURE(BigBehindRunning(h));
   h.Cycles(2);
   EXPECT_FALSE(h.HoldsQuota("ns/big"));
   ASSERT_TRUE(h.Apply(CpuQueue("cq", "5").Obj()));
@@ -113,8 +131,7 @@ TEST(QueueingTest, InadmissibleReturnsWhenClusterQueueGrows) {
   EXPECT_TRUE(h.HoldsQuota("ns/running"));
 }
 
-TEST(QueueingTest, InadmissibleInCohortReturnsWhenAnotherQueueReleases) {
-  EngineHarness h;
+TEST_F(QueueingTest, InadmissibleInCohortReturnsWhenAnotherQueueReleases) {
   h.ApplyQueues({CpuQueue("a", "0", "all").Obj(), CpuQueue("b", "4", "all").Obj()});
   ASSERT_TRUE(h.Apply(Running("b-running", "b", "3"), Wl("a-wl", "lq-a", "2", 1)));
   h.Cycles(2);
@@ -124,10 +141,8 @@ TEST(QueueingTest, InadmissibleInCohortReturnsWhenAnotherQueueReleases) {
   EXPECT_TRUE(h.HoldsQuota("ns/a-wl"));
 }
 
-TEST(QueueingTest, DeletingAWorkloadReleasesItsQuota) {
-  EngineHarness h;
-  h.ApplyQueues({CpuQueue("cq", "4").Obj()});
-  ASSERT_TRUE(h.Apply(Running("running", "cq", "3"), Wl("big", "lq-cq", "2", 1)));
+TEST_F(QueueingTest, DeletingAWorkloadReleasesItsQuota) {
+  ASSERT_NO_FATAL_FAILURE(BigBehindRunning(h));
   h.Cycles(2);
   ASSERT_TRUE(h.engine().Delete("Workload", "ns", "running").ok());
   EXPECT_EQ(h.engine().Delete("Workload", "ns", "running").code(), StatusCode::kNotFound);
@@ -135,10 +150,9 @@ TEST(QueueingTest, DeletingAWorkloadReleasesItsQuota) {
   EXPECT_TRUE(h.HoldsQuota("ns/big"));
 }
 
-TEST(QueueingTest, HigherPriorityHeadFirstWithinCycle) {
+TEST_F(QueueingTest, HigherPriorityHeadFirstWithinCycle) {
   // Two queues share a cohort with room for one 3-cpu workload; the higher
   // priority head wins although it is newer.
-  EngineHarness h;
   h.ApplyQueues({CpuQueue("a", "2", "all").Obj(), CpuQueue("b", "2", "all").Obj()});
   ASSERT_TRUE(h.Apply(Wl("old-low", "lq-a", "3", 1), MakeWorkload("new-high", "ns")
                                                          .Queue("lq-b")
@@ -153,10 +167,9 @@ TEST(QueueingTest, HigherPriorityHeadFirstWithinCycle) {
       << r.pending[0].message();
 }
 
-TEST(QueueingTest, NonBorrowingHeadBeforeBorrowingHead) {
+TEST_F(QueueingTest, NonBorrowingHeadBeforeBorrowingHead) {
   // b's head fits in its own nominal and goes first, although a's is older
   // and has higher priority; a's then no longer fits.
-  EngineHarness h;
   h.ApplyQueues({CpuQueue("a", "1", "all").Obj(), CpuQueue("b", "2", "all").Obj()});
   ASSERT_TRUE(h.Apply(MakeWorkload("a-wl", "ns")
                           .Queue("lq-a")
@@ -171,8 +184,7 @@ TEST(QueueingTest, NonBorrowingHeadBeforeBorrowingHead) {
 // ---------------------------------------------------------------------------
 // Borrowing and lending limits through whole cycles.
 
-TEST(LimitsTest, BorrowingLimitCapsAdmission) {
-  EngineHarness h;
+TEST_F(LimitsTest, BorrowingLimitCapsAdmission) {
   h.ApplyQueues({CpuQueue("a", "2", "all", "1").Obj(), CpuQueue("b", "10", "all").Obj()});
   ASSERT_TRUE(h.Apply(Wl("fits", "lq-a", "3", 1), Wl("too-big", "lq-a", "4", 2)));
   h.Cycles(2);
@@ -183,9 +195,8 @@ TEST(LimitsTest, BorrowingLimitCapsAdmission) {
             "default, request > maximum capacity (4 > 3)");
 }
 
-TEST(LimitsTest, LendingLimitKeepsQuotaForOwner) {
+TEST_F(LimitsTest, LendingLimitKeepsQuotaForOwner) {
   // a lends at most 1 of its 4: b (nominal 1) can reach 2 but not 3.
-  EngineHarness h;
   h.ApplyQueues(
       {CpuQueue("a", "4", "all", std::nullopt, "1").Obj(), CpuQueue("b", "1", "all").Obj()});
   ASSERT_TRUE(h.Apply(Wl("b-two", "lq-b", "2", 1)));
@@ -201,10 +212,9 @@ TEST(LimitsTest, LendingLimitKeepsQuotaForOwner) {
   EXPECT_TRUE(r.preempted.empty());
 }
 
-TEST(LimitsTest, HierarchicalCohortLendsItsOwnQuota) {
+TEST_F(LimitsTest, HierarchicalCohortLendsItsOwnQuota) {
   // root has 6 cpu of its own; "a" (2 cpu) in child cohort "left" can use up
   // to 8, not 9.
-  EngineHarness h;
   ASSERT_TRUE(h.Apply(
       MakeCohort("root").ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "6")}),
       MakeCohort("left").Parent("root")));
@@ -213,16 +223,14 @@ TEST(LimitsTest, HierarchicalCohortLendsItsOwnQuota) {
   h.Cycles(3);
   EXPECT_TRUE(h.HoldsQuota("ns/seven"));
   EXPECT_FALSE(h.HoldsQuota("ns/two"));
-  EXPECT_TRUE(EngineHarness::StartsWith(
-      h.engine().PendingMessage("ns/two"),
+  EXPECT_TRUE(h.PendingStartsWith(
+      "ns/two",
       "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor "
-      "default, 1 more needed"))
-      << h.engine().PendingMessage("ns/two");
+      "default, 1 more needed"));
 }
 
-TEST(LimitsTest, NoOverAdmissionWithinOneCycle) {
+TEST_F(LimitsTest, NoOverAdmissionWithinOneCycle) {
   // Two heads each fit alone in the shared 4 cpu, not together.
-  EngineHarness h;
   h.ApplyQueues({CpuQueue("a", "0", "all").Obj(), CpuQueue("b", "0", "all").Obj(),
                  CpuQueue("lender", "4", "all").Obj()});
   ASSERT_TRUE(h.Apply(Wl("a-wl", "lq-a", "3", 1), Wl("b-wl", "lq-b", "3", 2)));
@@ -234,33 +242,24 @@ TEST(LimitsTest, NoOverAdmissionWithinOneCycle) {
 // ---------------------------------------------------------------------------
 // Partial admission.
 
-TEST(PartialAdmissionTest, ShrinksToWhatFits) {
-  EngineHarness h;
-  h.ApplyQueues({CpuQueue("cq", "10").Obj()});
-  ASSERT_TRUE(h.Apply(
-      MakeWorkload("wl", "ns").Queue("lq-cq").PodSet("main", 20, {{"cpu", "1"}}).MinCount(5)));
-  h.Cycle();
+TEST_F(PartialAdmissionTest, ShrinksToWhatFits) {
+  ASSERT_NO_FATAL_FAILURE(PartialInCq(h, "10", 20, 5));
   ASSERT_TRUE(h.HoldsQuota("ns/wl"));
   EXPECT_EQ(h.CountOf("ns/wl", "main"), 10);
   EXPECT_EQ(h.CQ("cq")->usage(h.Fr("default", "cpu")), 10'000);
 }
 
-TEST(PartialAdmissionTest, NotBelowMinCount) {
-  EngineHarness h;
-  h.ApplyQueues({CpuQueue("cq", "10").Obj()});
-  ASSERT_TRUE(h.Apply(
-      MakeWorkload("wl", "ns").Queue("lq-cq").PodSet("main", 20, {{"cpu", "1"}}).MinCount(12)));
-  h.Cycle();
+TEST_F(PartialAdmissionTest, NotBelowMinCount) {
+  ASSERT_NO_FATAL_FAILURE(PartialInCq(h, "10", 20, 12));
   EXPECT_FALSE(h.HoldsQuota("ns/wl"));
   EXPECT_EQ(h.engine().PendingMessage("ns/wl"),
             "couldn't assign flavors to pod set main: insufficient quota for cpu in flavor "
             "default, request > maximum capacity (20 > 10)");
 }
 
-TEST(PartialAdmissionTest, ShrinksTheLastPodSetFirst) {
+TEST_F(PartialAdmissionTest, ShrinksTheLastPodSetFirst) {
   // Kueue's order-based reduction: 12 pods in 9 cpu give up 3, all from the
   // last pod set (8 -> 5, above its minCount 4); the first stays whole.
-  EngineHarness h;
   h.ApplyQueues({CpuQueue("cq", "9").Obj()});
   ASSERT_TRUE(h.Apply(MakeWorkload("wl", "ns")
                           .Queue("lq-cq")
@@ -274,19 +273,14 @@ TEST(PartialAdmissionTest, ShrinksTheLastPodSetFirst) {
   EXPECT_EQ(h.CountOf("ns/wl", "b"), 5);
 }
 
-TEST(PartialAdmissionTest, FullCountWhenItFits) {
-  EngineHarness h;
-  h.ApplyQueues({CpuQueue("cq", "10").Obj()});
-  ASSERT_TRUE(h.Apply(
-      MakeWorkload("wl", "ns").Queue("lq-cq").PodSet("main", 8, {{"cpu", "1"}}).MinCount(2)));
-  h.Cycle();
+TEST_F(PartialAdmissionTest, FullCountWhenItFits) {
+  ASSERT_NO_FATAL_FAILURE(PartialInCq(h, "10", 8, 2));
   EXPECT_EQ(h.CountOf("ns/wl", "main"), 8);
 }
 
-TEST(PartialAdmissionTest, PreemptionAtFullCountIsPreferredToShrinking) {
+TEST_F(PartialAdmissionTest, PreemptionAtFullCountIsPreferredToShrinking) {
   // With victims available at the full count, Kueue preempts rather than
   // admitting fewer pods.
-  EngineHarness h;
   h.ApplyQueues({MakeClusterQueue("cq")
                      .ResourceGroup({"cpu"}, {MakeFlavorQuotas("default").Resource("cpu", "10")})
                      .Preemption(api::WithinClusterQueuePolicy::kLowerPriority)
@@ -305,8 +299,7 @@ TEST(PartialAdmissionTest, PreemptionAtFullCountIsPreferredToShrinking) {
 // ---------------------------------------------------------------------------
 // Pending messages.
 
-TEST(PendingMessageTest, InsufficientUnusedQuota) {
-  EngineHarness h;
+TEST_F(PendingMessageTest, InsufficientUnusedQuota) {
   h.ApplyQueues({CpuQueue("cq", "4").Obj()});
   ASSERT_TRUE(h.Apply(Running("running", "cq", "2"), Wl("wl", "lq-cq", "4", 1)));
   auto r = h.Cycle();
@@ -325,8 +318,7 @@ TEST(PendingMessageTest, InsufficientUnusedQuota) {
   EXPECT_EQ(qr->message, r.pending[0].message());
 }
 
-TEST(PendingMessageTest, MilliCpuAndMemoryAmounts) {
-  EngineHarness h;
+TEST_F(PendingMessageTest, MilliCpuAndMemoryAmounts) {
   h.ApplyQueues(
       {MakeClusterQueue("cq")
            .ResourceGroup(
@@ -342,16 +334,14 @@ TEST(PendingMessageTest, MilliCpuAndMemoryAmounts) {
                           .Queue("lq-cq")
                           .PodSet("main", 1, {{"cpu", "750m"}, {"memory", "1Gi"}})));
   h.Cycle();
-  EXPECT_TRUE(EngineHarness::StartsWith(
-      h.engine().PendingMessage("ns/wl"),
+  EXPECT_TRUE(h.PendingStartsWith(
+      "ns/wl",
       "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor "
       "default, 250m more needed, insufficient unused quota for memory in flavor default, "
-      "512Mi more needed"))
-      << h.engine().PendingMessage("ns/wl");
+      "512Mi more needed"));
 }
 
-TEST(PendingMessageTest, AdmittedHasNone) {
-  EngineHarness h;
+TEST_F(PendingMessageTest, AdmittedHasNone) {
   h.ApplyQueues({CpuQueue("cq", "4").Obj()});
   ASSERT_TRUE(h.Apply(Wl("wl", "lq-cq", "1", 1)));
   auto r = h.Cycle();

@@ -46,6 +46,13 @@ class EngineHarness {
     }
   }
 
+  // The pending message of `key` starts with `prefix`; the message when not.
+  ::testing::AssertionResult PendingStartsWith(const std::string& key, const std::string& prefix) {
+    const std::string message = engine_.PendingMessage(key);
+    if (StartsWith(message, prefix)) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << message;
+  }
+
   engine::CycleResult Cycle() { return engine_.RunCycle(); }
   // Runs `n` cycles and returns every preemption decided in them.
   std::vector<engine::PreemptionDecision> Cycles(int n) {
@@ -127,6 +134,12 @@ using testing::MakeWorkload;
 using testing::MakeWorkloadPriorityClass;
 // Workload keys, in the order a test expects them.
 using Keys = std::vector<std::string>;
+
+// A test's fixture: a fresh harness `h`.
+class HarnessFixture : public ::testing::Test {
+ protected:
+  EngineHarness h;
+};
 
 // A table test's fixture: its case `c` and a fresh harness `h`.
 template <class Case>

@@ -22,50 +22,22 @@ set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad [ITERATIONS]}
 N=${KUOTA_CRASH_ITERATIONS:-${2:-20}}
 POINTS=(before-starting after-starting after-fork after-started after-go after-running)
-command -v kubectl >/dev/null || { echo "FAIL: kubectl not found on PATH"; exit 1; }
-command -v curl >/dev/null || { echo "FAIL: curl not found on PATH"; exit 1; }
-
-TMP=$(mktemp -d)
-PID=
-TAG=kuota-crash-$$   # marks this run's commands (in their arguments)
-cleanup() {
-  [[ -n "$PID" ]] && kill -9 "$PID" 2>/dev/null
-  pkill -9 -f "$TAG" 2>/dev/null
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-PASS=0
-FAIL=0
-ok()  { PASS=$((PASS+1)); echo "ok   $1"; }
-bad() { FAIL=$((FAIL+1)); echo "FAIL $1"; [[ -n "${2:-}" ]] && echo "$2" | sed 's/^/     | /'; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/lib.sh"
+need kubectl curl
+scratch kuota-crash   # TAG marks this run's commands (in their arguments)
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
-# start_kuotad DIR [FAULT]: kuotad on DIR/data, armed with FAULT when given;
-# sets PID and URL once it answers.
-start_kuotad() {
-  local dir=$1 fault=${2:-}
-  rm -f "$dir/kubeconfig"
-  KUOTA_FAULT_POINT=$fault "$KUOTAD" --data-dir "$dir/data" --port 0 \
-    --kubeconfig-out "$dir/kubeconfig" --no-sync --gpus 0 --no-cgroups >>"$dir/kuotad.log" 2>&1 &
-  PID=$!
-  for _ in $(seq 1 400); do
-    if [[ -s "$dir/kubeconfig" ]]; then
-      URL=$(sed -n 's/.*server: *"\{0,1\}\([^" ]*\)"\{0,1\}.*/\1/p' "$dir/kubeconfig")
-      # The admin's credentials from the kubeconfig: kuotad's CA and token.
-      TOKEN=$(sed -n 's/^ *token: *"\{0,1\}\([^" ]*\)"\{0,1\}.*/\1/p' "$dir/kubeconfig")
-      sed -n 's/^ *certificate-authority-data: *"\{0,1\}\([^" ]*\)"\{0,1\}.*/\1/p' \
-        "$dir/kubeconfig" | base64 -d >"$dir/ca.crt" 2>/dev/null
-      CURL=(curl -sf --cacert "$dir/ca.crt" -H "Authorization: Bearer $TOKEN")
-      "${CURL[@]}" "$URL/healthz" >/dev/null 2>&1 && return 0
-    fi
-    kill -0 "$PID" 2>/dev/null || break
-    sleep 0.02
-  done
-  echo "FAIL kuotad did not start:"; tail -20 "$dir/kuotad.log"; exit 1
+# start DIR [FAULT]: kuotad on DIR (now TMP), armed with FAULT when given;
+# URL, TOKEN and DIR/ca.crt once it answers.
+start() {
+  TMP=$1
+  KUOTA_FAULT_POINT=${2:-} start_kuotad --gpus 0 --no-cgroups
+  creds
 }
 post() {  # post PATH JSON
-  "${CURL[@]}" -X POST -H 'Content-Type: application/json' "$URL$1" -d "$2" >/dev/null
+  curl -sf --cacert "$TMP/ca.crt" -H "Authorization: Bearer $TOKEN" \
+    -X POST -H 'Content-Type: application/json' "$URL$1" -d "$2" >/dev/null
 }
 job_json() {  # job_json NAME FILE
   cat <<JSON
@@ -76,10 +48,9 @@ job_json() {  # job_json NAME FILE
      "command": ["sh", "-c", "echo ran >> \"\$0\"; true $TAG", "$2"]}]}}}}
 JSON
 }
-k() { kubectl --kubeconfig "$1/kubeconfig" "${@:2}"; }
 # "NAME succeeded=S failed=F complete=C failed-condition=D" per Job, sorted.
 job_states() {
-  k "$1" get jobs -n crash -o jsonpath='{range .items[*]}{.metadata.name} succeeded={.status.succeeded} failed={.status.failed} complete={.status.conditions[?(@.type=="Complete")].status} failed-condition={.status.conditions[?(@.type=="Failed")].status}{"\n"}{end}' 2>/dev/null | sort
+  k get jobs -n crash -o jsonpath='{range .items[*]}{.metadata.name} succeeded={.status.succeeded} failed={.status.failed} complete={.status.conditions[?(@.type=="Complete")].status} failed-condition={.status.conditions[?(@.type=="Failed")].status}{"\n"}{end}' 2>/dev/null | sort
 }
 
 echo "crash test: ${#POINTS[@]} fault points x $N Jobs"
@@ -87,11 +58,11 @@ total_start=$(now_ms)
 for point in "${POINTS[@]}"; do
   t0=$(now_ms)
   failed_before=$FAIL
-  dir=$TMP/$point
+  dir=$ROOT/$point
   mkdir -p "$dir/out"
   died=0
   for k in $(seq 1 "$N"); do
-    start_kuotad "$dir" "$point@c$k-"
+    start "$dir" "$point@c$k-"
     (( k == 1 )) && post /api/v1/namespaces '{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "crash"}}'
     # kuotad may die before it answers (the pod starts at once): then the
     # final check tells whether the Job was created.
@@ -120,12 +91,12 @@ for point in "${POINTS[@]}"; do
   (( died == N )) && ok "$point: kuotad killed itself there for each of the $N Jobs"
 
   # An unarmed kuotad finishes what is left.
-  start_kuotad "$dir"
+  start "$dir"
   want=$(for k in $(seq 1 "$N"); do
     echo "c$k succeeded=1 failed= complete=True failed-condition="; done | sort)
   got=
   for _ in $(seq 1 150); do
-    got=$(job_states "$dir")
+    got=$(job_states)
     [[ "$got" == "$want" ]] && break
     (( $(grep -cE '=True' <<<"$got") == N )) && break  # all ended, not all well
     sleep 0.2

@@ -11,64 +11,16 @@ set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad [MUTATIONS]}
 MUTATIONS=${2:-600}
 HERE=$(cd "$(dirname "$0")" && pwd)
-command -v kubectl >/dev/null || { echo "FAIL: kubectl not found on PATH"; exit 1; }
-command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 not found on PATH"; exit 1; }
+source "$HERE/lib.sh"
+need kubectl sqlite3
 PY=python3; [[ -x /usr/bin/python3 ]] && PY=/usr/bin/python3
-
-TMP=$(mktemp -d)
-PID=
-TAG=kuota-hostile-$$
-cleanup() {
-  [[ -n "$PID" ]] && kill -9 "$PID" 2>/dev/null
-  pkill -9 -f "$TAG" 2>/dev/null
-  [[ -n "${KEEP_TMP:-}" ]] && echo "kept $TMP" || rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-PASS=0
-FAIL=0
-ok()  { PASS=$((PASS+1)); echo "ok   $1"; }
-bad() { FAIL=$((FAIL+1)); echo "FAIL $1"; [[ -n "${2:-}" ]] && echo "$2" | sed 's/^/     | /'; }
-contains() { if grep -qF -- "$2" <<<"$3"; then ok "$1"; else bad "$1" "want: $2"$'\n'"got:"$'\n'"$3"; fi; }
-
-start_kuotad() {
-  rm -f "$TMP/kubeconfig"
-  "$KUOTAD" --data-dir "$TMP/$DATA" --port 0 --kubeconfig-out "$TMP/kubeconfig" --no-sync \
-    >>"$TMP/kuotad.log" 2>&1 &
-  PID=$!
-  for _ in $(seq 1 200); do
-    if [[ -s "$TMP/kubeconfig" ]] && k get --raw /healthz >/dev/null 2>&1; then return 0; fi
-    if ! kill -0 "$PID" 2>/dev/null; then break; fi
-    sleep 0.05
-  done
-  bad "kuotad starts" "$(tail -20 "$TMP/kuotad.log")"
-  echo "PASS $PASS FAIL $FAIL"; exit 1
-}
-stop_kuotad() { kill -TERM "$PID"; wait "$PID" 2>/dev/null; PID=; }
-k() { kubectl --kubeconfig "$TMP/kubeconfig" "$@"; }
-url() { grep -o 'https\{0,1\}://[^ "]*' "$TMP/kubeconfig" | head -1; }
-# The admin's token and kuotad's CA, from its kubeconfig, for hostile_requests.py.
-creds() {
-  KUOTA_TOKEN=$(sed -n 's/^ *token: *"\{0,1\}\([^" ]*\)"\{0,1\}.*/\1/p' "$TMP/kubeconfig")
-  sed -n 's/^ *certificate-authority-data: *"\{0,1\}\([^" ]*\)"\{0,1\}.*/\1/p' \
-    "$TMP/kubeconfig" | base64 -d >"$TMP/ca.crt" 2>/dev/null
-  export KUOTA_TOKEN KUOTA_CA_FILE=$TMP/ca.crt
-}
-wait_for() {  # wait_for SECONDS NEEDLE COMMAND...
-  local secs=$1 needle=$2; shift 2
-  for _ in $(seq 1 $((secs * 10))); do
-    local out; out=$("$@" 2>/dev/null)
-    if grep -qF -- "$needle" <<<"$out"; then return 0; fi
-    sleep 0.1
-  done
-  return 1
-}
+scratch kuota-hostile
 
 # --- 1. hostile requests
-DATA=data1
 start_kuotad
 creds
-"$PY" "$HERE/hostile_requests.py" "$(url)" "$PID" "$MUTATIONS" >"$TMP/requests.out" 2>&1
+KUOTA_TOKEN=$TOKEN KUOTA_CA_FILE=$TMP/ca.crt \
+  "$PY" "$HERE/hostile_requests.py" "$URL" "$PID" "$MUTATIONS" >"$TMP/requests.out" 2>&1
 rc=$?
 cat "$TMP/requests.out"
 PASS=$((PASS + $(grep -c '^ok' "$TMP/requests.out")))
@@ -79,10 +31,10 @@ stop_kuotad
 # --- 2. objects no request could store, written into the database directly
 # (a fresh database, made by a kuotad started and stopped once, so that the
 # mutated Jobs above do not queue ahead of the good one below)
-DATA=data2
+mv "$TMP/data" "$TMP/data1"
 start_kuotad
 stop_kuotad
-DB=$TMP/$DATA/kuota.db
+DB=$TMP/data/kuota.db
 insert() {  # insert RESOURCE NAMESPACE NAME JSON
   sqlite3 "$DB" "BEGIN;
     UPDATE kuota_meta SET value = value + 1 WHERE key = 'resource_version';
@@ -113,44 +65,8 @@ contains "the Job carries an Invalid condition" "spec.template.spec.containers[0
   "$(k get job bad-env -n default -o jsonpath='{.status.conditions[?(@.type=="Invalid")].message}' 2>&1)"
 
 # Scheduling and running go on beside them.
-k apply -f - >/dev/null <<'YAML'
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: local}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: ["cpu"]
-    flavors:
-    - name: local
-      resources: [{name: cpu, nominalQuota: 1}]
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: LocalQueue
-metadata: {name: lq, namespace: default}
-spec: {clusterQueue: cq}
-YAML
-k create -f - >/dev/null <<YAML
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: good
-  namespace: default
-  labels: {kueue.x-k8s.io/queue-name: lq}
-spec:
-  template:
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: c
-        image: busybox
-        command: ["sh", "-c", "echo $TAG"]
-        resources: {requests: {cpu: 100m}}
-YAML
+cpu_queue_yaml local cq 1 default lq | k apply -f - >/dev/null
+job_yaml default good queue=lq container=c cmd="echo $TAG" requests="cpu: 100m" | k create -f - >/dev/null
 if wait_for 20 Complete k get job good -n default -o jsonpath='{.status.conditions[*].type}'; then
   ok "a good Job is admitted and completes beside the invalid objects"
 else

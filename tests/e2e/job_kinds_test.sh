@@ -11,19 +11,9 @@ set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad}
 HERE=$(cd "$(dirname "$0")" && pwd)
 PROBE=$HERE/job_kinds/probe.py
-command -v kubectl >/dev/null || { echo "FAIL: kubectl not found on PATH"; exit 1; }
-command -v python3 >/dev/null || { echo "FAIL: python3 not found on PATH"; exit 1; }
 source "$HERE/lib.sh"
-
-TMP=$(mktemp -d)
-PID=
-TAG=kuota-kinds-$$   # marks this run's processes (in their arguments)
-cleanup() {
-  [[ -n "$PID" ]] && kill -9 "$PID" 2>/dev/null
-  pkill -9 -f "$TAG" 2>/dev/null
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
+need kubectl python3
+scratch kuota-kinds   # TAG marks this run's processes (in their arguments)
 
 KINDS=(pytorchjob tfjob mpijob raycluster rayjob jobset vcjob)
 
@@ -194,27 +184,8 @@ spec:
 $(container worker "$kind" "JOB_COMPLETION_INDEX" | sed 's/^/  /')
 YAML
     ;;
-    vcjob) cat <<YAML
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata:
-  name: dist
-$meta
-spec:
-  minAvailable: 2
-  schedulerName: volcano
-  plugins: {svc: [], env: []}
-  policies:
-  - {event: PodEvicted, action: RestartJob}
-  tasks:
-  - name: worker
-    replicas: 2
-    template:
-      spec:
-        restartPolicy: Never
-        containers:
-$(container worker "$kind" VC_TASK_INDEX VK_TASK_INDEX VC_WORKER_HOSTS VC_WORKER_NUM | sed 's/^  //')
-YAML
+    vcjob) vcjob_yaml dist "$meta" "  plugins: {svc: [], env: []}" \
+      "$(container worker "$kind" VC_TASK_INDEX VK_TASK_INDEX VC_WORKER_HOSTS VC_WORKER_NUM | sed 's/^  //')"
     ;;
   esac
 }
@@ -233,27 +204,9 @@ suspend_path() {
   esac
 }
 
-# batch JOB NS NAME CPU PRIORITY: a one-pod Job taking CPU from the queue.
+# batch NS NAME CPU PRIORITY: a one-pod Job taking CPU from the queue.
 batch() {
-  cat <<YAML
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: $2
-  namespace: $1
-  labels: {kueue.x-k8s.io/queue-name: lq, kueue.x-k8s.io/priority-class: $4}
-spec:
-  backoffLimit: 0
-  template:
-    spec:
-      restartPolicy: Never
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: main
-        image: busybox
-        command: ["sh", "-c", "sleep 300; true $TAG-$2"]
-        resources: {requests: {cpu: $3}}
-YAML
+  job_yaml "$1" "$2" queue=lq priority="$4" backoff=0 grace=1 cmd="sleep 300; true $TAG-$2" requests="cpu: $3"
 }
 
 # One snapshot of every namespace's pods, workloads and suspend fields (a

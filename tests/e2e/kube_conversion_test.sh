@@ -18,16 +18,11 @@ set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad PATH/TO/deploy/crds}
 CRDS=${2:?usage: $0 PATH/TO/kuotad PATH/TO/deploy/crds}
 HERE=$(cd "$(dirname "$0")" && pwd)
-command -v kubectl >/dev/null || { echo "FAIL: kubectl not found on PATH"; exit 1; }
 source "$HERE/lib.sh"
-
-TMP=$(mktemp -d)
+need kubectl
+scratch kuota-conversion
 DRIVER=
-cleanup() {
-  { [[ -n "$DRIVER" ]] && kill -9 "$DRIVER"; [[ -n "${PID:-}" ]] && kill -9 "$PID"; wait; } 2>/dev/null
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
+cleanup_more() { [[ -z "$DRIVER" ]] || { kill -9 "$DRIVER"; wait "$DRIVER"; }; }
 SVC=kuota-webhook-service.kuota-system.svc
 WPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
@@ -152,10 +147,6 @@ for ns in team-a team-b; do
 done
 decision() {  # the Workloads of NS: name, QuotaReserved, flavor
   k get "workloads.$2.kueue.x-k8s.io" -n "$1" -o jsonpath='{range .items[*]}{.metadata.name} {.status.conditions[?(@.type=="QuotaReserved")].status} {.status.admission.podSetAssignments[0].flavors.cpu}{"\n"}{end}' | sort
-}
-eventually() {
-  local desc=$1; shift
-  if wait_for "$@"; then ok "$desc"; else bad "$desc" "$("${@:3}" 2>&1 | tail -20)"; fi
 }
 eventually "v1beta1 twin: one Workload admitted" 20 "default-flavor" decision team-a v1beta1
 eventually "v1beta2: one Workload admitted" 20 "default-flavor" decision team-b v1beta2

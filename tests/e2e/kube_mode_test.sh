@@ -20,22 +20,16 @@ KUOTAD=${1:?usage: $0 PATH/TO/kuotad PATH/TO/deploy/crds}
 CRDS=${2:?usage: $0 PATH/TO/kuotad PATH/TO/deploy/crds}
 HERE=$(cd "$(dirname "$0")" && pwd)
 M=$HERE/manifests
-command -v kubectl >/dev/null || { echo "FAIL: kubectl not found on PATH"; exit 1; }
 source "$HERE/lib.sh"
-
-TMP=$(mktemp -d)
+need kubectl
+scratch kuota-kube-mode
 DRIVERS=()
 SAMPLER=
-cleanup() {
-  [[ -n "$SAMPLER" ]] && kill "$SAMPLER" 2>/dev/null
-  {
-    for p in "${DRIVERS[@]}"; do kill -9 "$p"; done
-    [[ -n "${PID:-}" ]] && kill -9 "$PID"
-    wait
-  } 2>/dev/null
-  rm -rf "$TMP"
+cleanup_more() {
+  local p
+  [[ -z "$SAMPLER" ]] || { kill "$SAMPLER"; wait "$SAMPLER"; }
+  for p in "${DRIVERS[@]}"; do kill -9 "$p"; wait "$p"; done
 }
-trap cleanup EXIT
 
 # start_driver NAME: a driver (kuotad --kubeconfig) logging to $TMP/NAME.log;
 # sets DPID.
@@ -50,11 +44,6 @@ metric() {
   local port
   port=$(grep -o 'http://127.0.0.1:[0-9]*/healthz' "$2" | tail -1 | sed 's/.*:\([0-9]*\)\/.*/\1/')
   curl -s "http://127.0.0.1:$port/metrics" | awk -v m="$1" '$1 == m {print $2}'
-}
-# eventually DESC SECS NEEDLE CMD...: ok once CMD's output contains NEEDLE.
-eventually() {
-  local desc=$1; shift
-  if wait_for "$@"; then ok "$desc"; else bad "$desc" "$("${@:3}" 2>&1 | tail -20)"; fi
 }
 holder() { k get lease -n kuota-system kuota-controller-leader -o jsonpath='{.spec.holderIdentity}'; }
 identity() { sed -n 's/^kuotad: leader election: \([^ ]*\) .*/\1/p' "$1" | head -1; }

@@ -1,9 +1,23 @@
-# Shared helpers for the end-to-end scripts: sourced, not run. Each script
-# sets KUOTAD (the binary) and TMP (its scratch directory) first.
+# Shared helpers for the end-to-end scripts (and scripts/demo.sh,
+# scripts/ui_screenshot.sh): sourced, not run. Each script sets KUOTAD (the
+# binary) and calls scratch (or sets TMP, its scratch directory) first.
+#   need TOOL...             fail at once when a tool is not on PATH
+#   scratch MARK             ROOT and TMP (a fresh directory), PID, PIDS (a
+#                            script's other kuotads), TAG=MARK-PID marking this
+#                            run's processes; on exit: cleanup_more (when the
+#                            script defines it; quietly), PID, PIDS and every
+#                            process carrying TAG killed, ROOT removed
+#                            (KEEP_TMP=1 keeps it)
 #   start_kuotad [FLAGS...]  kuotad on $TMP/data, sets PID; kubectl via k()
+#   stop_kuotad              SIGTERM, reaped
+#   creds                    URL and TOKEN of its admin, its CA in $TMP/ca.crt
 #   k ARGS...                the real kubectl against it
 #   wait_for SECS NEEDLE CMD...  until CMD's output contains NEEDLE
+#   eventually DESC SECS NEEDLE CMD...  ok DESC once wait_for does, else bad
 #   ok / bad / expect_eq / contains  count PASS and FAIL
+#   job_yaml NS NAME [KEY=VALUE...]  a one-container Job's manifest
+#   cpu_queue_yaml FLAVOR CQ CPUS NS LQ  a flavor, a ClusterQueue, a LocalQueue
+#   vcjob_yaml NAME METADATA SPEC CONTAINERS  a Volcano Job of 2 workers
 PASS=0
 FAIL=0
 ok()  { PASS=$((PASS+1)); echo "ok   $1"; }
@@ -11,9 +25,35 @@ bad() { FAIL=$((FAIL+1)); echo "FAIL $1"; [[ -n "${2:-}" ]] && echo "$2" | sed '
 expect_eq() { if [[ "$2" == "$3" ]]; then ok "$1"; else bad "$1" "want: $2"$'\n'"got:  $3"; fi; }
 contains() { if grep -qF -- "$2" <<<"$3"; then ok "$1"; else bad "$1" "want: $2"$'\n'"got:"$'\n'"$3"; fi; }
 
+need() {
+  local tool
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || { echo "FAIL: $tool not found on PATH (scripts/setup.sh installs it)"; exit 1; }
+  done
+}
+
+scratch() {
+  ROOT=$(mktemp -d)
+  TMP=$ROOT
+  PID=
+  PIDS=()
+  TAG=$1-$$
+  trap scratch_cleanup EXIT
+}
+# (Safe under set -e too: scripts/demo.sh uses it.)
+scratch_cleanup() {
+  local p
+  if declare -F cleanup_more >/dev/null; then { cleanup_more; } 2>/dev/null || true; fi
+  # (Reaped here, quietly: else bash reports each as Killed after the summary.)
+  { for p in "$PID" "${PIDS[@]}"; do [[ -z $p ]] || { kill -9 "$p"; wait "$p"; }; done; } 2>/dev/null || true
+  pkill -9 -f "$TAG" 2>/dev/null || true
+  if [[ -n "${KEEP_TMP:-}" ]]; then echo "kept $ROOT"; else rm -rf "$ROOT"; fi
+}
+
 k() { kubectl --kubeconfig "$TMP/kubeconfig" "$@"; }
 
 start_kuotad() {
+  mkdir -p "$TMP"
   rm -f "$TMP/kubeconfig"
   "$KUOTAD" --data-dir "$TMP/data" --port 0 --kubeconfig-out "$TMP/kubeconfig" --no-sync \
     "$@" >>"$TMP/kuotad.log" 2>&1 &
@@ -24,6 +64,15 @@ start_kuotad() {
     sleep 0.05
   done
   echo "FAIL kuotad did not start:"; tail -30 "$TMP/kuotad.log"; exit 1
+}
+stop_kuotad() { kill -TERM "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; PID=; }
+
+# The admin's server and token from kuotad's kubeconfig, its CA as a file.
+creds() {
+  URL=$(sed -n 's/^ *server: *"\{0,1\}\([^" ]*\)"\{0,1\}.*/\1/p' "$TMP/kubeconfig")
+  TOKEN=$(sed -n 's/^ *token: *"\{0,1\}\([^" ]*\)"\{0,1\}.*/\1/p' "$TMP/kubeconfig")
+  sed -n 's/^ *certificate-authority-data: *"\{0,1\}\([^" ]*\)"\{0,1\}.*/\1/p' \
+    "$TMP/kubeconfig" | base64 -d >"$TMP/ca.crt" 2>/dev/null
 }
 
 wait_for() {
@@ -36,4 +85,110 @@ wait_for() {
     sleep 0.1
   done
   return 1
+}
+eventually() {
+  local desc=$1; shift
+  if wait_for "$@"; then ok "$desc"; else bad "$desc" "$("${@:3}" 2>&1 | tail -20)"; fi
+}
+
+# job_yaml NS NAME [KEY=VALUE...]: a batch/v1 Job of one busybox container.
+# KEY: queue, priority (Kueue's labels); backoff (backoffLimit); indexed=N (N
+# completions, N in parallel); grace (terminationGracePeriodSeconds);
+# container (its name, default main); cmd (run by sh -c) or command (a YAML
+# list); requests, limits (the inside of the YAML maps, e.g. "cpu: 500m").
+job_yaml() {
+  local ns=$1 name=$2 queue="" priority="" backoff="" indexed="" grace="" container=main
+  local command="" requests="" limits="" labels="" kv
+  shift 2
+  for kv in "$@"; do
+    case $kv in
+      queue=*) queue=${kv#*=} ;;
+      priority=*) priority=${kv#*=} ;;
+      backoff=*) backoff=${kv#*=} ;;
+      indexed=*) indexed=${kv#*=} ;;
+      grace=*) grace=${kv#*=} ;;
+      container=*) container=${kv#*=} ;;
+      cmd=*) command="[\"sh\", \"-c\", \"${kv#*=}\"]" ;;
+      command=*) command=${kv#*=} ;;
+      requests=*) requests=${kv#*=} ;;
+      limits=*) limits=${kv#*=} ;;
+      *) echo "job_yaml: unknown $kv" >&2; return 1 ;;
+    esac
+  done
+  if [[ -n $queue ]]; then labels="kueue.x-k8s.io/queue-name: $queue"; fi
+  if [[ -n $priority ]]; then labels+="${labels:+, }kueue.x-k8s.io/priority-class: $priority"; fi
+  echo "apiVersion: batch/v1
+kind: Job
+metadata:
+  name: $name
+  namespace: $ns"
+  if [[ -n $labels ]]; then echo "  labels: {$labels}"; fi
+  echo "spec:"
+  if [[ -n $backoff ]]; then echo "  backoffLimit: $backoff"; fi
+  if [[ -n $indexed ]]; then
+    echo "  completionMode: Indexed
+  completions: $indexed
+  parallelism: $indexed"
+  fi
+  echo "  template:
+    spec:
+      restartPolicy: Never"
+  if [[ -n $grace ]]; then echo "      terminationGracePeriodSeconds: $grace"; fi
+  echo "      containers:
+      - name: $container
+        image: busybox
+        command: $command
+        resources:
+          requests: {$requests}"
+  if [[ -n $limits ]]; then echo "          limits: {$limits}"; fi
+}
+
+# cpu_queue_yaml FLAVOR CQ CPUS NS LQ: ResourceFlavor FLAVOR, ClusterQueue CQ
+# (any namespace) with CPUS of cpu on it, LocalQueue LQ in NS for CQ.
+cpu_queue_yaml() {
+  echo "apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: $1}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: $2}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: $1
+      resources: [{name: cpu, nominalQuota: $3}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: $5, namespace: $4}
+spec: {clusterQueue: $2}"
+}
+
+# vcjob_yaml NAME METADATA SPEC CONTAINERS: a Volcano Job, a gang of 2
+# "worker" pods restarted together when one is evicted. METADATA and SPEC:
+# more lines of its metadata and spec (indented 2); CONTAINERS: the pods'
+# containers list (indented 8).
+vcjob_yaml() {
+  echo "apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: $1
+$2
+spec:
+  minAvailable: 2
+  schedulerName: volcano
+$3
+  policies:
+  - {event: PodEvicted, action: RestartJob}
+  tasks:
+  - name: worker
+    replicas: 2
+    template:
+      spec:
+        restartPolicy: Never
+        containers:
+$4"
 }

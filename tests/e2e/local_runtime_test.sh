@@ -10,81 +10,22 @@ set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad}
 HERE=$(cd "$(dirname "$0")" && pwd)
 M=$HERE/manifests/local
-command -v kubectl >/dev/null || { echo "FAIL: kubectl not found on PATH"; exit 1; }
+source "$HERE/lib.sh"
+need kubectl
+scratch kuota-e2e   # TAG marks this run's processes (in their arguments)
+LOCAL=(--gpus 4 --max-log-bytes 1048576)
 
-TMP=$(mktemp -d)
-PID=
-TAG=kuota-e2e-$$   # marks this run's processes (in their arguments)
-cleanup() {
-  [[ -n "$PID" ]] && kill -9 "$PID" 2>/dev/null
-  pkill -9 -f "$TAG" 2>/dev/null
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-PASS=0
-FAIL=0
-ok()  { PASS=$((PASS+1)); echo "ok   $1"; }
-bad() { FAIL=$((FAIL+1)); echo "FAIL $1"; [[ -n "${2:-}" ]] && echo "$2" | sed 's/^/     | /'; }
-expect_eq() { if [[ "$2" == "$3" ]]; then ok "$1"; else bad "$1" "want: $2"$'\n'"got:  $3"; fi; }
-contains() { if grep -qF -- "$2" <<<"$3"; then ok "$1"; else bad "$1" "want: $2"$'\n'"got:"$'\n'"$3"; fi; }
-
-start_kuotad() {
-  rm -f "$TMP/kubeconfig"
-  "$KUOTAD" --data-dir "$TMP/data" --port 0 --kubeconfig-out "$TMP/kubeconfig" --no-sync \
-    --gpus 4 --max-log-bytes 1048576 "$@" >>"$TMP/kuotad.log" 2>&1 &
-  PID=$!
-  for _ in $(seq 1 200); do
-    if [[ -s "$TMP/kubeconfig" ]] && k get --raw /healthz >/dev/null 2>&1; then return 0; fi
-    sleep 0.05
-  done
-  echo "kuotad did not start:"; cat "$TMP/kuotad.log"; exit 1
-}
-k() { kubectl --kubeconfig "$TMP/kubeconfig" "$@"; }
-# wait_for SECONDS NEEDLE COMMAND...: until the command's output has NEEDLE.
-wait_for() {
-  local secs=$1 needle=$2; shift 2
-  for _ in $(seq 1 $((secs * 10))); do
-    # Not `"$@" | grep -q`: under pipefail the writer's SIGPIPE fails the test.
-    local out; out=$("$@" 2>/dev/null)
-    if grep -qF -- "$needle" <<<"$out"; then return 0; fi
-    sleep 0.1
-  done
-  return 1
-}
 # Processes of this run whose arguments contain MARK.
 count() { pgrep -f -- "$TAG-$1" | wc -l; }
 
-# job NAME CPU PRIORITY CMD [EXTRA SPEC LINES]: a queued Job with one pod.
+# job NAME CPU PRIORITY CMD [GPUS]: a queued Job with one pod.
 job() {
-  local name=$1 cpu=$2 prio=$3 cmd=$4 gpus=${5:-0} extra=${6:-}
-  cat <<YAML
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: $name
-  namespace: ml
-  labels:
-    kueue.x-k8s.io/queue-name: lq
-    kueue.x-k8s.io/priority-class: $prio
-spec:
-  backoffLimit: 0
-$extra
-  template:
-    spec:
-      restartPolicy: Never
-      terminationGracePeriodSeconds: 2
-      containers:
-      - name: main
-        image: busybox
-        command: ["sh", "-c", "$cmd"]
-        resources:
-          requests: {cpu: "$cpu", memory: 100Mi, nvidia.com/gpu: "$gpus"}
-          limits: {nvidia.com/gpu: "$gpus"}
-YAML
+  local gpus=${5:-0}
+  job_yaml ml "$1" queue=lq priority="$3" backoff=0 grace=2 cmd="$4" \
+    requests="cpu: \"$2\", memory: 100Mi, nvidia.com/gpu: \"$gpus\"" limits="nvidia.com/gpu: \"$gpus\""
 }
 
-start_kuotad
+start_kuotad "${LOCAL[@]}"
 k create namespace ml >/dev/null
 k apply -f "$M/queues.yaml" >/dev/null || { echo "FAIL apply queues"; exit 1; }
 contains "the machine is published as a Node with declared GPUs" "nvidia.com/gpu" \
@@ -127,28 +68,8 @@ k delete job -n ml victim --wait=false >/dev/null
 if wait_for 10 0 count victim; then ok "deleting a running Job stops its processes"; else bad "victim survived its Job"; fi
 
 # --- Indexed jobs see their index; GPUs are never shared ---------------------
-cat <<YAML | k create -f - >/dev/null
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: indexed
-  namespace: ml
-  labels: {kueue.x-k8s.io/queue-name: lq}
-spec:
-  completionMode: Indexed
-  completions: 2
-  parallelism: 2
-  template:
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: main
-        image: busybox
-        command: ["sh", "-c", "echo index=\$JOB_COMPLETION_INDEX gpu=\$CUDA_VISIBLE_DEVICES; sleep 1; true $TAG-idx"]
-        resources:
-          requests: {cpu: 100m}
-          limits: {nvidia.com/gpu: 1}
-YAML
+job_yaml ml indexed queue=lq indexed=2 requests="cpu: 100m" limits="nvidia.com/gpu: 1" \
+  cmd="echo index=\$JOB_COMPLETION_INDEX gpu=\$CUDA_VISIBLE_DEVICES; sleep 1; true $TAG-idx" | k create -f - >/dev/null
 wait_for 15 Complete k get job -n ml indexed && ok "the Indexed job completed" || bad "Indexed job did not complete"
 logs=""
 for p in $(k get pods -n ml -l batch.kubernetes.io/job-name=indexed -o name); do logs+=$(k logs -n ml "$p")$'\n'; done
@@ -164,7 +85,7 @@ wait_for 10 1 count survivor || bad "survivor did not start"
 before=$(pgrep -f -- "$TAG-survivor" | sort | tr '\n' ' ')
 kill -9 "$PID"; wait "$PID" 2>/dev/null
 expect_eq "the pod's processes outlive kuotad" "$before" "$(pgrep -f -- "$TAG-survivor" | sort | tr '\n' ' ')"
-start_kuotad
+start_kuotad "${LOCAL[@]}"
 contains "restarted kuotad adopts the running pod" "Running" \
   "$(k get pods -n ml -l batch.kubernetes.io/job-name=survivor)"
 expect_eq "the pod is not started a second time" "$before" "$(pgrep -f -- "$TAG-survivor" | sort | tr '\n' ' ')"
@@ -197,25 +118,11 @@ waitForPodsReady:
     timestamp: Eviction
     backoffBaseSeconds: 1
 YAML
-start_kuotad --config "$TMP/config.yaml"
+start_kuotad "${LOCAL[@]}" --config "$TMP/config.yaml"
 # A Job outside Kueue takes every CPU of the machine, so the queued job's pod
 # cannot be placed although its workload is admitted.
 cpus=$(k get nodes -o jsonpath='{.items[0].status.allocatable.cpu}')
-cat <<YAML | k create -f - >/dev/null
-apiVersion: batch/v1
-kind: Job
-metadata: {name: hog, namespace: ml}
-spec:
-  template:
-    spec:
-      restartPolicy: Never
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: main
-        image: busybox
-        command: ["sh", "-c", "sleep 300; true $TAG-hog"]
-        resources: {requests: {cpu: "$cpus"}}
-YAML
+job_yaml ml hog grace=1 cmd="sleep 300; true $TAG-hog" requests="cpu: \"$cpus\"" | k create -f - >/dev/null
 wait_for 10 1 count hog && ok "a Job without a queue runs at once" || bad "hog did not start"
 job starved 500m low "sleep 1; true $TAG-starved" | k create -f - >/dev/null
 wl_starved=$(for _ in $(seq 1 50); do k get workloads -n ml -o name | grep starved && break; sleep 0.1; done)

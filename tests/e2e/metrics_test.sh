@@ -13,25 +13,16 @@ set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad PATH/TO/teams.yaml}
 TEAMS=${2:?usage: $0 PATH/TO/kuotad PATH/TO/teams.yaml}
 HERE=$(cd "$(dirname "$0")" && pwd)
-for tool in kubectl prometheus curl python3; do
-  command -v "$tool" >/dev/null || { echo "FAIL: $tool not found on PATH (scripts/setup.sh installs it)"; exit 1; }
-done
 source "$HERE/lib.sh"
-
-TMP=$(mktemp -d)
+need kubectl prometheus curl python3
+scratch kuota-metrics-test   # TAG marks this run's processes (in their arguments)
 PROM=
-cleanup() {
-  { [[ -n "$PROM" ]] && kill -9 "$PROM"; [[ -n "${PID:-}" ]] && kill "$PID"; wait; } 2>/dev/null
-  pkill -9 -f "kuota-metrics-test-$$" 2>/dev/null
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
+cleanup_more() { [[ -z "$PROM" ]] || { kill -9 "$PROM"; wait "$PROM"; }; }
 
 # 2 fake GPUs; CPUs declared so that every pod of the scenario fits the machine.
 start_kuotad --fake-gpus 2 --cpus 16
-URL=$(k config view --raw -o jsonpath='{.clusters[0].cluster.server}')
-k config view --raw -o jsonpath='{.users[0].user.token}' >"$TMP/token"
-k config view --raw -o jsonpath='{.clusters[0].cluster.certificate-authority-data}' | base64 -d >"$TMP/ca.crt"
+creds
+printf '%s' "$TOKEN" >"$TMP/token"
 
 # --- Prometheus, scraping every second -------------------------------------
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -88,26 +79,8 @@ EOF
 job() {
   local gpu=""
   [[ -n "${7:-}" ]] && gpu=", nvidia.com/gpu: \"$7\""
-  k create -f - >/dev/null <<EOF
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: $2
-  namespace: $1
-  labels: {kueue.x-k8s.io/queue-name: $3, kueue.x-k8s.io/priority-class: $4}
-spec:
-  backoffLimit: 0
-  template:
-    spec:
-      restartPolicy: Never
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: main
-        image: busybox
-        command: ["sh", "-c", "sleep $5; true kuota-metrics-test-$$"]
-        resources:
-          requests: {cpu: $6, memory: 64Mi$gpu}
-EOF
+  job_yaml "$1" "$2" queue="$3" priority="$4" backoff=0 grace=1 cmd="sleep $5; true $TAG" \
+    requests="cpu: $6, memory: 64Mi$gpu" | k create -f - >/dev/null
 }
 # Team B: 4 x 500m on its 1 CPU, so two borrow team A's idle CPU.
 for i in 1 2 3 4; do job team-b "explore-$i" team-b research 300 500m; done

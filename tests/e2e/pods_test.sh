@@ -10,18 +10,9 @@
 set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad}
 HERE=$(cd "$(dirname "$0")" && pwd)
-command -v kubectl >/dev/null || { echo "FAIL: kubectl not found on PATH"; exit 1; }
-
-TMP=$(mktemp -d)
-PID=
-TAG=kuota-pods-e2e-$$   # marks this run's processes (in their arguments)
-cleanup() {
-  [[ -n "$PID" ]] && kill -9 "$PID" 2>/dev/null
-  pkill -9 -f "$TAG" 2>/dev/null
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
 source "$HERE/lib.sh"
+need kubectl
+scratch kuota-pods-e2e   # TAG marks this run's processes (in their arguments)
 
 # Processes of this run whose arguments contain MARK.
 count() { pgrep -f -- "$TAG-$1" | wc -l; }
@@ -67,50 +58,7 @@ YAML
 
 start_kuotad --config "$TMP/pods.yaml" --no-cgroups
 k create namespace ml >/dev/null
-cat <<YAML | k apply -f - >/dev/null || { echo "FAIL apply queues"; exit 1; }
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata:
-  name: blue
-spec:
-  nodeLabels: {kuota.dev/pool: blue}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata:
-  name: cq
-spec:
-  namespaceSelector: {}
-  preemption:
-    withinClusterQueue: LowerPriority
-  resourceGroups:
-  - coveredResources: ["cpu", "memory"]
-    flavors:
-    - name: blue
-      resources:
-      - {name: cpu, nominalQuota: 1}
-      - {name: memory, nominalQuota: 4Gi}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: LocalQueue
-metadata:
-  name: lq
-  namespace: ml
-spec:
-  clusterQueue: cq
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: WorkloadPriorityClass
-metadata:
-  name: high
-value: 1000
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: WorkloadPriorityClass
-metadata:
-  name: low
-value: 10
-YAML
+k apply -f "$HERE/manifests/local/pods-queues.yaml" >/dev/null || { echo "FAIL apply queues"; exit 1; }
 
 # --- A single pod: gated while the queue is full, then runs on its flavor ----
 # first runs long enough for the checks on the gated second pod, even on a
@@ -201,7 +149,7 @@ contains "as 422 Invalid" 'The Pod "no-count" is invalid' "$out"
 expect_eq "and nothing is stored" "" "$(k get pods -n ml bad-count no-count -o name 2>/dev/null)"
 
 # --- "pod" not enabled: a queued pod is left alone ---------------------------
-kill "$PID"; wait "$PID" 2>/dev/null; PID=
+stop_kuotad
 start_kuotad --config "$TMP/jobs-only.yaml" --no-cgroups
 pod free 500m low "sleep 30; true $TAG-free" | k create -f - >/dev/null
 wait_for 10 1 count free && ok "without the pod integration a queued pod runs at once" ||

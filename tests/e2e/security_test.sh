@@ -15,24 +15,20 @@ set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad PATH/TO/kuota}
 KUOTA=${2:?usage: $0 PATH/TO/kuotad PATH/TO/kuota}
 HERE=$(cd "$(dirname "$0")" && pwd)
-command -v kubectl >/dev/null || { echo "FAIL: kubectl not found on PATH"; exit 1; }
+source "$HERE/lib.sh"
+need kubectl
 if [[ $(id -u) -ne 0 ]]; then
   echo "FAIL: this test makes a user with useradd and runs kuotad as root; run it as root"
   exit 1
 fi
 
-TMP=$(mktemp -d)
+scratch kuota-security
 chmod 0711 "$TMP"   # the user reaches the socket and the binaries inside
 U=kq$$              # the second user (short: login names are at most 32)
-PID=
-cleanup() {
-  [[ -n "$PID" ]] && kill -9 "$PID" 2>/dev/null
+cleanup_more() {
   pkill -9 -u "$U" 2>/dev/null
   userdel -r "$U" >/dev/null 2>&1
-  rm -rf "$TMP"
 }
-trap cleanup EXIT
-source "$HERE/lib.sh"
 
 useradd -m -s /bin/sh "$U" || { echo "FAIL: useradd $U"; exit 1; }
 UID_U=$(id -u "$U")
@@ -66,50 +62,13 @@ contains "kubectl auth whoami" "$U" "$(ku auth whoami 2>&1)"
 contains "the user's namespace exists" "$U" "$(k get namespace "$U" -o name 2>&1)"
 
 # The admin sets up a queue the user's namespace may use.
-k apply -f - >/dev/null <<YAML
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: shared}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: default-flavor
-      resources: [{name: cpu, nominalQuota: 4}]
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: LocalQueue
-metadata: {name: user-queue, namespace: $U}
-spec: {clusterQueue: shared}
----
-apiVersion: v1
+{ cpu_queue_yaml default-flavor shared 4 "$U" user-queue; echo ---; echo "apiVersion: v1
 kind: Namespace
-metadata: {name: team-x}
-YAML
+metadata: {name: team-x}"; } | k apply -f - >/dev/null
 
 job() {  # NAME NAMESPACE
-  cat <<YAML
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: $1
-  namespace: $2
-  labels: {kueue.x-k8s.io/queue-name: user-queue}
-spec:
-  template:
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: c
-        image: busybox
-        command: [sh, -c, "pwd > \$HOME/where-$1; id -u > \$HOME/uid-$1; sleep 5; echo done # sec-$$-$1"]
-        resources: {requests: {cpu: 500m}}
-YAML
+  job_yaml "$2" "$1" queue=user-queue container=c requests="cpu: 500m" \
+    cmd="pwd > \$HOME/where-$1; id -u > \$HOME/uid-$1; sleep 5; echo done # sec-$$-$1"
 }
 
 out=$(job mine "$U" | ku create -f - 2>&1)
@@ -194,6 +153,6 @@ bad_modes=$(find "$TMP/data" -mindepth 1 \( -type f -o -type d \) -perm /077 \
   ! -name kuotad.sock ! -name "*.crt" 2>/dev/null | head -5)
 expect_eq "nothing else in it is readable by others" "" "$bad_modes"
 
-kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; PID=
+stop_kuotad
 echo "security: $PASS passed, $FAIL failed"
 [[ $FAIL -eq 0 ]]

@@ -29,27 +29,16 @@ DECISIONS=${DECISIONS:-/dev/null}
 HERE=$(cd "$(dirname "$0")" && pwd)
 M=$HERE/manifests/seeds
 PROBE=$HERE/job_kinds/probe.py
-command -v kubectl >/dev/null || { echo "FAIL: kubectl not found on PATH"; exit 1; }
 source "$HERE/lib.sh"
-
-ROOT=$(mktemp -d)
-PIDS=()
-TAG=kuota-seeds-$$
-cleanup() {
-  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-  pkill -9 -f "$TAG" 2>/dev/null
-  rm -rf "$ROOT"
-}
-trap cleanup EXIT
+need kubectl
+scratch kuota-seeds
 # seed_kuotad NAME FLAGS...: a fresh kuotad for one seed; TMP is its folder.
 seed_kuotad() {
   TMP=$ROOT/$1
-  mkdir -p "$TMP"
   shift
   start_kuotad "$@"
   PIDS+=("$PID")
 }
-stop_kuotad() { kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; }
 want() { [[ " $SEEDS " == *" $1 "* ]]; }
 # record STEP [NAMESPACE]: each Workload's decision now (owner, quota reserved,
 # admitted, eviction reason, finished, flavors), one line each, to $DECISIONS.

@@ -25,16 +25,9 @@ KUOTA=${2:?usage: $0 PATH/TO/kuotad PATH/TO/kuota [DECISIONS_V1BETA1]}
 DECISIONS_V1BETA1=${3:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
 PROJECT=$(cd "$HERE/../.." && pwd)
-command -v kubectl >/dev/null || { echo "FAIL: kubectl not found on PATH"; exit 1; }
 source "$HERE/lib.sh"
-
-ROOT=$(mktemp -d)
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-  rm -rf "$ROOT"
-}
-trap cleanup EXIT
+need kubectl
+scratch kuota-seeds-v1beta2   # ROOT: one TMP per kuotad
 
 # --- 1. seeds_test.sh both ways --------------------------------------------------
 APIS=(v1beta2)
@@ -109,9 +102,7 @@ fi
 walk() {  # walk SET API: applies SET's manifests in API's version; leaves APPLY
   local set=$1 api=$2
   TMP=$ROOT/$set-$api
-  mkdir -p "$TMP"
   start_kuotad --no-run-pods --gpus 4
-  PIDS+=("$PID")
   case $set in
     seed002)
       k create namespace ml-training >/dev/null
@@ -142,34 +133,15 @@ walk() {  # walk SET API: applies SET's manifests in API's version; leaves APPLY
   esac
 }
 demo_job() {  # as scripts/demo.sh's job(): one 500m pod
-  k create -f - >/dev/null <<YAML
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: $2
-  namespace: $1
-  labels:
-    kueue.x-k8s.io/queue-name: $1
-    kueue.x-k8s.io/priority-class: $3
-spec:
-  backoffLimit: 0
-  template:
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: main
-        image: busybox
-        command: ["sh", "-c", "sleep 60"]
-        resources:
-          requests: {cpu: 500m, memory: 128Mi}
-YAML
+  job_yaml "$1" "$2" queue="$1" priority="$3" backoff=0 cmd="sleep 60" requests="cpu: 500m, memory: 128Mi" |
+    k create -f - >/dev/null
 }
 
 for set in seed002 seed004 demo; do
   echo "== $set"
   walk "$set" v1beta1
   A1=$APPLY; D1=$(decisions)
-  kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null
+  stop_kuotad
   walk "$set" v1beta2
   A2=$APPLY; D2=$(decisions)
   echo "$A1" | sed 's/^/     apply: /'
@@ -190,7 +162,7 @@ for set in seed002 seed004 demo; do
       expect_eq "demo: kubectl get clusterqueues.v1beta2 shows cohortName" "lab lab" \
         "$(k get clusterqueues.v1beta2.kueue.x-k8s.io -o jsonpath='{.items[*].spec.cohortName}')" ;;
   esac
-  kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null
+  stop_kuotad
 done
 
 # --- 3. The README's kuota simulate example ---------------------------------------

@@ -10,16 +10,9 @@ set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad}
 HERE=$(cd "$(dirname "$0")" && pwd)
 M=$HERE/manifests
-command -v kubectl >/dev/null || { echo "FAIL: kubectl not found on PATH"; exit 1; }
 source "$HERE/lib.sh"
-
-ROOT=$(mktemp -d)
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-  rm -rf "$ROOT"
-}
-trap cleanup EXIT
+need kubectl
+scratch kuota-v1beta2   # ROOT: one TMP per kuotad
 
 # The v1beta2 copy of a manifest, as Kueue's conversion makes it (the same
 # converter the seeds' v1beta2 walkthroughs use).
@@ -42,7 +35,6 @@ decisions() {
 
 run_set() {  # run_set NAME v1beta1|v1beta2
   TMP=$ROOT/$1
-  mkdir -p "$TMP"
   start_kuotad --no-run-pods
   PIDS+=("$PID")
   for ns in team-a team-b; do k create namespace "$ns" >/dev/null; done
@@ -96,40 +88,13 @@ w=$(k get --raw '/apis/kueue.x-k8s.io/v1beta2/clusterqueues?watch=1&timeoutSecon
 contains "watch in v1beta2 converts each object" '"cohortName":"team-ab"' "$w"
 contains "watch in v1beta2 names v1beta2" '"apiVersion":"kueue.x-k8s.io/v1beta2"' "$w"
 # A v1beta2 Workload with priorityClassRef is stored as v1beta1.
-cat >"$ROOT/wpc.yaml" <<'YAML'
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: WorkloadPriorityClass
-metadata:
-  name: high
-value: 1000
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: Workload
-metadata:
-  name: direct
-  namespace: team-a
-spec:
-  queueName: local-queue
-  priorityClassRef: {group: kueue.x-k8s.io, kind: WorkloadPriorityClass, name: high}
-  priority: 1000
-  podSets:
-  - name: main
-    count: 1
-    template:
-      spec:
-        restartPolicy: Never
-        containers:
-        - name: c
-          image: busybox
-          resources: {requests: {cpu: "1"}}
-YAML
-out=$(k apply -f "$ROOT/wpc.yaml" 2>&1)
+out=$(k apply -f "$M/v1beta2/priority-class-ref.yaml" 2>&1)
 contains "a v1beta2 Workload with priorityClassRef applies" "workload.kueue.x-k8s.io/direct created" "$out"
 src=$(k get workloads.v1beta1.kueue.x-k8s.io -n team-a direct -o jsonpath='{.spec.priorityClassName}/{.spec.priorityClassSource}')
 expect_eq "stored as v1beta1 priorityClassName/Source" "high/kueue.x-k8s.io/workloadpriorityclass" "$src"
 ref=$(k get workloads.v1beta2.kueue.x-k8s.io -n team-a direct -o jsonpath='{.spec.priorityClassRef.name}')
 expect_eq "read back as v1beta2 priorityClassRef" "high" "$ref"
-out=$(sed 's/kind: WorkloadPriorityClass, name/kind: PriorityClass, name/; s/name: direct/name: wrong/' "$ROOT/wpc.yaml" | k apply -f - 2>&1)
+out=$(sed 's/kind: WorkloadPriorityClass, name/kind: PriorityClass, name/; s/name: direct/name: wrong/' "$M/v1beta2/priority-class-ref.yaml" | k apply -f - 2>&1)
 contains "a bad priorityClassRef is refused naming the field" "spec.priorityClassRef.kind" "$out"
 # Discovery: both versions, v1beta1 preferred.
 g=$(k get --raw /apis/kueue.x-k8s.io)

@@ -7,49 +7,19 @@
 set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad}
 HERE=$(cd "$(dirname "$0")" && pwd)
-command -v kubectl >/dev/null || { echo "FAIL: kubectl not found on PATH"; exit 1; }
 source "$HERE/lib.sh"
-
-TMP=$(mktemp -d)
-PID=
-TAG=kuota-vcq-$$   # marks this run's processes (in their arguments)
-cleanup() {
-  [[ -n "$PID" ]] && kill -9 "$PID" 2>/dev/null
-  pkill -9 -f "$TAG" 2>/dev/null
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
+need kubectl
+scratch kuota-vcq   # TAG marks this run's processes (in their arguments)
 
 count() { pgrep -f -- "$TAG-$1" | wc -l; }
 
-vcjob() {
-  local name=$1 queue=$2
-  cat <<YAML
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata:
-  name: $name
-  namespace: ml
-spec:
-  minAvailable: 2
-  schedulerName: volcano
-  queue: $queue
-  policies:
-  - {event: PodEvicted, action: RestartJob}
-  tasks:
-  - name: worker
-    replicas: 2
-    template:
-      spec:
-        restartPolicy: Never
-        containers:
-        - name: main
+vcjob() {  # vcjob NAME QUEUE: 2 pods of 1 GPU, running until TMP/release-NAME exists
+  vcjob_yaml "$1" "  namespace: ml" "  queue: $2" "        - name: main
           image: busybox
-          command: ["sh", "-c", "while [ ! -e $TMP/release-$name ]; do sleep 0.1; done; : $TAG-$name"]
+          command: [\"sh\", \"-c\", \"while [ ! -e $TMP/release-$1 ]; do sleep 0.1; done; : $TAG-$1\"]
           resources:
             requests: {cpu: 100m}
-            limits: {nvidia.com/gpu: 1}
-YAML
+            limits: {nvidia.com/gpu: 1}"
 }
 
 # workload FIELD JOB: the queueName, or the QuotaReserved message, of job JOB's Workload.
@@ -113,28 +83,15 @@ out=$(sed 's/weight: 2/weight: 0/; s/name: team/name: zero/' "$TMP/team.yaml" | 
 contains "weight 0: 422 naming spec.weight" "spec.weight: Invalid value: 0" "$out"
 out=$(sed 's/cpu: "2"/cpu: lots/; s/name: team/name: bad/' "$TMP/team.yaml" | k apply -f - 2>&1)
 contains "a bad quantity: 422 naming it" "spec.capability.cpu" "$out"
-out=$(k apply -f - 2>&1 <<YAML
-apiVersion: scheduling.volcano.sh/v1beta1
-kind: Queue
-metadata:
-  name: research
-spec:
-  parent: science
-  deserved: {cpu: "4"}
-  capability: {cpu: "2"}
-YAML
-)
+# research SPEC_LINE...: Queue research under parent science, with these fields.
+research() {
+  printf 'apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n  name: research\n'
+  printf 'spec:\n  parent: science\n'
+  printf '  %s\n' "$@"
+}
+out=$(research 'deserved: {cpu: "4"}' 'capability: {cpu: "2"}' | k apply -f - 2>&1)
 contains "deserved above capability: 422" "spec.deserved.cpu" "$out"
-out=$(k apply -f - 2>&1 <<YAML
-apiVersion: scheduling.volcano.sh/v1beta1
-kind: Queue
-metadata:
-  name: research
-spec:
-  parent: science
-  capability: {cpu: "1"}
-YAML
-)
+out=$(research 'capability: {cpu: "1"}' | k apply -f - 2>&1)
 contains "an unmapped field prints a kubectl Warning" "Warning: spec.parent: ignored" "$out"
 contains "... and the Queue is created" "queue.scheduling.volcano.sh/research created" "$out"
 out=$(k delete queue default 2>&1)

@@ -20,82 +20,23 @@ import traceback
 import urllib.error
 import urllib.request
 
+import yaml
+
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cdp import CdpError, Chromium, find_chromium  # noqa: E402
 
 PASS, FAIL = [], []
 
-QUEUES = """
-apiVersion: v1
-kind: Namespace
-metadata: {name: ui-a}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: gpu-node}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: Cohort
-metadata: {name: org}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: Cohort
-metadata: {name: research}
-spec: {parentName: org}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: cq-a}
-spec:
-  cohort: research
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: ["cpu", "nvidia.com/gpu"]
-    flavors:
-    - name: gpu-node
-      resources:
-      - {name: cpu, nominalQuota: 1, borrowingLimit: 0}
-      - {name: nvidia.com/gpu, nominalQuota: 2, borrowingLimit: 0}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: cq-b}
-spec:
-  cohort: org
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: ["cpu"]
-    flavors:
-    - name: gpu-node
-      resources:
-      - {name: cpu, nominalQuota: 1}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: LocalQueue
-metadata: {name: lq-a, namespace: ui-a}
-spec: {clusterQueue: cq-a}
-"""
+MANIFESTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "manifests", "ui")
 
-JOB = """
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: %(name)s
-  namespace: ui-a
-  labels: {kueue.x-k8s.io/queue-name: lq-a}
-spec:
-  template:
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: main
-        image: busybox
-        command: ["sleep", "600"]
-        resources:
-          requests: {cpu: "1", nvidia.com/gpu: "%(gpus)s"}
-          limits: {nvidia.com/gpu: "%(gpus)s"}
-"""
+
+def job_manifest(name):
+    """manifests/ui/job.yaml named NAME, as JSON for kubectl create -f -."""
+    with open(os.path.join(MANIFESTS, "job.yaml")) as f:
+        job = yaml.safe_load(f)
+    job["metadata"]["name"] = name
+    return json.dumps(job)
 
 
 def ok(name):
@@ -211,8 +152,8 @@ def run(tmp, kubeconfig, proc):
     status, _, _ = get("/ui/no-such-file.js")
     check("GET /ui/no-such-file.js: 404", status == 404, status)
 
-    k("apply", "-f", "-", stdin=QUEUES)
-    k("create", "-f", "-", stdin=JOB % {"name": "blocker", "gpus": 1})
+    k("apply", "-f", os.path.join(MANIFESTS, "queues.yaml"))
+    k("create", "-f", "-", stdin=job_manifest("blocker"))
 
     try:
         browser = Chromium(1400, 1000, log_path=os.path.join(tmp, "chromium.log"))
@@ -278,7 +219,7 @@ def browse(browser, server, token, k):
     t = wait_text('#cohorts [data-cq="cq-a"] [data-resource="cpu"]', "1 / 1")
     check("cq-a's cpu bar: 1 / 1", t and "1 / 1" in t, t)
 
-    k("create", "-f", "-", stdin=JOB % {"name": "waiter", "gpus": 1})
+    k("create", "-f", "-", stdin=job_manifest("waiter"))
     waiter = workload_name(k, "waiter")
     sel_pending = '#pending [data-workload="ui-a/%s"]' % waiter
     t = wait_text(sel_pending + " .why", "insufficient unused quota")

@@ -24,32 +24,12 @@ if [[ -z "${DEMO_SKIP_SETUP:-}" ]]; then
   fi
 fi
 KUOTAD=${KUOTAD:-$ROOT/build-demo/kuotad}
-command -v kubectl >/dev/null || { echo "demo: kubectl is needed on PATH" >&2; exit 1; }
-
-TMP=$(mktemp -d)
-PID=
-cleanup() {
-  if [[ -n "$PID" ]]; then kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null || true; fi
-  pkill -f "kuota-demo-$$" 2>/dev/null || true
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-"$KUOTAD" --data-dir "$TMP" --port 0 --no-sync >"$TMP/kuotad.log" 2>&1 &
-PID=$!
-k() { kubectl --kubeconfig "$TMP/kubeconfig" "$@"; }
+source tests/e2e/lib.sh   # start_kuotad, k, job_yaml
+need kubectl
+scratch kuota-demo   # TAG marks the demo's processes; all stopped, TMP removed, on exit
 # Up to 20 s for the kubeconfig and /healthz; a kuotad that exits or never
 # answers ends the demo with its log, not a wait forever.
-started=
-for _ in $(seq 1 200); do
-  if [[ -s "$TMP/kubeconfig" ]] && k get --raw /healthz >/dev/null 2>&1; then started=1; break; fi
-  kill -0 "$PID" 2>/dev/null || break
-  sleep 0.1
-done
-if [[ -z "$started" ]]; then
-  echo "demo: kuotad ($KUOTAD) did not start; its log:" >&2
-  tail -30 "$TMP/kuotad.log" >&2
-  exit 1
-fi
+start_kuotad
 sed -n 's/^kuotad: /  /p' "$TMP/kuotad.log" | head -3
 
 T0=$(date +%s.%N)
@@ -60,28 +40,8 @@ k apply -f examples/demo/teams.yaml >/dev/null
 
 # job TEAM NAME PRIORITY SECONDS: a Job with one 500m pod that sleeps.
 job() {
-  k create -f - >/dev/null <<YAML
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: $2
-  namespace: $1
-  labels:
-    kueue.x-k8s.io/queue-name: $1
-    kueue.x-k8s.io/priority-class: $3
-spec:
-  backoffLimit: 0
-  template:
-    spec:
-      restartPolicy: Never
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: main
-        image: busybox
-        command: ["sh", "-c", "sleep $4; true kuota-demo-$$"]
-        resources:
-          requests: {cpu: 500m, memory: 128Mi}
-YAML
+  job_yaml "$1" "$2" queue="$1" priority="$3" backoff=0 grace=1 cmd="sleep $4; true $TAG" \
+    requests="cpu: 500m, memory: 128Mi" | k create -f - >/dev/null
   say "submit  $1/$2 ($3, ${4}s)"
 }
 

@@ -20,6 +20,7 @@ fi
 [[ -x "$KUOTAD" ]] || { echo "ui_screenshot: no kuotad (run scripts/build.sh, or set KUOTAD)" >&2; exit 1; }
 command -v kubectl >/dev/null || { echo "ui_screenshot: kubectl is needed on PATH" >&2; exit 1; }
 command -v chromium >/dev/null || { echo "ui_screenshot: chromium is needed (apt-get install chromium)" >&2; exit 1; }
+source tests/e2e/lib.sh   # k, job_yaml
 
 TMP=$(mktemp -d)
 PID=
@@ -43,7 +44,6 @@ setsid "$KUOTAD" --data-dir "$TMP" --port 0 --no-sync --gpus 4 --cpus 16 --memor
   >"$TMP/kuotad.log" 2>&1 &
 PID=$!
 for _ in $(seq 1 100); do [[ -s "$TMP/kubeconfig" ]] && break; sleep 0.1; done
-k() { kubectl --kubeconfig "$TMP/kubeconfig" "$@"; }
 until k get --raw /healthz >/dev/null 2>&1; do
   kill -0 "$PID" 2>/dev/null || { cat "$TMP/kuotad.log" >&2; exit 1; }
   sleep 0.1
@@ -96,28 +96,8 @@ job() {
   if [[ "$4" == research ]]; then
     grace=20 command='["sh", "-c", "trap \"\" TERM; while :; do sleep 1; done"]'
   fi
-  k create -f - >/dev/null <<YAML
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: $3
-  namespace: $1
-  labels:
-    kueue.x-k8s.io/queue-name: $2
-    kueue.x-k8s.io/priority-class: $4
-spec:
-  template:
-    spec:
-      restartPolicy: Never
-      terminationGracePeriodSeconds: $grace
-      containers:
-      - name: main
-        image: busybox
-        command: $command
-        resources:
-          requests: {cpu: $5, memory: 128Mi$gpus}
-          limits: {memory: 128Mi$gpus}
-YAML
+  job_yaml "$1" "$3" queue="$2" priority="$4" grace="$grace" command="$command" \
+    requests="cpu: $5, memory: 128Mi$gpus" limits="memory: 128Mi$gpus" | k create -f - >/dev/null
 }
 job team-a ml finetune-1 production 500m 2
 job team-a ml finetune-2 research 500m 1

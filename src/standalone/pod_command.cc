@@ -1,6 +1,7 @@
 #include "standalone/pod_command.h"
 
 #include <map>
+#include <optional>
 
 namespace kuota::standalone {
 namespace {
@@ -89,6 +90,20 @@ std::string FieldRefValue(const Json& pod, const std::string& path, bool* known)
   return "";
 }
 
+// `optional: true` on a configMapKeyRef, secretKeyRef, configMapRef or secretRef.
+bool IsOptional(const Json& ref) {
+  const Json* f = Field(ref, "optional");
+  return f != nullptr && f->is_boolean() && f->get<bool>();
+}
+
+// An environment variable's value cannot hold a NUL byte (a Secret's may).
+Status CheckEnvValue(const std::string& value, const std::string& where) {
+  if (value.find('\0') == std::string::npos) return Status::Ok();
+  return Status::Invalid(where +
+                         ": the value holds a NUL byte, which an environment variable "
+                         "cannot");
+}
+
 }  // namespace
 
 std::string ProgramFromImage(const std::string& image) {
@@ -100,11 +115,55 @@ std::string ProgramFromImage(const std::string& image) {
 }
 
 Result<ContainerCommand> BuildContainerCommand(const Json& pod, const Json& container,
-                                               const std::vector<runtime::EnvVar>& extra_env) {
+                                               const std::vector<runtime::EnvVar>& extra_env,
+                                               const ContainerInputs& inputs) {
   const std::string name = Str(container, "name");
   const std::string path = "spec.containers[" + name + "]";
+  const std::string ns = Str(pod, "metadata", "namespace");
   ContainerCommand out;
   std::map<std::string, std::string> vars;
+  // envFrom first: env entries override what it sets, as in the kubelet.
+  if (const Json* env_from = Field(container, "envFrom")) {
+    if (!env_from->is_array()) return Status::Invalid(path + ".envFrom: must be a list");
+    for (size_t i = 0; i < env_from->size(); ++i) {
+      const Json& e = (*env_from)[i];
+      const std::string ep = path + ".envFrom[" + std::to_string(i) + "]";
+      const std::string prefix = Str(e, "prefix");
+      std::map<std::string, std::string> values;
+      const Json* ref = nullptr;
+      if ((ref = Field(e, "configMapRef")) != nullptr) {
+        const std::string cm = Str(*ref, "name");
+        const Json* object = inputs.config ? inputs.config->FindConfigMap(cm) : nullptr;
+        if (object == nullptr) {
+          if (IsOptional(*ref)) continue;
+          return Status::NotFound(ConfigNotFoundMessage("configmap", cm));
+        }
+        values = ConfigMapValues(*object, /*binary=*/false);
+      } else if ((ref = Field(e, "secretRef")) != nullptr) {
+        const std::string secret = Str(*ref, "name");
+        const Json* object = inputs.config ? inputs.config->FindSecret(secret) : nullptr;
+        if (object == nullptr) {
+          if (IsOptional(*ref)) continue;
+          return Status::NotFound(ConfigNotFoundMessage("secret", secret));
+        }
+        values = SecretValues(*object);
+      } else {
+        out.warnings.push_back(ep + ": names neither a configMapRef nor a secretRef; ignored");
+        continue;
+      }
+      for (const auto& [key, value] : values) {
+        const std::string var = prefix + key;
+        if (var.empty() || var.find('=') != std::string::npos) {
+          out.warnings.push_back(ep + ": " + Json(var).dump() +
+                                 " is not an environment variable name; skipped");
+          continue;
+        }
+        KUOTA_RETURN_IF_ERROR(CheckEnvValue(value, ep + ": " + var));
+        vars[var] = value;
+        out.env.push_back({var, value});
+      }
+    }
+  }
   if (const Json* env = Field(container, "env")) {
     if (!env->is_array()) return Status::Invalid(path + ".env: must be a list");
     for (size_t i = 0; i < env->size(); ++i) {
@@ -123,17 +182,48 @@ Result<ContainerCommand> BuildContainerCommand(const Json& pod, const Json& cont
             out.warnings.push_back(ep + ".valueFrom.fieldRef: \"" + Str(*fr, "fieldPath") +
                                    "\" is not supported locally; set to \"\"");
           }
+        } else if (const Json* ref = Field(*vf, "configMapKeyRef")) {
+          const std::string cm = Str(*ref, "name"), key = Str(*ref, "key");
+          const Json* object = inputs.config ? inputs.config->FindConfigMap(cm) : nullptr;
+          std::optional<std::string> v;
+          if (object == nullptr) {
+            if (IsOptional(*ref)) continue;
+            return Status::NotFound(ConfigNotFoundMessage("configmap", cm));
+          }
+          if (!(v = ConfigMapValue(*object, key, /*binary=*/false))) {
+            if (IsOptional(*ref)) continue;
+            return Status::NotFound("couldn't find key " + key + " in ConfigMap " + ns + "/" + cm);
+          }
+          value = std::move(*v);
+        } else if (const Json* ref = Field(*vf, "secretKeyRef")) {
+          const std::string secret = Str(*ref, "name"), key = Str(*ref, "key");
+          const Json* object = inputs.config ? inputs.config->FindSecret(secret) : nullptr;
+          std::optional<std::string> v;
+          if (object == nullptr) {
+            if (IsOptional(*ref)) continue;
+            return Status::NotFound(ConfigNotFoundMessage("secret", secret));
+          }
+          if (!(v = SecretValue(*object, key))) {
+            if (IsOptional(*ref)) continue;
+            return Status::NotFound("couldn't find key " + key + " in Secret " + ns + "/" + secret);
+          }
+          value = std::move(*v);
         } else {
-          out.warnings.push_back(ep + ".valueFrom: only fieldRef is supported locally; " + var +
-                                 " set to \"\"");
+          out.warnings.push_back(ep +
+                                 ".valueFrom: only fieldRef, configMapKeyRef and "
+                                 "secretKeyRef are supported locally; " +
+                                 var + " set to \"\"");
         }
       } else {
         value = Expand(Str(e, "value"), vars);
       }
+      KUOTA_RETURN_IF_ERROR(CheckEnvValue(value, ep));
       vars[var] = value;
       out.env.push_back({var, value});
     }
   }
+  // Paths into volumes, once each value is final (a value is never rewritten twice).
+  for (auto& e : out.env) e.value = RewriteMountPaths(e.value, inputs.mounts);
   for (const auto& e : extra_env) {
     vars[e.name] = e.value;
     out.env.push_back(e);
@@ -147,9 +237,9 @@ Result<ContainerCommand> BuildContainerCommand(const Json& pod, const Json& cont
     }
     command.push_back(program);
   }
-  for (auto& c : command) out.argv.push_back(Expand(c, vars));
-  for (auto& a : args) out.argv.push_back(Expand(a, vars));
-  out.working_dir = Str(container, "workingDir");
+  for (auto& c : command) out.argv.push_back(RewriteMountPaths(Expand(c, vars), inputs.mounts));
+  for (auto& a : args) out.argv.push_back(RewriteMountPaths(Expand(a, vars), inputs.mounts));
+  out.working_dir = RewriteMountPaths(Str(container, "workingDir"), inputs.mounts);
   return out;
 }
 

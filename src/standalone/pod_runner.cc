@@ -1,6 +1,7 @@
 #include "standalone/pod_runner.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +24,8 @@
 #include "runtime/user_lookup.h"
 #include "standalone/machine_amounts.h"
 #include "standalone/pod_command.h"
+#include "standalone/pod_config_objects.h"
+#include "standalone/pod_volumes.h"
 
 namespace kuota::standalone {
 
@@ -48,6 +51,10 @@ struct ContainerRun {
   Time finished_at{};
   Json last_state = Json::object();  // kube's lastTerminationState
   std::optional<Time> restart_at;
+  // Waiting for a ConfigMap, Secret or key its env names (the kubelet's
+  // CreateContainerConfigError): what is missing; retried at config_retry_at.
+  std::string config_wait;
+  Time config_retry_at{};
   std::unique_ptr<runtime::GroupTerminator> terminator;
 };
 
@@ -70,6 +77,12 @@ struct PodRun {
   // Who its processes run as, decided once when the runner first sees the
   // pod (its submitter annotations cannot change afterwards).
   RunAsDecision run_as;
+  // Its configMap, secret and emptyDir volumes are written (before its first
+  // container starts); until then, while one's source is missing, what is
+  // missing (the kubelet's FailedMount), retried at volume_retry_at.
+  bool volumes_ready = false;
+  std::string volume_wait;
+  Time volume_retry_at{};
   Json written_status;
 };
 
@@ -77,6 +90,8 @@ namespace {
 
 constexpr const char* kPods = "pods";
 constexpr const char* kComponent = "kuotad-runner";
+// How often a pod waiting for a ConfigMap or Secret looks again.
+constexpr Duration kConfigRetry{1000};
 
 std::string Phase(const Json& pod) {
   auto st = pod.find("status");
@@ -217,6 +232,13 @@ std::string PodRunner::LimitsNote() const {
 
 std::string PodRunner::PodDir(const std::string& uid) const {
   return options_.pods_dir + "/" + uid;
+}
+
+std::string PodRunner::VolumesDir(const std::string& uid) const {
+  // Absolute: the container's processes run in a directory of their own.
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::absolute(PodDir(uid) + "/volumes", ec);
+  return ec ? PodDir(uid) + "/volumes" : dir.lexically_normal().string();
 }
 
 Status PodRunner::Start() {
@@ -681,20 +703,7 @@ bool PodRunner::StartPod(PodRun& run) {
     run.fail_message = "spec.containers: the pod has no containers";
   }
   if (!run.fail_reason.empty()) {
-    for (auto& c : run.containers) {
-      c.terminated = true;
-      c.exit_code = 128;
-      c.reason = run.fail_reason;
-      c.message = run.fail_message;
-      c.finished_at = clock_.Now();
-    }
-    run.stage = PodRun::Stage::kDone;
-    control::RecordEvent(store_, clock_, run.pod, "Warning", "Failed", run.fail_message,
-                         kComponent);
-    gpus_.Release(run.uid);
-    for (const auto& [k, v] : run.requests) in_use_[k] -= v;
-    run.placed = false;
-    WriteStatus(run);
+    FailPod(run);
     return false;
   }
   if (!HasFinalizer(run.pod, kPodFinalizer)) {
@@ -729,16 +738,88 @@ bool PodRunner::StartPod(PodRun& run) {
     }
   }
   (void)runtime::MakeDirs(PodDir(run.uid), 0700);
-  for (size_t i = 0; i < run.containers.size(); ++i) StartContainer(run, i);
-  control::RecordEvent(
-      store_, clock_, run.pod, "Normal", "Started",
-      "Started " + std::to_string(run.containers.size()) + " container(s) on " +
-          options_.machine.hostname +
-          (run.gpus.empty() ? std::string() : " with GPUs " + Json(run.gpus).dump()),
-      kComponent);
+  StartContainers(run);
+  if (run.stage == PodRun::Stage::kDone) return false;  // a volume kuotad could not write
   WriteStatus(run);
   options_.faults.Reach(FaultPoint::kAfterRunning, run.name);
   return true;
+}
+
+void PodRunner::FailPod(PodRun& run) {
+  for (auto& c : run.containers) {
+    c.running = false;
+    c.terminated = true;
+    c.exit_code = 128;
+    c.reason = run.fail_reason;
+    c.message = run.fail_message;
+    c.finished_at = clock_.Now();
+    c.config_wait.clear();
+  }
+  run.volume_wait.clear();
+  run.stage = PodRun::Stage::kDone;
+  control::RecordEvent(store_, clock_, run.pod, "Warning", "Failed", run.fail_message, kComponent);
+  if (cgroups_ && !run.cgroup_dir.empty()) (void)cgroups_->Remove(run.uid);
+  gpus_.Release(run.uid);
+  if (run.placed) {
+    for (const auto& [k, v] : run.requests) in_use_[k] -= v;
+    run.placed = false;
+  }
+  WriteStatus(run);
+}
+
+void PodRunner::StartContainers(PodRun& run) {
+  if (!MountVolumes(run)) return;
+  size_t started = 0;
+  for (size_t i = 0; i < run.containers.size(); ++i) {
+    if (StartContainer(run, i)) ++started;
+  }
+  if (started == 0) return;
+  control::RecordEvent(
+      store_, clock_, run.pod, "Normal", "Started",
+      "Started " + std::to_string(started) + " container(s) on " + options_.machine.hostname +
+          (run.gpus.empty() ? std::string() : " with GPUs " + Json(run.gpus).dump()),
+      kComponent);
+}
+
+bool PodRunner::MountVolumes(PodRun& run) {
+  if (run.volumes_ready) return true;
+  std::optional<VolumeOwner> owner;
+  if (run.run_as.run_as) owner = VolumeOwner{run.run_as.run_as->uid, run.run_as.run_as->gid};
+  Result<PodConfigObjects> config = ReadPodConfigObjects(store_, run.pod);
+  Status st = config.status();
+  if (config.ok()) {
+    Result<std::vector<VolumeContent>> plan = PlanVolumes(run.pod, *config);
+    st = plan.status();
+    if (plan.ok() && !plan->empty()) {
+      if (owner && owner->uid != ::geteuid()) {
+        // The user the pod runs as must reach <pods dir>/<uid>/volumes/<name>,
+        // which only that user may enter; the directories above it list nothing.
+        ::chmod(options_.pods_dir.c_str(), 0711);
+        ::chmod(PodDir(run.uid).c_str(), 0711);
+      }
+      st = WriteVolumes(VolumesDir(run.uid), *plan, owner);
+    }
+  }
+  if (st.ok()) {
+    run.volumes_ready = true;
+    run.volume_wait.clear();
+    return true;
+  }
+  if (st.code() == StatusCode::kNotFound ||
+      (!config.ok() && st.code() == StatusCode::kUnavailable)) {
+    // The kubelet's FailedMount: the pod waits until the object exists.
+    if (run.volume_wait != st.message()) {
+      control::RecordEvent(store_, clock_, run.pod, "Warning", "FailedMount", st.message(),
+                           kComponent);
+    }
+    run.volume_wait = st.message();
+    run.volume_retry_at = clock_.Now() + kConfigRetry;
+    return false;
+  }
+  run.fail_reason = "FailedMount";
+  run.fail_message = st.message();
+  FailPod(run);
+  return false;
 }
 
 // One start of container i, in the order that keeps it at most once across
@@ -756,7 +837,32 @@ bool PodRunner::StartContainer(PodRun& run, size_t i) {
     // A pod that asked for no GPU sees none.
     extra = {{"CUDA_VISIBLE_DEVICES", ""}, {"NVIDIA_VISIBLE_DEVICES", "void"}};
   }
-  auto cmd = BuildContainerCommand(run.pod, c.spec, extra);
+  Result<PodConfigObjects> config = ReadPodConfigObjects(store_, run.pod);
+  ContainerMounts mounts = MountsOf(run.pod, c.spec, VolumesDir(run.uid));
+  ContainerInputs inputs;
+  inputs.config = config.ok() ? &*config : nullptr;
+  inputs.mounts = mounts.mounts;
+  Result<ContainerCommand> cmd = config.ok() ? BuildContainerCommand(run.pod, c.spec, extra, inputs)
+                                             : Result<ContainerCommand>(config.status());
+  if (run.run_as.allowed() && !cmd.ok() &&
+      (cmd.status().code() == StatusCode::kNotFound ||
+       cmd.status().code() == StatusCode::kUnavailable)) {
+    // The kubelet's CreateContainerConfigError: it waits until what its env
+    // names exists, looking again every second.
+    if (c.config_wait != cmd.status().message()) {
+      control::RecordEvent(store_, clock_, run.pod, "Warning", "Failed",
+                           "Error: " + cmd.status().message(), kComponent);
+    }
+    c.config_wait = cmd.status().message();
+    c.config_retry_at = clock_.Now() + kConfigRetry;
+    c.running = false;
+    c.restart_at.reset();
+    return false;
+  }
+  c.config_wait.clear();
+  if (cmd.ok()) {
+    for (const auto& w : mounts.warnings) cmd->warnings.push_back(w);
+  }
   Result<runtime::ProcessHandle> handle = Status::Internal("container not started");
   if (!run.run_as.allowed()) {
     // A pod recovered after a restart of kuotad whose user it can no longer
@@ -863,6 +969,13 @@ bool PodRunner::ResumeStart(PodRun& run, size_t i) {
 
 void PodRunner::PollContainers(PodRun& run) {
   const Time now = clock_.Now();
+  if (!run.volume_wait.empty()) {
+    // Its volumes wait for a ConfigMap or Secret: look again.
+    if (run.volume_retry_at > now) return;
+    StartContainers(run);
+    if (run.stage != PodRun::Stage::kDone) WriteStatus(run);
+    return;
+  }
   const std::string policy = RestartPolicy(run.pod);
   bool changed = false;
   for (size_t i = 0; i < run.containers.size(); ++i) {
@@ -912,6 +1025,14 @@ void PodRunner::PollContainers(PodRun& run) {
       }
     } else if (c.start_pending) {
       changed = ResumeStart(run, i) || changed;
+    } else if (!c.config_wait.empty()) {
+      if (c.config_retry_at <= now) {
+        if (StartContainer(run, i)) {
+          control::RecordEvent(store_, clock_, run.pod, "Normal", "Started",
+                               "Started container " + c.name, kComponent);
+        }
+        changed = true;
+      }
     } else if (c.restart_at && *c.restart_at <= now) {
       c.last_state = {{"terminated",
                        {{"exitCode", c.exit_code},
@@ -925,7 +1046,7 @@ void PodRunner::PollContainers(PodRun& run) {
   }
   bool all_done = true;
   for (const auto& c : run.containers) {
-    if (c.running || c.restart_at || c.start_pending) all_done = false;
+    if (c.running || c.restart_at || c.start_pending || !c.config_wait.empty()) all_done = false;
   }
   if (all_done) {
     run.stage = PodRun::Stage::kDone;
@@ -973,7 +1094,9 @@ void PodRunner::StepDeletion(PodRun& run) {
   for (auto& c : run.containers) {
     c.restart_at.reset();
     c.start_pending = false;
+    c.config_wait.clear();
   }
+  run.volume_wait.clear();
   if (run.stage != PodRun::Stage::kDone) run.stage = PodRun::Stage::kDone;
   if (cgroups_ && !run.cgroup_dir.empty()) (void)cgroups_->Remove(run.uid);
   gpus_.Release(run.uid);
@@ -1048,6 +1171,9 @@ void PodRunner::WriteStatus(PodRun& run) {
   };
   bool all_running = !run.containers.empty();
   bool any_failed = false;
+  // A container that never ran waits for its config: the pod is Pending, as
+  // the kubelet has it.
+  bool waiting_first_start = !run.volume_wait.empty();
   Json statuses = Json::array();
   for (const auto& c : run.containers) {
     all_running = all_running && c.running;
@@ -1057,6 +1183,11 @@ void PodRunner::WriteStatus(PodRun& run) {
     if (c.ever_started) cs["containerID"] = "kuota://" + std::to_string(c.handle.pgid);
     if (c.running) {
       cs["state"] = {{"running", {{"startedAt", FormatRfc3339(c.started_at)}}}};
+    } else if (!c.config_wait.empty()) {
+      cs["state"] = {
+          {"waiting", {{"reason", "CreateContainerConfigError"}, {"message", c.config_wait}}}};
+      if (!c.last_state.empty()) cs["lastState"] = c.last_state;
+      if (!c.ever_started) waiting_first_start = true;
     } else if (c.restart_at) {
       cs["state"] = {{"waiting",
                       {{"reason", "CrashLoopBackOff"},
@@ -1082,7 +1213,7 @@ void PodRunner::WriteStatus(PodRun& run) {
     if (run.stage != PodRun::Stage::kWaiting) statuses.push_back(cs);
   }
   std::string phase = "Pending";
-  if (run.stage == PodRun::Stage::kRunning) phase = "Running";
+  if (run.stage == PodRun::Stage::kRunning && !waiting_first_start) phase = "Running";
   if (run.stage == PodRun::Stage::kDone)
     phase = any_failed || run.containers.empty() ? "Failed" : "Succeeded";
   status["phase"] = phase;

@@ -11,6 +11,12 @@
 // restarts), restarts containers for restartPolicy OnFailure/Always, stops a
 // pod being deleted with SIGTERM then SIGKILL after its grace period and then
 // releases it (removes its finalizer), and publishes the machine as a Node.
+// A pod's configMap, secret and emptyDir volumes are written under
+// <pods_dir>/<uid>/volumes before its containers start (pod_volumes.h), and
+// its env drawn from ConfigMaps and Secrets (pod_command.h); while one that
+// is not optional is missing the pod waits, as under the kubelet (a
+// FailedMount or CreateContainerConfigError Event naming it), looking again
+// every second.
 // With require_submitter each pod's processes run as the user who submitted
 // it (run_as_policy.h), and a pod that names none it may run as fails.
 //
@@ -119,6 +125,14 @@ class PodRunner {
   void Step();
   void TryStartWaiting();
   bool StartPod(PodRun& run);
+  // A pod that cannot run (run.fail_reason): its containers fail, what it
+  // held is released.
+  void FailPod(PodRun& run);
+  // Mounts the pod's volumes, then starts each container; a container whose
+  // env names a missing ConfigMap, Secret or key waits (config_wait), and
+  // so does the whole pod while its volumes do (volume_wait).
+  void StartContainers(PodRun& run);
+  bool MountVolumes(PodRun& run);
   bool StartContainer(PodRun& run, size_t i);
   bool ResumeStart(PodRun& run, size_t i);
   void PollContainers(PodRun& run);
@@ -129,6 +143,7 @@ class PodRunner {
   void RemoveFinalizer(const PodRun& run);
   void CollectOrphanDirs();
   std::string PodDir(const std::string& uid) const;
+  std::string VolumesDir(const std::string& uid) const;  // absolute
 
   control::ObjectErrors errors_;  // pods the runner could not use (loop thread)
   store::ObjectStore& store_;

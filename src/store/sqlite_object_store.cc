@@ -359,14 +359,15 @@ Result<Json> SqliteObjectStore::Create(const std::string& resource, Json object)
 }
 
 Result<EventPtr> SqliteObjectStore::CreateShared(const std::string& resource, Json object) {
-  BatchWrite w;
-  w.op = BatchWrite::Op::kCreate;
-  w.resource = resource;
-  w.object = std::move(object);
+  BatchWrite w{.op = BatchWrite::Op::kCreate, .resource = resource, .object = std::move(object)};
   Pending p;
+  return SharedAnswerOf(SubmitOne(w, p), p);
+}
+
+Result<Json> SqliteObjectStore::SubmitOne(BatchWrite& w, Pending& p) {
   p.write = &w;
   KUOTA_ASSIGN_OR_RETURN(GroupCommit::Apply apply, Prepare(p));
-  return SharedAnswerOf(writes_.Submit(std::move(apply)), p);
+  return writes_.Submit(std::move(apply));
 }
 
 Result<GroupCommit::Apply> SqliteObjectStore::Prepare(Pending& p) {
@@ -598,15 +599,12 @@ Result<Json> SqliteObjectStore::Update(const std::string& resource, Json object,
 
 Result<EventPtr> SqliteObjectStore::UpdateShared(const std::string& resource, Json object,
                                                  const UpdateOptions& options) {
-  BatchWrite w;
-  w.op = BatchWrite::Op::kUpdate;
-  w.resource = resource;
-  w.object = std::move(object);
-  w.update = options;
+  BatchWrite w{.op = BatchWrite::Op::kUpdate,
+               .resource = resource,
+               .object = std::move(object),
+               .update = options};
   Pending p;
-  p.write = &w;
-  KUOTA_ASSIGN_OR_RETURN(GroupCommit::Apply apply, Prepare(p));
-  return SharedAnswerOf(writes_.Submit(std::move(apply)), p);
+  return SharedAnswerOf(SubmitOne(w, p), p);
 }
 
 Result<Json> SqliteObjectStore::ApplyUpdate(WriteTxn& txn, Pending& p) {
@@ -643,16 +641,10 @@ Result<Json> SqliteObjectStore::ApplyUpdate(WriteTxn& txn, Pending& p) {
 
 Result<Json> SqliteObjectStore::Delete(const std::string& resource, const std::string& ns,
                                        const std::string& name, const DeleteOptions& options) {
-  BatchWrite w;
-  w.op = BatchWrite::Op::kDelete;
-  w.resource = resource;
-  w.ns = ns;
-  w.name = name;
-  w.del = options;
+  BatchWrite w{
+      .op = BatchWrite::Op::kDelete, .resource = resource, .ns = ns, .name = name, .del = options};
   Pending p;
-  p.write = &w;
-  KUOTA_ASSIGN_OR_RETURN(GroupCommit::Apply apply, Prepare(p));
-  return Answer(writes_.Submit(std::move(apply)), p);
+  return Answer(SubmitOne(w, p), p);
 }
 
 Result<Json> SqliteObjectStore::ApplyDelete(WriteTxn& txn, Pending& p) {

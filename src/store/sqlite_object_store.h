@@ -125,6 +125,9 @@ class SqliteObjectStore final : public ObjectStore {
   // where it can, and returns what the batch leader runs; `p` must outlive
   // the returned function.
   Result<GroupCommit::Apply> Prepare(Pending& p);
+  // Prepares the one write `w` into `p` and waits for its batch (Create,
+  // Update and Delete); the leader's result, or Prepare's error.
+  Result<Json> SubmitOne(BatchWrite& w, Pending& p);
   // The answer of a write once its batch is done.
   static Result<Json> Answer(Result<Json> result, const Pending& p);
   // The same, as the event the write logged (SharedAnswer where it logged none).

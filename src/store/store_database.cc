@@ -41,6 +41,17 @@ constexpr std::string_view kSchemaVersionKey = "schema_version";
 constexpr std::string_view kResourceVersionKey = "resource_version";
 constexpr std::string_view kCompactedKey = "compacted_resource_version";
 
+// Steps `stmt` to its end, appending read(stmt) for each row it returns.
+// The SELECTs name their columns in the order of the row struct's fields.
+template <typename Row, typename Read>
+Status ReadRows(Statement& stmt, std::vector<Row>& out, Read read) {
+  while (true) {
+    KUOTA_ASSIGN_OR_RETURN(bool more, stmt.Step());
+    if (!more) return Status::Ok();
+    out.push_back(read(stmt));
+  }
+}
+
 }  // namespace
 
 Status TooOldResourceVersion(int64_t rv, int64_t compacted) {
@@ -374,17 +385,10 @@ Result<std::vector<ObjectRow>> SelectObjects(SqliteConnection& conn, std::string
   BindObjectFilter(stmt, resource, ns, after);
   stmt.Bind(5, limit > 0 ? limit : int64_t{-1});
   std::vector<ObjectRow> rows;
-  while (true) {
-    KUOTA_ASSIGN_OR_RETURN(bool more, stmt.Step());
-    if (!more) break;
-    ObjectRow row;
-    row.ns = stmt.ColumnText(0);
-    row.name = stmt.ColumnText(1);
-    row.uid = stmt.ColumnText(2);
-    row.rv = stmt.ColumnInt(3);
-    row.json = stmt.ColumnText(4);
-    rows.push_back(std::move(row));
-  }
+  KUOTA_RETURN_IF_ERROR(ReadRows(stmt, rows, [](Statement& st) {
+    return ObjectRow{st.ColumnText(0), st.ColumnText(1), st.ColumnText(2), st.ColumnInt(3),
+                     st.ColumnText(4)};
+  }));
   return rows;
 }
 
@@ -482,18 +486,10 @@ Result<StoreDatabase::EventPage> SelectEvents(SqliteConnection& conn, std::strin
   if (!ns.empty()) stmt.Bind(4, ns);
   stmt.Bind(5, limit);
   StoreDatabase::EventPage page;
-  while (true) {
-    KUOTA_ASSIGN_OR_RETURN(bool more, stmt.Step());
-    if (!more) break;
-    EventRow row;
-    row.rv = stmt.ColumnInt(0);
-    row.resource = stmt.ColumnText(1);
-    row.ns = stmt.ColumnText(2);
-    row.name = stmt.ColumnText(3);
-    row.type = stmt.ColumnText(4);
-    row.json = stmt.ColumnText(5);
-    page.rows.push_back(std::move(row));
-  }
+  KUOTA_RETURN_IF_ERROR(ReadRows(stmt, page.rows, [](Statement& st) {
+    return EventRow{st.ColumnInt(0),  st.ColumnText(1), st.ColumnText(2),
+                    st.ColumnText(3), st.ColumnText(4), st.ColumnText(5)};
+  }));
   page.read_through =
       static_cast<int64_t>(page.rows.size()) < limit ? up_to_rv : page.rows.back().rv;
   return page;

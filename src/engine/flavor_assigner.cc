@@ -65,6 +65,23 @@ bool IsPreferred(const Rep& a, const std::optional<Rep>& b, api::FungibilityPref
   return a.borrow < b->borrow;
 }
 
+// Starts `*reason` as "insufficient <what> for <resource> in flavor <flavor>"
+// and returns it for the rest. Appended piece by piece into one string (no
+// temporaries), sized for the usual message up front so it is allocated once.
+std::string& StartInsufficientReason(std::string* reason, const char* what,
+                                     const FlavorResourceName& name) {
+  std::string& r = *reason;
+  r.clear();
+  r.reserve(kReasonCapacity);
+  r += "insufficient ";
+  r += what;
+  r += " for ";
+  r += name.resource;
+  r += " in flavor ";
+  r += name.flavor;
+  return r;
+}
+
 }  // namespace
 
 bool MatchesNodeAffinity(const api::PodSpec& spec, const std::set<std::string>& keys,
@@ -130,15 +147,7 @@ FitMode FlavorAssigner::FitsQuota(const ClusterQueueNode& cq, const WorkloadInfo
   *borrow = 0;
   const int64_t max_capacity = cq.PotentialAvailable(fr);
   if (value > max_capacity) {
-    // Appended piece by piece into one string (no temporaries), sized for
-    // the usual message up front so it is allocated once.
-    std::string& r = *reason;
-    r.clear();
-    r.reserve(kReasonCapacity);
-    r += "insufficient quota for ";
-    r += name.resource;
-    r += " in flavor ";
-    r += name.flavor;
+    std::string& r = StartInsufficientReason(reason, "quota", name);
     if (assumed > 0) {
       r += ", previously considered podsets requests (";
       r += FormatAmount(name.resource, assumed);
@@ -161,13 +170,7 @@ FitMode FlavorAssigner::FitsQuota(const ClusterQueueNode& cq, const WorkloadInfo
   const int64_t available = std::max<int64_t>(0, cq.Available(fr));
   if (value <= available) return FitMode::kFit;
   {
-    std::string& r = *reason;
-    r.clear();
-    r.reserve(kReasonCapacity);
-    r += "insufficient unused quota for ";
-    r += name.resource;
-    r += " in flavor ";
-    r += name.flavor;
+    std::string& r = StartInsufficientReason(reason, "unused quota", name);
     r += ", ";
     r += FormatAmount(name.resource, value - available);
     r += " more needed";

@@ -5,27 +5,26 @@
 
 namespace kuota::metrics {
 
-void Registry::DeclareCounter(const std::string& name, const std::string& help,
-                              std::vector<std::string> label_names) {
+void Registry::Declare(const std::string& name, const std::string& help, MetricType type,
+                       std::vector<std::string> label_names, std::vector<double> buckets) {
   std::lock_guard<std::mutex> lock(mu_);
   if (families_.count(name)) return;
   Family& f = families_[name];
   f.help = help;
-  f.type = MetricType::kCounter;
+  f.type = type;
   f.label_names = std::move(label_names);
+  f.buckets = std::move(buckets);
   order_.push_back(name);
+}
+
+void Registry::DeclareCounter(const std::string& name, const std::string& help,
+                              std::vector<std::string> label_names) {
+  Declare(name, help, MetricType::kCounter, std::move(label_names), {});
 }
 
 void Registry::DeclareHistogram(const std::string& name, const std::string& help,
                                 std::vector<std::string> label_names, std::vector<double> buckets) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (families_.count(name)) return;
-  Family& f = families_[name];
-  f.help = help;
-  f.type = MetricType::kHistogram;
-  f.label_names = std::move(label_names);
-  f.buckets = std::move(buckets);
-  order_.push_back(name);
+  Declare(name, help, MetricType::kHistogram, std::move(label_names), std::move(buckets));
 }
 
 Registry::Family* Registry::Find(const std::string& name, MetricType type, size_t labels) {

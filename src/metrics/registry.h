@@ -61,6 +61,9 @@ class Registry {
     std::vector<double> buckets;
     std::map<std::vector<std::string>, Series> series;
   };
+  // DeclareCounter and DeclareHistogram (`buckets` empty for a counter).
+  void Declare(const std::string& name, const std::string& help, MetricType type,
+               std::vector<std::string> label_names, std::vector<double> buckets);
   Family* Find(const std::string& name, MetricType type, size_t labels);
   // The counters and histograms as families; mu_ held.
   std::vector<MetricFamily> CollectOwnLocked() const;

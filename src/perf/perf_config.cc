@@ -31,8 +31,7 @@ Status CheckClassName(MapReader& r, const std::string& class_name) {
 }
 
 Status DecodeWorkloadTemplate(MapReader& r, WorkloadTemplate& out) {
-  KUOTA_RETURN_IF_ERROR(r.Require("className"));
-  KUOTA_RETURN_IF_ERROR(r.Require("request"));
+  KUOTA_RETURN_IF_ERROR(r.Require({"className", "request"}));
   KUOTA_RETURN_IF_ERROR(r.String("className", out.class_name));
   KUOTA_RETURN_IF_ERROR(r.Int64("runtimeMs", out.runtime_ms));
   KUOTA_RETURN_IF_ERROR(r.Int32("priority", out.priority));
@@ -49,8 +48,7 @@ Status DecodeWorkloadTemplate(MapReader& r, WorkloadTemplate& out) {
 }
 
 Status DecodeWorkloadsSet(MapReader& r, WorkloadsSet& out) {
-  KUOTA_RETURN_IF_ERROR(r.Require("count"));
-  KUOTA_RETURN_IF_ERROR(r.Require("workloads"));
+  KUOTA_RETURN_IF_ERROR(r.Require({"count", "workloads"}));
   KUOTA_RETURN_IF_ERROR(r.Int64("count", out.count));
   KUOTA_RETURN_IF_ERROR(r.Int64("creationIntervalMs", out.creation_interval_ms));
   KUOTA_RETURN_IF_ERROR(r.ObjectList("workloads", out.workloads, DecodeWorkloadTemplate));
@@ -63,9 +61,7 @@ Status DecodeWorkloadsSet(MapReader& r, WorkloadsSet& out) {
 }
 
 Status DecodeQueuesSet(MapReader& r, QueuesSet& out) {
-  KUOTA_RETURN_IF_ERROR(r.Require("className"));
-  KUOTA_RETURN_IF_ERROR(r.Require("count"));
-  KUOTA_RETURN_IF_ERROR(r.Require("nominalQuota"));
+  KUOTA_RETURN_IF_ERROR(r.Require({"className", "count", "nominalQuota"}));
   KUOTA_RETURN_IF_ERROR(r.String("className", out.class_name));
   KUOTA_RETURN_IF_ERROR(r.Int64("count", out.count));
   KUOTA_RETURN_IF_ERROR(r.Quantity("nominalQuota", out.nominal_quota));
@@ -92,8 +88,7 @@ Status DecodeQueuesSet(MapReader& r, QueuesSet& out) {
 }
 
 Status DecodeCohortSet(MapReader& r, CohortSet& out) {
-  KUOTA_RETURN_IF_ERROR(r.Require("className"));
-  KUOTA_RETURN_IF_ERROR(r.Require("count"));
+  KUOTA_RETURN_IF_ERROR(r.Require({"className", "count"}));
   KUOTA_RETURN_IF_ERROR(r.String("className", out.class_name));
   KUOTA_RETURN_IF_ERROR(r.Int64("count", out.count));
   KUOTA_RETURN_IF_ERROR(r.ObjectList("queuesSets", out.queues_sets, DecodeQueuesSet));

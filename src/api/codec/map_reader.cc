@@ -346,6 +346,11 @@ Status MapReader::Require(std::string_view key) {
   return Status::Ok();
 }
 
+Status MapReader::Require(std::initializer_list<std::string_view> keys) {
+  for (std::string_view key : keys) KUOTA_RETURN_IF_ERROR(Require(key));
+  return Status::Ok();
+}
+
 void MapReader::Ignore(std::initializer_list<std::string_view> keys) {
   for (std::string_view k : keys) {
     if (Entry* e = Find(k)) e->known = true;

@@ -97,6 +97,8 @@ class MapReader {
   // Marks `key` as required: unless it is present and not null, Finish()
   // reports `path.key: Required value` (after any unknown field).
   Status Require(std::string_view key);
+  // The same for each of `keys`, in order.
+  Status Require(std::initializer_list<std::string_view> keys);
   // Real fields that are accepted and deliberately not decoded.
   void Ignore(std::initializer_list<std::string_view> keys);
   // A field of another API version that this one lacks (e.g. v1beta1's

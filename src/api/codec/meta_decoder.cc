@@ -6,9 +6,7 @@ namespace kuota::codec {
 namespace {
 
 Status DecodeOwnerReference(MapReader& r, api::OwnerReference& out) {
-  for (std::string_view key : {"apiVersion", "kind", "name", "uid"}) {
-    KUOTA_RETURN_IF_ERROR(r.Require(key));
-  }
+  KUOTA_RETURN_IF_ERROR(r.Require({"apiVersion", "kind", "name", "uid"}));
   KUOTA_RETURN_IF_ERROR(r.String("apiVersion", out.api_version));
   KUOTA_RETURN_IF_ERROR(r.String("kind", out.kind));
   KUOTA_RETURN_IF_ERROR(r.String("name", out.name));
@@ -18,8 +16,7 @@ Status DecodeOwnerReference(MapReader& r, api::OwnerReference& out) {
 }
 
 Status DecodeLabelSelectorRequirement(MapReader& r, api::LabelSelectorRequirement& out) {
-  KUOTA_RETURN_IF_ERROR(r.Require("key"));
-  KUOTA_RETURN_IF_ERROR(r.Require("operator"));
+  KUOTA_RETURN_IF_ERROR(r.Require({"key", "operator"}));
   KUOTA_RETURN_IF_ERROR(r.String("key", out.key));
   KUOTA_RETURN_IF_ERROR(r.String("operator", out.op));
   return r.StringList("values", out.values);
@@ -48,8 +45,7 @@ Status DecodeObjectMeta(MapReader& r, api::ObjectMeta& out) {
 Status DecodeCondition(MapReader& r, api::Condition& out) {
   // metav1.Condition requires every field but observedGeneration; status
   // written by hand (scenario files) usually carries only type and status.
-  KUOTA_RETURN_IF_ERROR(r.Require("type"));
-  KUOTA_RETURN_IF_ERROR(r.Require("status"));
+  KUOTA_RETURN_IF_ERROR(r.Require({"type", "status"}));
   KUOTA_RETURN_IF_ERROR(r.String("type", out.type));
   KUOTA_RETURN_IF_ERROR(r.String("status", out.status));
   KUOTA_RETURN_IF_ERROR(r.String("reason", out.reason));
@@ -64,8 +60,7 @@ Status DecodeLabelSelector(MapReader& r, api::LabelSelector& out) {
 }
 
 Status DecodeTaint(MapReader& r, api::Taint& out) {
-  KUOTA_RETURN_IF_ERROR(r.Require("key"));
-  KUOTA_RETURN_IF_ERROR(r.Require("effect"));
+  KUOTA_RETURN_IF_ERROR(r.Require({"key", "effect"}));
   KUOTA_RETURN_IF_ERROR(r.String("key", out.key));
   KUOTA_RETURN_IF_ERROR(r.String("value", out.value));
   KUOTA_RETURN_IF_ERROR(r.String("effect", out.effect));

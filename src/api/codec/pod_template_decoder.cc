@@ -42,8 +42,7 @@ Status DecodeContainer(MapReader& r, api::Container& out) {
 }
 
 Status DecodeNodeSelectorRequirement(MapReader& r, api::NodeSelectorRequirement& out) {
-  KUOTA_RETURN_IF_ERROR(r.Require("key"));
-  KUOTA_RETURN_IF_ERROR(r.Require("operator"));
+  KUOTA_RETURN_IF_ERROR(r.Require({"key", "operator"}));
   KUOTA_RETURN_IF_ERROR(r.String("key", out.key));
   KUOTA_RETURN_IF_ERROR(r.String("operator", out.op));
   return r.StringList("values", out.values);

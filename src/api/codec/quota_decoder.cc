@@ -14,8 +14,7 @@ using api::StopPolicy;
 using api::WithinClusterQueuePolicy;
 
 Status DecodeResourceQuota(MapReader& r, api::ResourceQuota& out) {
-  KUOTA_RETURN_IF_ERROR(r.Require("name"));
-  KUOTA_RETURN_IF_ERROR(r.Require("nominalQuota"));
+  KUOTA_RETURN_IF_ERROR(r.Require({"name", "nominalQuota"}));
   KUOTA_RETURN_IF_ERROR(r.String("name", out.name));
   KUOTA_RETURN_IF_ERROR(r.Quantity("nominalQuota", out.nominal_quota));
   KUOTA_RETURN_IF_ERROR(r.OptQuantity("borrowingLimit", out.borrowing_limit));
@@ -23,8 +22,7 @@ Status DecodeResourceQuota(MapReader& r, api::ResourceQuota& out) {
 }
 
 Status DecodeFlavorQuotas(MapReader& r, api::FlavorQuotas& out) {
-  KUOTA_RETURN_IF_ERROR(r.Require("name"));
-  KUOTA_RETURN_IF_ERROR(r.Require("resources"));
+  KUOTA_RETURN_IF_ERROR(r.Require({"name", "resources"}));
   KUOTA_RETURN_IF_ERROR(r.String("name", out.name));
   return r.ObjectList("resources", out.resources, DecodeResourceQuota);
 }
@@ -161,8 +159,7 @@ Status DecodeStopPolicy(MapReader& r, StopPolicy& out) {
 }
 
 Status DecodeResourceGroup(MapReader& r, api::ResourceGroup& out) {
-  KUOTA_RETURN_IF_ERROR(r.Require("coveredResources"));
-  KUOTA_RETURN_IF_ERROR(r.Require("flavors"));
+  KUOTA_RETURN_IF_ERROR(r.Require({"coveredResources", "flavors"}));
   KUOTA_RETURN_IF_ERROR(r.StringList("coveredResources", out.covered_resources));
   return r.ObjectList("flavors", out.flavors, DecodeFlavorQuotas);
 }

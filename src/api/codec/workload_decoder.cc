@@ -26,7 +26,7 @@ Status DecodePodSet(MapReader& r, api::PodSet& out) {
 // spec.priorityClassRef: kueue.x-k8s.io/WorkloadPriorityClass or
 // scheduling.k8s.io/PriorityClass, read into v1beta1's name and source.
 Status DecodePriorityClassRef(MapReader& r, api::WorkloadSpec& out) {
-  for (std::string_view key : {"group", "kind", "name"}) KUOTA_RETURN_IF_ERROR(r.Require(key));
+  KUOTA_RETURN_IF_ERROR(r.Require({"group", "kind", "name"}));
   enum class Group { kKueue, kScheduling } group = Group::kKueue;
   KUOTA_RETURN_IF_ERROR(r.Enum<Group>(
       "group", group,
@@ -86,8 +86,7 @@ Status DecodeAdmission(MapReader& r, api::Admission& out) {
 }
 
 Status DecodeAdmissionCheckState(MapReader& r, api::AdmissionCheckState& out) {
-  KUOTA_RETURN_IF_ERROR(r.Require("name"));
-  KUOTA_RETURN_IF_ERROR(r.Require("state"));
+  KUOTA_RETURN_IF_ERROR(r.Require({"name", "state"}));
   KUOTA_RETURN_IF_ERROR(r.String("name", out.name));
   KUOTA_RETURN_IF_ERROR(r.String("state", out.state));
   KUOTA_RETURN_IF_ERROR(r.Time("lastTransitionTime", out.last_transition_time));
@@ -102,8 +101,7 @@ Status DecodeRequeueState(MapReader& r, api::RequeueState& out) {
 }
 
 Status DecodeReclaimablePod(MapReader& r, api::ReclaimablePod& out) {
-  KUOTA_RETURN_IF_ERROR(r.Require("name"));
-  KUOTA_RETURN_IF_ERROR(r.Require("count"));
+  KUOTA_RETURN_IF_ERROR(r.Require({"name", "count"}));
   KUOTA_RETURN_IF_ERROR(r.String("name", out.name));
   return r.Int32("count", out.count);
 }

@@ -112,21 +112,8 @@ Result<Json> BatchJob::BuildWorkload(const Json& job) const {
   tmpl_out["spec"] = template_.value("spec", Json::object());
   pod_set["template"] = tmpl_out;
 
-  Json wl = {
-      {"apiVersion", "kueue.x-k8s.io/v1beta1"},
-      {"kind", "Workload"},
-      {"metadata",
-       {{"name", WorkloadNameFor("Job", name, uid)},
-        {"namespace", ns},
-        {"labels", {{"kueue.x-k8s.io/job-uid", uid}}},
-        {"ownerReferences", Json::array({{{"apiVersion", "batch/v1"},
-                                          {"kind", "Job"},
-                                          {"name", name},
-                                          {"uid", uid},
-                                          {"controller", true},
-                                          {"blockOwnerDeletion", true}}})}}},
-      {"spec", {{"queueName", QueueName(job)}, {"podSets", Json::array({pod_set})}}},
-  };
+  Json wl = MakeJobWorkload("Job", "batch/v1", "Job", name, ns, uid, QueueName(job),
+                            Json::array({pod_set}));
   const Json labels = meta.value("labels", Json::object());
   auto pc = labels.find(kPriorityClassLabel);
   if (pc != labels.end() && pc->is_string()) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "jobs/job_fields.h"
+
 namespace kuota::jobs {
 namespace {
 
@@ -55,6 +57,12 @@ const Json* FindTemplate(const Json& job, const PodSetDef& set) {
   if (!job.contains(set.template_path)) return nullptr;
   const Json& t = job.at(set.template_path);
   return t.is_object() ? &t : nullptr;
+}
+
+Json::json_pointer GroupJobKind::SuspendPath() const { return Json::json_pointer("/spec/suspend"); }
+
+int64_t GroupJobKind::Restarts(const Json& job) const {
+  return IntAt(ObjAt(job, "status"), "restarts", 0);
 }
 
 std::string GroupJobKind::PodName(const Json& job, const PodSetDef& set, int64_t index) const {
@@ -138,21 +146,8 @@ Result<Json> GroupJobKind::BuildWorkload(const Json& job) const {
   }
   if (pod_sets.empty()) return Status::Invalid("the job has no pod sets");
   const KindInfo& info = Info();
-  Json wl = {
-      {"apiVersion", "kueue.x-k8s.io/v1beta1"},
-      {"kind", "Workload"},
-      {"metadata",
-       {{"name", WorkloadNameFor(info.workload_prefix, name, uid)},
-        {"namespace", ns},
-        {"labels", {{"kueue.x-k8s.io/job-uid", uid}}},
-        {"ownerReferences", Json::array({{{"apiVersion", ApiVersion()},
-                                          {"kind", info.kind},
-                                          {"name", name},
-                                          {"uid", uid},
-                                          {"controller", true},
-                                          {"blockOwnerDeletion", true}}})}}},
-      {"spec", {{"queueName", LocalQueueName(job)}, {"podSets", pod_sets}}},
-  };
+  Json wl = MakeJobWorkload(info.workload_prefix, ApiVersion(), info.kind, name, ns, uid,
+                            LocalQueueName(job), std::move(pod_sets));
   const Json labels = meta.value("labels", Json::object());
   auto pc = labels.find(kPriorityClassLabel);
   if (pc != labels.end() && pc->is_string() && !pc->get<std::string>().empty()) {

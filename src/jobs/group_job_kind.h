@@ -76,8 +76,9 @@ class GroupJobKind : public JobKind {
   // The job's pod sets in the order Kueue lists them, with the counts the job
   // asks for now. Called on validated jobs only.
   virtual std::vector<PodSetDef> PodSets(const Json& job) const = 0;
-  // The suspend flag: "/spec/suspend", "/spec/runPolicy/suspend".
-  virtual Json::json_pointer SuspendPath() const = 0;
+  // The suspend flag. Default: "/spec/suspend" (Kubeflow's is
+  // "/spec/runPolicy/suspend").
+  virtual Json::json_pointer SuspendPath() const;
   // The name of a pod the local runtime creates: "<job>-<set>-<index>".
   virtual std::string PodName(const Json& job, const PodSetDef& set, int64_t index) const;
   // Adds what the real operator gives this pod (environment, labels,
@@ -86,8 +87,9 @@ class GroupJobKind : public JobKind {
   // The job's status after what the runtime observed (the kind's own
   // fields and conditions). Returns the whole new status.
   virtual Json NextStatus(const Json& job, const GroupObservation& seen) const = 0;
-  // Restarts counted so far, as NextStatus recorded them.
-  virtual int64_t Restarts(const Json& job) const = 0;
+  // Restarts counted so far, as NextStatus recorded them. Default:
+  // status.restarts, 0 when absent.
+  virtual int64_t Restarts(const Json& job) const;
   // How many restarts the job allows before it fails.
   virtual int64_t MaxRestarts(const Json& job) const = 0;
   // What to do when a pod of set `set` ends. Default: a failed or evicted

@@ -67,12 +67,8 @@ Json BuildPod(const GroupJobKind& kind, const Json& job, const std::vector<PodSe
   meta["labels"][kJobNameLabel] = job_name;
   meta["labels"][kPodSetLabel] = sets[set].name;
   meta["labels"][kReplicaIndexLabel] = std::to_string(index);
-  meta["ownerReferences"] = Json::array({{{"apiVersion", kind.ApiVersion()},
-                                          {"kind", kind.Kind()},
-                                          {"name", job_name},
-                                          {"uid", MetaStr(job, "uid")},
-                                          {"controller", true},
-                                          {"blockOwnerDeletion", true}}});
+  meta["ownerReferences"] = Json::array(
+      {ControllerOwnerRef(kind.ApiVersion(), kind.Kind(), job_name, MetaStr(job, "uid"))});
   pod["metadata"] = std::move(meta);
   pod["spec"] = tmpl != nullptr ? tmpl->value("spec", Json::object()) : Json::object();
   PodPosition where{&sets, set, index, kLocalAddress};

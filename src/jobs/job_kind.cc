@@ -48,4 +48,29 @@ std::string WorkloadNameFor(const std::string& kind, const std::string& job_name
   return name + "-" + hex;
 }
 
+Json ControllerOwnerRef(const std::string& api_version, const std::string& kind,
+                        const std::string& name, const std::string& uid) {
+  return {{"apiVersion", api_version},
+          {"kind", kind},
+          {"name", name},
+          {"uid", uid},
+          {"controller", true},
+          {"blockOwnerDeletion", true}};
+}
+
+Json MakeJobWorkload(const std::string& prefix, const std::string& api_version,
+                     const std::string& kind, const std::string& name, const std::string& ns,
+                     const std::string& uid, const std::string& queue, Json pod_sets) {
+  return {
+      {"apiVersion", "kueue.x-k8s.io/v1beta1"},
+      {"kind", "Workload"},
+      {"metadata",
+       {{"name", WorkloadNameFor(prefix, name, uid)},
+        {"namespace", ns},
+        {"labels", {{"kueue.x-k8s.io/job-uid", uid}}},
+        {"ownerReferences", Json::array({ControllerOwnerRef(api_version, kind, name, uid)})}}},
+      {"spec", {{"queueName", queue}, {"podSets", std::move(pod_sets)}}},
+  };
+}
+
 }  // namespace kuota::jobs

@@ -84,4 +84,17 @@ class JobKind {
 std::string WorkloadNameFor(const std::string& prefix, const std::string& job_name,
                             const std::string& job_uid);
 
+// The owner reference a controller puts on what it makes: {apiVersion,
+// kind, name, uid, controller: true, blockOwnerDeletion: true}.
+Json ControllerOwnerRef(const std::string& api_version, const std::string& kind,
+                        const std::string& name, const std::string& uid);
+
+// The kueue.x-k8s.io/v1beta1 Workload of the object `name` (of `kind` at
+// `api_version`, in `ns`, with `uid`): named WorkloadNameFor(prefix, ...),
+// labelled with the job's uid, owned by it (ControllerOwnerRef), in
+// LocalQueue `queue`, with `pod_sets`.
+Json MakeJobWorkload(const std::string& prefix, const std::string& api_version,
+                     const std::string& kind, const std::string& name, const std::string& ns,
+                     const std::string& uid, const std::string& queue, Json pod_sets);
+
 }  // namespace kuota::jobs

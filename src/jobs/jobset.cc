@@ -424,8 +424,6 @@ std::vector<PodSetDef> JobSetKind::PodSets(const Json& job) const {
   return sets;
 }
 
-Json::json_pointer JobSetKind::SuspendPath() const { return Json::json_pointer("/spec/suspend"); }
-
 std::string JobSetKind::PodName(const Json& job, const PodSetDef& set, int64_t index) const {
   const int64_t per_job = std::max<int64_t>(1, PodsPerJob(RJob(job, RJobIndex(job, set.name))));
   return JobName(job) + "-" + set.name + "-" + std::to_string(index / per_job) + "-" +
@@ -618,10 +616,6 @@ Json JobSetKind::NextStatus(const Json& job, const GroupObservation& seen) const
     st["conditions"] = conds;
   }
   return st;
-}
-
-int64_t JobSetKind::Restarts(const Json& job) const {
-  return IntAt(ObjAt(job, "status"), "restarts", 0);
 }
 
 int64_t JobSetKind::MaxRestarts(const Json& job) const {

@@ -61,12 +61,10 @@ class JobSetKind final : public GroupJobKind {
   Status Validate(const Json& job) const override;
   void Default(Json& job) const override;
   std::vector<PodSetDef> PodSets(const Json& job) const override;
-  Json::json_pointer SuspendPath() const override;
   // "<jobset>-<rjob>-<jobIndex>-<podIndex>".
   std::string PodName(const Json& job, const PodSetDef& set, int64_t index) const override;
   void CustomizePod(const Json& job, const PodPosition& where, Json& pod) const override;
   Json NextStatus(const Json& job, const GroupObservation& seen) const override;
-  int64_t Restarts(const Json& job) const override;
   // spec.failurePolicy.maxRestarts; 0 without a failure policy.
   int64_t MaxRestarts(const Json& job) const override;
   GroupAction OnPodEvent(const Json& job, const PodSetDef& set, PodEvent event) const override;

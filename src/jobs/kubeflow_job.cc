@@ -131,40 +131,49 @@ std::string LowerAscii(std::string s) {
   return s;
 }
 
-std::string CheckDns1035Label(const std::string& value) {
+namespace {
+
+// What kube says of a value that is not a DNS-1035 or RFC 1123 label.
+constexpr const char* kDns1035Format =
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
+    "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+constexpr const char* kDns1123Format =
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+    "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex "
+    "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
+// Kube's label checks: at most 63 characters of [a-z0-9-], ending in [a-z0-9]
+// and starting in [a-z] (`alpha_first`) or [a-z0-9]; "" when valid, else
+// kube's errors joined by `separator`, `format_error` for the characters.
+std::string CheckDnsLabel(const std::string& value, bool alpha_first, const char* separator,
+                          const char* format_error) {
   const auto ok_char = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
   std::string errs;
   if (value.size() > 63) errs = "must be no more than 63 characters";
-  bool valid =
-      !value.empty() && value.front() >= 'a' && value.front() <= 'z' && ok_char(value.back());
+  const bool first_ok =
+      !value.empty() &&
+      (alpha_first ? value.front() >= 'a' && value.front() <= 'z' : ok_char(value.front()));
+  bool valid = first_ok && ok_char(value.back());
   for (char c : value) valid = valid && (ok_char(c) || c == '-');
   if (!valid) {
-    if (!errs.empty()) errs += ",";
-    errs +=
-        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with "
-        "an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
-        "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+    if (!errs.empty()) errs += separator;
+    errs += format_error;
   }
   return errs;
+}
+
+}  // namespace
+
+std::string CheckDns1035Label(const std::string& value) {
+  return CheckDnsLabel(value, true, ",", kDns1035Format);
 }
 
 std::string CheckDns1123LabelValue(const std::string& value) {
-  const auto ok_char = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  std::string errs;
-  if (value.size() > 63) errs = "must be no more than 63 characters";
-  bool valid = !value.empty() && ok_char(value.front()) && ok_char(value.back());
-  for (char c : value) valid = valid && (ok_char(c) || c == '-');
-  if (!valid) {
-    if (!errs.empty()) errs += ", ";
-    errs +=
-        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-        "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
-        "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-  }
-  return errs;
+  return CheckDnsLabel(value, false, ", ", kDns1123Format);
 }
 
-Status ValidateTrainingJobName(const Json& job) {
+Status ValidateTrainingJobName(const KubeflowJobKind& /*kind*/, const Json& job) {
   const std::string name = JobName(job);
   if (name.empty()) return Status::Ok();  // generateName: the server names it
   const std::string errs = CheckDns1035Label(name);
@@ -272,7 +281,7 @@ bool KubeflowJobKind::Observed(const std::vector<PodSetDef>& sets, const GroupOb
 
 Status KubeflowJobKind::Validate(const Json& job) const {
   if (!job.is_object()) return InvalidValue("", job, "must be an object");
-  KUOTA_RETURN_IF_ERROR(ValidateName(job));
+  KUOTA_RETURN_IF_ERROR(spec_.hooks.validate_name(*this, job));
   const Json* spec = FieldOrNull(job, "spec");
   if (spec == nullptr) return Required("spec");
   if (!spec->is_object()) return InvalidValue("spec", *spec, "must be an object");
@@ -327,7 +336,7 @@ Status KubeflowJobKind::Validate(const Json& job) const {
                          "must have at least one container with name " + traits.default_container);
     }
   }
-  KUOTA_RETURN_IF_ERROR(ValidateKind(job));
+  KUOTA_RETURN_IF_ERROR(spec_.hooks.validate_kind(*this, job));
   if (const Json* st = FieldOrNull(job, "status"); st != nullptr)
     KUOTA_RETURN_IF_ERROR(CheckStatus(*st));
   return Status::Ok();
@@ -383,12 +392,13 @@ void KubeflowJobKind::CustomizePod(const Json& job, const PodPosition& where, Js
   labels[kKubeflowOperatorNameLabel] = Traits().operator_name;
   labels[kKubeflowReplicaTypeLabel] = LowerAscii(type);
   labels[kKubeflowReplicaIndexLabel] = std::to_string(where.index);
-  if (IsMasterRole(job, type, where.index)) labels[kKubeflowJobRoleLabel] = "master";
+  if (spec_.hooks.is_master_role(*this, job, type, where.index))
+    labels[kKubeflowJobRoleLabel] = "master";
 
   Json& spec = pod["spec"];
   if (!spec.is_object()) spec = Json::object();
   spec["hostname"] = job_name + "-" + LowerAscii(type) + "-" + std::to_string(where.index);
-  const std::vector<EnvVar> env = PodEnv(job, where, type);
+  const std::vector<EnvVar> env = spec_.hooks.pod_env(*this, job, where, type);
   auto containers = spec.find("containers");
   if (containers == spec.end() || !containers->is_array()) return;
   for (Json& c : *containers) {
@@ -503,6 +513,11 @@ GroupAction KubeflowJobKind::OnPodEvent(const Json& job, const PodSetDef& set,
   if (policy == "Always" || policy == "OnFailure") return GroupAction::kRestartPod;
   if (policy == "ExitCode" && event == PodEvent::kEvicted) return GroupAction::kRestartPod;
   return GroupAction::kFailJob;
+}
+
+bool KubeflowJobKind::Succeeded(const Json& job, const std::vector<PodSetDef>& sets,
+                                const GroupObservation& seen) const {
+  return spec_.hooks.succeeded(*this, job, sets, seen);
 }
 
 std::string KubeflowJobKind::PodPriorityClass(const Json& job) const {

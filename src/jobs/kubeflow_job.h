@@ -1,4 +1,4 @@
-// KubeflowJobKind: the shared base of the Kubeflow job kinds whose spec is a
+// KubeflowJobKind: the one class serving the Kubeflow job kinds whose spec is a
 // map of replica specs ({Type: {replicas, restartPolicy, template}}) beside a
 // runPolicy (suspend, backoffLimit, cleanPodPolicy, schedulingPolicy):
 // PyTorchJob and TFJob (training-operator, kubeflow.org/v1) and MPIJob
@@ -15,7 +15,8 @@
 // Kuota addition: `status.restarts`, the pod restarts counted so far (the
 // operators keep no such field; the local runtime needs it back).
 //
-// Stateless; thread-safe.
+// Each kind is a KubeflowKindSpec (its KindInfo, traits and hooks). Stateless;
+// thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -56,25 +57,45 @@ struct KubeflowTraits {
   int64_t default_backoff_limit = -1;         // without runPolicy.backoffLimit; -1: unlimited
 };
 
-class KubeflowJobKind : public GroupJobKind {
- public:
+class KubeflowJobKind;
+
+// What a Kubeflow kind does its own way, called with the kind serving it.
+struct KubeflowHooks {
   using EnvVar = std::pair<std::string, std::string>;
 
-  // ---- What each kind says ----
-
-  virtual const KubeflowTraits& Traits() const = 0;
   // The kind's own webhook rules, after the shared ones passed.
-  virtual Status ValidateKind(const Json& job) const = 0;
+  Status (*validate_kind)(const KubeflowJobKind& kind, const Json& job) = nullptr;
   // The job-name check of the kind's webhook: Ok, or Invalid on metadata.name.
-  virtual Status ValidateName(const Json& job) const = 0;
+  Status (*validate_name)(const KubeflowJobKind& kind, const Json& job) = nullptr;
   // The environment the operator gives the pod at `where` (replica `type`).
-  virtual std::vector<EnvVar> PodEnv(const Json& job, const PodPosition& where,
-                                     const std::string& type) const = 0;
+  std::vector<EnvVar> (*pod_env)(const KubeflowJobKind& kind, const Json& job,
+                                 const PodPosition& where, const std::string& type) = nullptr;
   // Whether the pod gets training.kubeflow.org/job-role=master.
-  virtual bool IsMasterRole(const Json& job, const std::string& type, int64_t index) const = 0;
+  bool (*is_master_role)(const KubeflowJobKind& kind, const Json& job, const std::string& type,
+                         int64_t index) = nullptr;
+  // Whether the job has succeeded (GroupJobKind::Succeeded).
+  bool (*succeeded)(const KubeflowJobKind& kind, const Json& job,
+                    const std::vector<PodSetDef>& sets, const GroupObservation& seen) = nullptr;
+};
 
-  // ---- Shared ----
+// What one Kubeflow kind says beyond the shared behaviour; one constant per
+// kind (PyTorchJobSpec, TFJobSpec, MPIJobSpec).
+struct KubeflowKindSpec {
+  KindInfo info;
+  KubeflowTraits traits;
+  KubeflowHooks hooks;
+};
 
+// One Kubeflow kind: the shared behaviour, with what differs read from its
+// spec (which must outlive it).
+class KubeflowJobKind final : public GroupJobKind {
+ public:
+  using EnvVar = KubeflowHooks::EnvVar;
+
+  explicit KubeflowJobKind(const KubeflowKindSpec& spec) : spec_(spec) {}
+
+  const KindInfo& Info() const override { return spec_.info; }
+  const KubeflowTraits& Traits() const { return spec_.traits; }
   Status Validate(const Json& job) const override;
   std::vector<PodSetDef> PodSets(const Json& job) const override;
   Json::json_pointer SuspendPath() const override;
@@ -87,6 +108,8 @@ class KubeflowJobKind : public GroupJobKind {
   // code >= 128) and fails the job on any other failure (the runtime does not
   // report exit codes, so a failure counts as a program error, 1-127).
   GroupAction OnPodEvent(const Json& job, const PodSetDef& set, PodEvent event) const override;
+  bool Succeeded(const Json& job, const std::vector<PodSetDef>& sets,
+                 const GroupObservation& seen) const override;
   // runPolicy.schedulingPolicy.priorityClass, else the first template's
   // priorityClassName in pod set order (Kueue's KubeflowJob.PriorityClass).
   std::string PodPriorityClass(const Json& job) const override;
@@ -95,7 +118,8 @@ class KubeflowJobKind : public GroupJobKind {
   // reads, and the job is not suspended.
   bool PodsReady(const Json& job) const override;
 
- protected:
+  // ---- Reading the job (for the kinds' hooks) ----
+
   // The replica types present in the job, in Kueue's order.
   std::vector<std::string> PresentTypes(const Json& job) const;
   // The replica type of a pod set ("worker" -> "Worker"); "" when unknown.
@@ -119,6 +143,9 @@ class KubeflowJobKind : public GroupJobKind {
   // "spec.<field>" and "spec.<field>.<type>".
   std::string SpecsPath() const;
   std::string TypePath(const std::string& type) const;
+
+ private:
+  const KubeflowKindSpec& spec_;
 };
 
 // The printer columns of the training-operator CRDs: State, the type of the
@@ -135,8 +162,8 @@ std::string LowerAscii(std::string s);
 std::string CheckDns1035Label(const std::string& value);
 std::string CheckDns1123LabelValue(const std::string& value);
 // training-operator's job-name rule (PyTorchJob, TFJob): metadata.name is a
-// DNS-1035 label.
-Status ValidateTrainingJobName(const Json& job);
+// DNS-1035 label. A KubeflowKindSpec::validate_name hook.
+Status ValidateTrainingJobName(const KubeflowJobKind& kind, const Json& job);
 // "Unsupported value" for `path`, listing the supported values.
 Status NotSupported(const std::string& path, const Json& value,
                     const std::vector<std::string>& supported);

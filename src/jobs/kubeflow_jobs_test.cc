@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "jobs/jobs_test_util.h"
 #include "jobs/mpi_job.h"
 #include "jobs/pytorch_job.h"
 #include "jobs/tf_job.h"
@@ -117,15 +118,20 @@ Json Pod(const GroupJobKind& kind, const Json& job, const std::vector<PodSetDef>
   return pod;
 }
 
+using kuota::testing::EditCase;
 using kuota::testing::EnvValue;
+using kuota::testing::ExpectEditErrors;
+using kuota::testing::Match;
+using kuota::testing::PodSetCounts;
 using kuota::testing::Seen;
+using kuota::testing::WorkloadOf;
 
 // ---------------------------------------------------------------- KindInfo
 
 TEST(KubeflowKindsTest, InfoServesTheRealResources) {
-  PyTorchJobKind pytorch;
-  TFJobKind tf;
-  MPIJobKind mpi;
+  KubeflowJobKind pytorch(PyTorchJobSpec());
+  KubeflowJobKind tf(TFJobSpec());
+  KubeflowJobKind mpi(MPIJobSpec());
   EXPECT_EQ(pytorch.Resource(), "pytorchjobs.kubeflow.org");
   EXPECT_EQ(pytorch.ApiVersion(), "kubeflow.org/v1");
   EXPECT_EQ(pytorch.Framework(), "kubeflow.org/pytorchjob");
@@ -145,7 +151,7 @@ TEST(KubeflowKindsTest, InfoServesTheRealResources) {
 // ---------------------------------------------------------------- the seed
 
 TEST(PyTorchJobTest, SeedManifestValidatesAndBuildsMasterAndWorkerPodSets) {
-  PyTorchJobKind kind;
+  KubeflowJobKind kind(PyTorchJobSpec());
   Json job = SeedPyTorchDistMnist();
   ASSERT_EQ(Error(kind, job), "");
   kind.Default(job);
@@ -153,21 +159,15 @@ TEST(PyTorchJobTest, SeedManifestValidatesAndBuildsMasterAndWorkerPodSets) {
   EXPECT_TRUE(kind.IsSuspended(job));
   EXPECT_EQ(JobKind::QueueName(job), "team-a-queue");
 
-  Result<Json> wl = kind.BuildWorkload(job);
-  ASSERT_TRUE(wl.ok()) << wl.status().message();
-  const Json& w = wl.value();
+  Json w = WorkloadOf(kind, job);
   EXPECT_TRUE(
       StartsWith(w["metadata"]["name"].get<std::string>(), "pytorchjob-pytorch-dist-mnist-"));
   EXPECT_EQ(w["metadata"]["namespace"], "team-a");
   EXPECT_EQ(w["metadata"]["ownerReferences"][0]["kind"], "PyTorchJob");
   EXPECT_EQ(w["metadata"]["ownerReferences"][0]["apiVersion"], "kubeflow.org/v1");
   EXPECT_EQ(w["spec"]["queueName"], "team-a-queue");
-  const Json& ps = w["spec"]["podSets"];
-  ASSERT_EQ(ps.size(), 2u);
-  EXPECT_EQ(ps[0]["name"], "master");
-  EXPECT_EQ(ps[0]["count"], 1);
-  EXPECT_EQ(ps[1]["name"], "worker");
-  EXPECT_EQ(ps[1]["count"], 3);
+  EXPECT_EQ(PodSetCounts(w), (std::vector<std::string>{"master:1", "worker:3"}));
+  Json& ps = w["spec"]["podSets"];
   EXPECT_FALSE(ps[0].contains("minCount"));
   EXPECT_FALSE(ps[1].contains("minCount"));
   EXPECT_EQ(ps[1]["template"]["spec"]["containers"][0]["image"],
@@ -177,7 +177,7 @@ TEST(PyTorchJobTest, SeedManifestValidatesAndBuildsMasterAndWorkerPodSets) {
 }
 
 TEST(PyTorchJobTest, ManagedJobIsSuspendedOnCreate) {
-  PyTorchJobKind kind;
+  KubeflowJobKind kind(PyTorchJobSpec());
   Json job = SeedPyTorchDistMnist();
   job["spec"]["runPolicy"].erase("suspend");
   EXPECT_FALSE(kind.IsSuspended(job));
@@ -189,13 +189,8 @@ TEST(PyTorchJobTest, ManagedJobIsSuspendedOnCreate) {
 // ---------------------------------------------------------------- validation
 
 TEST(PyTorchJobTest, ValidationNamesTheField) {
-  PyTorchJobKind kind;
-  struct Case {
-    std::string name;
-    std::function<void(Json&)> edit;
-    std::string want;  // message prefix
-  };
-  const std::vector<Case> cases = {
+  KubeflowJobKind kind(PyTorchJobSpec());
+  const std::vector<EditCase> cases = {
       {"no master", [](Json& j) { j["spec"]["pytorchReplicaSpecs"].erase("Master"); },
        "spec.pytorchReplicaSpecs.Master: Required value"},
       {"no replica specs", [](Json& j) { j["spec"].erase("pytorchReplicaSpecs"); },
@@ -279,16 +274,11 @@ TEST(PyTorchJobTest, ValidationNamesTheField) {
        },
        "status.conditions: Invalid value"},
   };
-  for (const Case& c : cases) {
-    Json job = SeedPyTorchDistMnist();
-    c.edit(job);
-    const std::string err = Error(kind, job);
-    EXPECT_TRUE(StartsWith(err, c.want)) << c.name << ": got \"" << err << "\"";
-  }
+  ExpectEditErrors(kind, SeedPyTorchDistMnist(), cases, Match::kPrefix);
 }
 
 TEST(PyTorchJobTest, WorkerOnlyJobWithElasticPolicyIsAccepted) {
-  PyTorchJobKind kind;
+  KubeflowJobKind kind(PyTorchJobSpec());
   Json job = SeedPyTorchDistMnist();
   job["spec"]["pytorchReplicaSpecs"].erase("Master");
   job["spec"]["elasticPolicy"] = {{"minReplicas", 1}, {"maxReplicas", 3}, {"rdzvBackend", "c10d"}};
@@ -302,7 +292,7 @@ TEST(PyTorchJobTest, WorkerOnlyJobWithElasticPolicyIsAccepted) {
 // ---------------------------------------------------------------- start / stop
 
 TEST(PyTorchJobTest, StartInjectsPlacementAndStopRestoresIt) {
-  PyTorchJobKind kind;
+  KubeflowJobKind kind(PyTorchJobSpec());
   const Json job = SeedPyTorchDistMnist();
   const Json before = kind.BuildWorkload(job).value();
   PodSetPlacement master{"master", 1, {{"gpu", "a100"}}, Json::array()};
@@ -328,7 +318,7 @@ TEST(PyTorchJobTest, StartInjectsPlacementAndStopRestoresIt) {
 }
 
 TEST(PyTorchJobTest, PriorityFromSchedulingPolicyThenTemplates) {
-  PyTorchJobKind kind;
+  KubeflowJobKind kind(PyTorchJobSpec());
   Json job = SeedPyTorchDistMnist();
   job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["priorityClassName"] = "low";
   EXPECT_EQ(kind.BuildWorkload(job).value()["spec"]["priorityClassName"], "low");
@@ -343,7 +333,7 @@ TEST(PyTorchJobTest, PriorityFromSchedulingPolicyThenTemplates) {
 // ---------------------------------------------------------------- pods
 
 TEST(PyTorchJobTest, PodsGetTheOperatorsEnvironmentAndLabels) {
-  PyTorchJobKind kind;
+  KubeflowJobKind kind(PyTorchJobSpec());
   Json job = SeedPyTorchDistMnist();
   // A second container: the environment goes to every container.
   job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"].push_back(
@@ -384,7 +374,7 @@ TEST(PyTorchJobTest, PodsGetTheOperatorsEnvironmentAndLabels) {
 }
 
 TEST(PyTorchJobTest, MasterPortAndNprocPerNode) {
-  PyTorchJobKind kind;
+  KubeflowJobKind kind(PyTorchJobSpec());
   Json job = SeedPyTorchDistMnist();
   job["spec"]["nprocPerNode"] = "2";
   job["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]["ports"] =
@@ -401,7 +391,7 @@ TEST(PyTorchJobTest, MasterPortAndNprocPerNode) {
 }
 
 TEST(PyTorchJobTest, ElasticWorkerOnlyEnvironment) {
-  PyTorchJobKind kind;
+  KubeflowJobKind kind(PyTorchJobSpec());
   Json job = SeedPyTorchDistMnist();
   job["spec"]["pytorchReplicaSpecs"].erase("Master");
   job["spec"]["elasticPolicy"] = {
@@ -425,7 +415,7 @@ TEST(PyTorchJobTest, ElasticWorkerOnlyEnvironment) {
 // ---------------------------------------------------------------- status
 
 TEST(PyTorchJobTest, StatusRoundTrip) {
-  PyTorchJobKind kind;
+  KubeflowJobKind kind(PyTorchJobSpec());
   Json job = SeedPyTorchDistMnist();
   const auto& state = kind.Info().columns[0].value;
   EXPECT_TRUE(state(job).is_null());
@@ -508,7 +498,7 @@ TEST(PyTorchJobTest, StatusRoundTrip) {
 }
 
 TEST(PyTorchJobTest, FailedStatusAndSuspendWhileRunning) {
-  PyTorchJobKind kind;
+  KubeflowJobKind kind(PyTorchJobSpec());
   Json job = kind.Start(SeedPyTorchDistMnist(), {});
   job["status"] = kind.NextStatus(job, Seen({{0, 1, 0, 0}, {0, 3, 0, 0}}, "2026-01-01T00:00:01Z"));
   EXPECT_EQ(kind.Info().columns[0].value(job), "Running");
@@ -550,7 +540,7 @@ TEST(PyTorchJobTest, FailedStatusAndSuspendWhileRunning) {
 // ---------------------------------------------------------------- policies
 
 TEST(KubeflowKindsTest, PodEventsFollowTheReplicaRestartPolicy) {
-  PyTorchJobKind pytorch;
+  KubeflowJobKind pytorch(PyTorchJobSpec());
   Json job = SeedPyTorchDistMnist();
   const std::vector<PodSetDef> sets = pytorch.PodSets(job);
   EXPECT_EQ(pytorch.OnPodEvent(job, sets[1], PodEvent::kFailed), GroupAction::kRestartPod);
@@ -565,11 +555,11 @@ TEST(KubeflowKindsTest, PodEventsFollowTheReplicaRestartPolicy) {
   job["spec"]["pytorchReplicaSpecs"]["Worker"].erase("restartPolicy");
   EXPECT_EQ(pytorch.OnPodEvent(job, sets[1], PodEvent::kFailed), GroupAction::kRestartPod);
 
-  TFJobKind tf;
+  KubeflowJobKind tf(TFJobSpec());
   const Json tj = TFJob();
   EXPECT_EQ(tf.OnPodEvent(tj, tf.PodSets(tj)[0], PodEvent::kFailed), GroupAction::kFailJob);
 
-  MPIJobKind mpi;
+  KubeflowJobKind mpi(MPIJobSpec());
   const Json mj = MPIJob();
   const std::vector<PodSetDef> ms = mpi.PodSets(mj);
   EXPECT_EQ(mpi.OnPodEvent(mj, ms[0], PodEvent::kFailed), GroupAction::kRestartPod);  // launcher
@@ -577,17 +567,17 @@ TEST(KubeflowKindsTest, PodEventsFollowTheReplicaRestartPolicy) {
 }
 
 TEST(KubeflowKindsTest, BackoffLimitBoundsRestarts) {
-  PyTorchJobKind pytorch;
+  KubeflowJobKind pytorch(PyTorchJobSpec());
   Json job = SeedPyTorchDistMnist();
   EXPECT_EQ(pytorch.MaxRestarts(job), std::numeric_limits<int64_t>::max());
   job["spec"]["runPolicy"]["backoffLimit"] = 3;
   EXPECT_EQ(pytorch.MaxRestarts(job), 3);
-  MPIJobKind mpi;
+  KubeflowJobKind mpi(MPIJobSpec());
   EXPECT_EQ(mpi.MaxRestarts(MPIJob()), 6);
 }
 
 TEST(PyTorchJobTest, SuccessRule) {
-  PyTorchJobKind kind;
+  KubeflowJobKind kind(PyTorchJobSpec());
   const Json job = SeedPyTorchDistMnist();
   const std::vector<PodSetDef> sets = kind.PodSets(job);
   EXPECT_FALSE(kind.Succeeded(job, sets, Seen({{0, 1, 0, 0}, {0, 0, 3, 0}}, "t")));
@@ -603,25 +593,18 @@ TEST(PyTorchJobTest, SuccessRule) {
 // ---------------------------------------------------------------- TFJob
 
 TEST(TFJobTest, PodSetsInKueueOrder) {
-  TFJobKind kind;
+  KubeflowJobKind kind(TFJobSpec());
   const Json job = TFJob();
   ASSERT_EQ(Error(kind, job), "");
-  const Result<Json> wl = kind.BuildWorkload(job);
-  ASSERT_TRUE(wl.ok()) << wl.status().message();
-  const Json& ps = wl.value()["spec"]["podSets"];
-  ASSERT_EQ(ps.size(), 4u);
-  EXPECT_EQ(ps[0]["name"], "chief");
-  EXPECT_EQ(ps[1]["name"], "ps");
-  EXPECT_EQ(ps[1]["count"], 2);
-  EXPECT_EQ(ps[2]["name"], "worker");
-  EXPECT_EQ(ps[2]["count"], 3);
-  EXPECT_EQ(ps[3]["name"], "evaluator");
-  EXPECT_TRUE(StartsWith(wl.value()["metadata"]["name"].get<std::string>(), "tfjob-dist-tf-"));
+  Json wl = WorkloadOf(kind, job);
+  EXPECT_EQ(PodSetCounts(wl),
+            (std::vector<std::string>{"chief:1", "ps:2", "worker:3", "evaluator:1"}));
+  EXPECT_TRUE(StartsWith(wl["metadata"].value("name", ""), "tfjob-dist-tf-"));
   for (const PodSetDef& s : kind.PodSets(job)) EXPECT_EQ(s.stage, 0);
 }
 
 TEST(TFJobTest, ValidationNamesTheField) {
-  TFJobKind kind;
+  KubeflowJobKind kind(TFJobSpec());
   Json both = TFJob();
   both["spec"]["tfReplicaSpecs"]["Master"] = both["spec"]["tfReplicaSpecs"]["Chief"];
   EXPECT_EQ(Error(kind, both),
@@ -644,7 +627,7 @@ TEST(TFJobTest, ValidationNamesTheField) {
 }
 
 TEST(TFJobTest, TfConfigGivesEveryReplicaItsOwnPort) {
-  TFJobKind kind;
+  KubeflowJobKind kind(TFJobSpec());
   const Json job = TFJob();
   const std::vector<PodSetDef> sets = kind.PodSets(job);
   const Json worker1 = Pod(kind, job, sets, 2, 1);
@@ -657,7 +640,7 @@ TEST(TFJobTest, TfConfigGivesEveryReplicaItsOwnPort) {
   EXPECT_FALSE(config["cluster"].contains("evaluator"));
   EXPECT_EQ(config["task"], Json({{"type", "worker"}, {"index", 1}}));
   EXPECT_EQ(config["environment"], "cloud");
-  EXPECT_EQ(kind.ReplicaPort(job, "Evaluator", 0), 2228);
+  EXPECT_EQ(TFReplicaPort(kind, job, "Evaluator", 0), 2228);
 
   const Json evaluator = Pod(kind, job, sets, 3, 0);
   EXPECT_EQ(Json::parse(EnvValue(evaluator, "TF_CONFIG"))["task"]["type"], "evaluator");
@@ -671,11 +654,11 @@ TEST(TFJobTest, TfConfigGivesEveryReplicaItsOwnPort) {
   Json ported = job;
   ported["spec"]["tfReplicaSpecs"]["Chief"]["template"]["spec"]["containers"][0]["ports"] =
       Json::array({{{"name", "tfjob-port"}, {"containerPort", 3000}}});
-  EXPECT_EQ(kind.ReplicaPort(ported, "Worker", 0), 3003);
+  EXPECT_EQ(TFReplicaPort(kind, ported, "Worker", 0), 3003);
 }
 
 TEST(TFJobTest, SingleReplicaGetsNoTfConfigAndWorkerZeroIsMaster) {
-  TFJobKind kind;
+  KubeflowJobKind kind(TFJobSpec());
   Json job = TFJob();
   Json& specs = job["spec"]["tfReplicaSpecs"];
   specs.erase("Chief");
@@ -689,7 +672,7 @@ TEST(TFJobTest, SingleReplicaGetsNoTfConfigAndWorkerZeroIsMaster) {
 }
 
 TEST(TFJobTest, SuccessRule) {
-  TFJobKind kind;
+  KubeflowJobKind kind(TFJobSpec());
   const Json job = TFJob();
   const std::vector<PodSetDef> sets = kind.PodSets(job);
   // The chief decides; PS pods never finish.
@@ -704,7 +687,7 @@ TEST(TFJobTest, SuccessRule) {
 }
 
 TEST(TFJobTest, StatusUsesTheKindsReasons) {
-  TFJobKind kind;
+  KubeflowJobKind kind(TFJobSpec());
   Json job = TFJob();
   GroupObservation up = Seen({{0, 1, 0, 0}, {0, 2, 0, 0}, {0, 3, 0, 0}, {0, 1, 0, 0}}, "t1");
   job["status"] = kind.NextStatus(job, up);
@@ -717,31 +700,20 @@ TEST(TFJobTest, StatusUsesTheKindsReasons) {
 // ---------------------------------------------------------------- MPIJob
 
 TEST(MPIJobTest, LauncherAndWorkerPodSetsWorkersFirst) {
-  MPIJobKind kind;
+  KubeflowJobKind kind(MPIJobSpec());
   const Json job = MPIJob();
   ASSERT_EQ(Error(kind, job), "");
-  const Result<Json> wl = kind.BuildWorkload(job);
-  ASSERT_TRUE(wl.ok()) << wl.status().message();
-  const Json& ps = wl.value()["spec"]["podSets"];
-  ASSERT_EQ(ps.size(), 2u);
-  EXPECT_EQ(ps[0]["name"], "launcher");
-  EXPECT_EQ(ps[0]["count"], 1);
-  EXPECT_EQ(ps[1]["name"], "worker");
-  EXPECT_EQ(ps[1]["count"], 2);
-  EXPECT_EQ(wl.value()["metadata"]["ownerReferences"][0]["apiVersion"], "kubeflow.org/v2beta1");
+  Json wl = WorkloadOf(kind, job);
+  EXPECT_EQ(PodSetCounts(wl), (std::vector<std::string>{"launcher:1", "worker:2"}));
+  EXPECT_EQ(wl["metadata"]["ownerReferences"][0]["apiVersion"], "kubeflow.org/v2beta1");
   const std::vector<PodSetDef> sets = kind.PodSets(job);
   EXPECT_EQ(sets[0].stage, 1);  // launcher after the workers
   EXPECT_EQ(sets[1].stage, 0);
 }
 
 TEST(MPIJobTest, ValidationNamesTheField) {
-  MPIJobKind kind;
-  struct Case {
-    std::string name;
-    std::function<void(Json&)> edit;
-    std::string want;
-  };
-  const std::vector<Case> cases = {
+  KubeflowJobKind kind(MPIJobSpec());
+  const std::vector<EditCase> cases = {
       {"no launcher", [](Json& j) { j["spec"]["mpiReplicaSpecs"].erase("Launcher"); },
        "spec.mpiReplicaSpecs.Launcher: Required value: must have Launcher replica spec"},
       {"two launchers", [](Json& j) { j["spec"]["mpiReplicaSpecs"]["Launcher"]["replicas"] = 2; },
@@ -766,12 +738,7 @@ TEST(MPIJobTest, ValidationNamesTheField) {
        "metadata.name: Invalid value: \"" + std::string(60, 'a') +
            "\": will not able to create pod with invalid DNS label"},
   };
-  for (const Case& c : cases) {
-    Json job = MPIJob();
-    c.edit(job);
-    const std::string err = Error(kind, job);
-    EXPECT_TRUE(StartsWith(err, c.want)) << c.name << ": got \"" << err << "\"";
-  }
+  ExpectEditErrors(kind, MPIJob(), cases, Match::kPrefix);
   // No container-name or image rule in v2beta1; any container name is fine.
   Json any = MPIJob();
   any["spec"]["mpiReplicaSpecs"]["Worker"]["template"] = Template("whatever");
@@ -779,7 +746,7 @@ TEST(MPIJobTest, ValidationNamesTheField) {
 }
 
 TEST(MPIJobTest, LauncherGetsTheHostfileAndOpenMpiEnvironment) {
-  MPIJobKind kind;
+  KubeflowJobKind kind(MPIJobSpec());
   Json job = MPIJob();
   const std::vector<PodSetDef> sets = kind.PodSets(job);
   const Json launcher = Pod(kind, job, sets, 0, 0);
@@ -806,7 +773,7 @@ TEST(MPIJobTest, LauncherGetsTheHostfileAndOpenMpiEnvironment) {
 }
 
 TEST(MPIJobTest, LauncherDecidesSuccessAndStatusRoundTrips) {
-  MPIJobKind kind;
+  KubeflowJobKind kind(MPIJobSpec());
   Json job = kind.Start(MPIJob(), {});
   const std::vector<PodSetDef> sets = kind.PodSets(job);
   EXPECT_FALSE(kind.Succeeded(job, sets, Seen({{0, 1, 0, 0}, {0, 0, 2, 0}}, "t")));
@@ -826,7 +793,7 @@ TEST(MPIJobTest, LauncherDecidesSuccessAndStatusRoundTrips) {
 }
 
 TEST(MPIJobTest, PriorityFromSchedulingPolicy) {
-  MPIJobKind kind;
+  KubeflowJobKind kind(MPIJobSpec());
   Json job = MPIJob();
   job["spec"]["runPolicy"]["schedulingPolicy"] = {{"priorityClass", "hpc"}};
   EXPECT_EQ(kind.BuildWorkload(job).value()["spec"]["priorityClassName"], "hpc");

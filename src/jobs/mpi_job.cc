@@ -28,36 +28,11 @@ bool RunLauncherAsWorker(const Json& job) {
   return v != nullptr && v->is_boolean() && v->get<bool>();
 }
 
-}  // namespace
-
-const KindInfo& MPIJobKind::Info() const {
-  // v2beta1's CRD declares no printer columns: kubectl prints NAME and AGE.
-  static const KindInfo kInfo =
-      CrdKindInfo("kubeflow.org", "v2beta1", "MPIJob", "mpijob",
-                  {.short_names = {"mpij"}, .columns = {KubeflowAgeColumn()}});
-  return kInfo;
-}
-
-const KubeflowTraits& MPIJobKind::Traits() const {
-  static const KubeflowTraits kTraits = [] {
-    KubeflowTraits t;
-    t.specs_field = "mpiReplicaSpecs";
-    t.types = {{kLauncher, "OnFailure", 1}, {kKubeflowWorker, "Never", 0}};
-    t.restart_policies = {"Never", "OnFailure"};
-    t.default_container = "";
-    t.image_required = false;
-    t.operator_name = "mpi-operator";
-    t.default_backoff_limit = 6;
-    return t;
-  }();
-  return kTraits;
-}
-
-Status MPIJobKind::ValidateName(const Json& job) const {
+Status MpiValidateName(const KubeflowJobKind& kind, const Json& job) {
   const std::string name = JobName(job);
   if (name.empty()) return Status::Ok();
   int64_t replicas = 1;
-  if (const Json* w = ReplicaSpec(job, kKubeflowWorker); w != nullptr) {
+  if (const Json* w = kind.ReplicaSpec(job, kKubeflowWorker); w != nullptr) {
     const Json* r = FieldOrNull(*w, "replicas");
     if (r != nullptr && r->is_number_integer() && r->get<int64_t>() > 0) {
       replicas = r->get<int64_t>();
@@ -71,20 +46,20 @@ Status MPIJobKind::ValidateName(const Json& job) const {
       "will not able to create pod with invalid DNS label \"" + host + "\": " + errs);
 }
 
-Status MPIJobKind::ValidateKind(const Json& job) const {
-  const Json* launcher = ReplicaSpec(job, kLauncher);
+Status MpiValidateKind(const KubeflowJobKind& kind, const Json& job) {
+  const Json* launcher = kind.ReplicaSpec(job, kLauncher);
   if (launcher == nullptr) {
-    return Status::Invalid(TypePath(kLauncher) +
+    return Status::Invalid(kind.TypePath(kLauncher) +
                            ": Required value: must have Launcher replica spec");
   }
   if (const Json* r = FieldOrNull(*launcher, "replicas"); r != nullptr && *r != 1) {
-    return InvalidValue(TypePath(kLauncher) + ".replicas", *r, "must be 1");
+    return InvalidValue(kind.TypePath(kLauncher) + ".replicas", *r, "must be 1");
   }
-  if (const Json* worker = ReplicaSpec(job, kKubeflowWorker); worker != nullptr) {
+  if (const Json* worker = kind.ReplicaSpec(job, kKubeflowWorker); worker != nullptr) {
     const Json* r = FieldOrNull(*worker, "replicas");
     const Json replicas = r != nullptr ? *r : Json(0);  // mpi-operator defaults it to 0
     if (replicas.get<int64_t>() <= 0) {
-      return InvalidValue(TypePath(kKubeflowWorker) + ".replicas", replicas,
+      return InvalidValue(kind.TypePath(kKubeflowWorker) + ".replicas", replicas,
                           "must be greater than or equal to 1");
     }
   }
@@ -112,12 +87,12 @@ Status MPIJobKind::ValidateKind(const Json& job) const {
   return Status::Ok();
 }
 
-std::vector<KubeflowJobKind::EnvVar> MPIJobKind::PodEnv(const Json& job, const PodPosition& where,
-                                                        const std::string& type) const {
+std::vector<KubeflowHooks::EnvVar> MpiPodEnv(const KubeflowJobKind& kind, const Json& job,
+                                             const PodPosition& where, const std::string& type) {
   if (type != kLauncher) return {{"K_MPI_JOB_ROLE", "worker"}};
   const std::string impl = Implementation(job);
   const std::string slots = std::to_string(SlotsPerWorker(job));
-  std::vector<EnvVar> env = {{"K_MPI_JOB_ROLE", "launcher"}};
+  std::vector<KubeflowHooks::EnvVar> env = {{"K_MPI_JOB_ROLE", "launcher"}};
   if (impl == "Intel") {
     env.push_back({"I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS", kRshArgs});
     env.push_back({"I_MPI_PERHOST", slots});
@@ -134,21 +109,39 @@ std::vector<KubeflowJobKind::EnvVar> MPIJobKind::PodEnv(const Json& job, const P
                                              : where.address + ":" + slots + "\n";
   std::string hostfile;
   if (RunLauncherAsWorker(job)) hostfile += line;
-  for (int64_t i = 0; i < ReplicaCount(job, kKubeflowWorker); ++i) hostfile += line;
+  for (int64_t i = 0; i < kind.ReplicaCount(job, kKubeflowWorker); ++i) hostfile += line;
   env.push_back({"MPI_HOSTFILE_CONTENT", hostfile});
   return env;
 }
 
-bool MPIJobKind::IsMasterRole(const Json& /*job*/, const std::string& type,
-                              int64_t /*index*/) const {
+bool MpiIsMasterRole(const KubeflowJobKind& /*kind*/, const Json& /*job*/, const std::string& type,
+                     int64_t /*index*/) {
   return type == kLauncher;
 }
 
-bool MPIJobKind::Succeeded(const Json& /*job*/, const std::vector<PodSetDef>& sets,
-                           const GroupObservation& seen) const {
+bool MpiSucceeded(const KubeflowJobKind& kind, const Json& /*job*/,
+                  const std::vector<PodSetDef>& sets, const GroupObservation& seen) {
   PodSetObservation o;
   int64_t want = 0;
-  return Observed(sets, seen, kLauncher, &o, &want) && o.succeeded >= want;
+  return kind.Observed(sets, seen, kLauncher, &o, &want) && o.succeeded >= want;
+}
+
+}  // namespace
+
+const KubeflowKindSpec& MPIJobSpec() {
+  static const KubeflowKindSpec kSpec{
+      // v2beta1's CRD declares no printer columns: kubectl prints NAME and AGE.
+      .info = CrdKindInfo("kubeflow.org", "v2beta1", "MPIJob", "mpijob",
+                          {.short_names = {"mpij"}, .columns = {KubeflowAgeColumn()}}),
+      .traits = {.specs_field = "mpiReplicaSpecs",
+                 .types = {{kLauncher, "OnFailure", 1}, {kKubeflowWorker, "Never", 0}},
+                 .restart_policies = {"Never", "OnFailure"},
+                 .default_container = "",
+                 .image_required = false,
+                 .operator_name = "mpi-operator",
+                 .default_backoff_limit = 6},
+      .hooks = {MpiValidateKind, MpiValidateName, MpiPodEnv, MpiIsMasterRole, MpiSucceeded}};
+  return kSpec;
 }
 
 }  // namespace kuota::jobs

@@ -1,4 +1,4 @@
-// MPIJobKind: the kubeflow.org/v2beta1 MPIJob integration (mpi-operator;
+// MPIJobSpec: the kubeflow.org/v2beta1 MPIJob integration (mpi-operator;
 // Kueue framework "kubeflow.org/mpijob"). Pod sets in Kueue's order:
 // "launcher" (1) then "worker" (replicas); the local runtime starts the
 // workers first and the launcher once they all run (the operator's
@@ -36,17 +36,7 @@
 
 namespace kuota::jobs {
 
-class MPIJobKind final : public KubeflowJobKind {
- public:
-  const KindInfo& Info() const override;
-  const KubeflowTraits& Traits() const override;
-  Status ValidateKind(const Json& job) const override;
-  Status ValidateName(const Json& job) const override;
-  std::vector<EnvVar> PodEnv(const Json& job, const PodPosition& where,
-                             const std::string& type) const override;
-  bool IsMasterRole(const Json& job, const std::string& type, int64_t index) const override;
-  bool Succeeded(const Json& job, const std::vector<PodSetDef>& sets,
-                 const GroupObservation& seen) const override;
-};
+// What the MPIJob kind says; serve it as KubeflowJobKind(MPIJobSpec()).
+const KubeflowKindSpec& MPIJobSpec();
 
 }  // namespace kuota::jobs

@@ -49,6 +49,21 @@ int64_t PositiveInt(const std::string& s) {
   return std::strtoll(s.c_str(), nullptr, 10);
 }
 
+// Removes Kueue's admission gate from a pod spec's schedulingGates (and the
+// list itself when that was the only gate).
+void DropAdmissionGate(Json& spec) {
+  if (!spec.contains("schedulingGates") || !spec["schedulingGates"].is_array()) return;
+  Json kept = Json::array();
+  for (const auto& g : spec["schedulingGates"]) {
+    if (!(g.is_object() && g.value("name", "") == kAdmissionGate)) kept.push_back(g);
+  }
+  if (kept.empty()) {
+    spec.erase("schedulingGates");
+  } else {
+    spec["schedulingGates"] = kept;
+  }
+}
+
 }  // namespace
 
 bool IsPodIntegrationCandidate(const Json& pod) {
@@ -179,17 +194,7 @@ Json PodSetTemplateOf(const Json& pod) {
   }
   if (!tm.empty()) tmpl["metadata"] = tm;
   Json spec = pod.value("spec", Json::object());
-  if (spec.contains("schedulingGates") && spec["schedulingGates"].is_array()) {
-    Json gates = Json::array();
-    for (const auto& g : spec["schedulingGates"]) {
-      if (!(g.is_object() && g.value("name", "") == kAdmissionGate)) gates.push_back(g);
-    }
-    if (gates.empty()) {
-      spec.erase("schedulingGates");
-    } else {
-      spec["schedulingGates"] = gates;
-    }
-  }
+  DropAdmissionGate(spec);
   spec.erase("nodeName");
   tmpl["spec"] = spec;
   return tmpl;
@@ -217,23 +222,8 @@ Result<Json> BuildSinglePodWorkload(const Json& pod) {
   const std::string uid = meta.value("uid", "");
   if (name.empty() || uid.empty()) return Status::Invalid("pod has no name or uid yet");
   Json pod_set = {{"name", "main"}, {"count", 1}, {"template", PodSetTemplateOf(pod)}};
-  Json wl = {
-      {"apiVersion", "kueue.x-k8s.io/v1beta1"},
-      {"kind", "Workload"},
-      {"metadata",
-       {{"name", WorkloadNameFor("Pod", name, uid)},
-        {"namespace", ns},
-        {"labels", {{"kueue.x-k8s.io/job-uid", uid}}},
-        {"ownerReferences", Json::array({{{"apiVersion", "v1"},
-                                          {"kind", "Pod"},
-                                          {"name", name},
-                                          {"uid", uid},
-                                          {"controller", true},
-                                          {"blockOwnerDeletion", true}}})}}},
-      {"spec",
-       {{"queueName", MetaMapValue(pod, "labels", kQueueNameLabel)},
-        {"podSets", Json::array({pod_set})}}},
-  };
+  Json wl = MakeJobWorkload("Pod", "v1", "Pod", name, ns, uid,
+                            MetaMapValue(pod, "labels", kQueueNameLabel), Json::array({pod_set}));
   SetPodPriority(pod, wl);
   return wl;
 }
@@ -241,17 +231,7 @@ Result<Json> BuildSinglePodWorkload(const Json& pod) {
 Json UngatePod(const Json& pod, const PodSetPlacement& placement) {
   Json out = pod;
   Json& spec = out["spec"];
-  if (spec.contains("schedulingGates") && spec["schedulingGates"].is_array()) {
-    Json kept = Json::array();
-    for (const auto& g : spec["schedulingGates"]) {
-      if (!(g.is_object() && g.value("name", "") == kAdmissionGate)) kept.push_back(g);
-    }
-    if (kept.empty()) {
-      spec.erase("schedulingGates");
-    } else {
-      spec["schedulingGates"] = kept;
-    }
-  }
+  DropAdmissionGate(spec);
   if (!placement.node_selector.empty()) {
     if (!spec.contains("nodeSelector") || !spec["nodeSelector"].is_object()) {
       spec["nodeSelector"] = Json::object();

@@ -63,39 +63,13 @@ Status CheckElasticPolicy(const Json& ep, const std::string& path) {
   return Status::Ok();
 }
 
-}  // namespace
-
-const KindInfo& PyTorchJobKind::Info() const {
-  static const KindInfo kInfo =
-      CrdKindInfo("kubeflow.org", "v1", "PyTorchJob", "pytorchjob",
-                  {.columns = {KubeflowStateColumn(), KubeflowAgeColumn()}});
-  return kInfo;
-}
-
-const KubeflowTraits& PyTorchJobKind::Traits() const {
-  static const KubeflowTraits kTraits = [] {
-    KubeflowTraits t;
-    t.specs_field = "pytorchReplicaSpecs";
-    t.types = {{kKubeflowMaster, "OnFailure", 0}, {kKubeflowWorker, "OnFailure", 1}};
-    t.restart_policies = {"Always", "OnFailure", "Never", "ExitCode"};
-    t.default_container = kPyTorchContainer;
-    t.image_required = true;
-    t.operator_name = "pytorchjob-controller";
-    t.default_backoff_limit = -1;
-    return t;
-  }();
-  return kTraits;
-}
-
-Status PyTorchJobKind::ValidateName(const Json& job) const { return ValidateTrainingJobName(job); }
-
-Status PyTorchJobKind::ValidateKind(const Json& job) const {
+Status PyTorchValidateKind(const KubeflowJobKind& kind, const Json& job) {
   const Json& spec = *FieldOrNull(job, "spec");  // Validate checked it
   const Json* ep = FieldOrNull(spec, "elasticPolicy");
   if (ep != nullptr) {
     KUOTA_RETURN_IF_ERROR(CheckElasticPolicy(*ep, "spec.elasticPolicy"));
-    if (ReplicaSpec(job, kKubeflowWorker) == nullptr) {
-      return Status::Invalid(TypePath(kKubeflowWorker) +
+    if (kind.ReplicaSpec(job, kKubeflowWorker) == nullptr) {
+      return Status::Invalid(kind.TypePath(kKubeflowWorker) +
                              ": Required value: must be configured if elastic policy is used");
     }
     if (FieldOrNull(*ep, "nProcPerNode") != nullptr &&
@@ -107,33 +81,33 @@ Status PyTorchJobKind::ValidateKind(const Json& job) const {
   if (const Json* n = FieldOrNull(spec, "nprocPerNode"); n != nullptr && !n->is_string()) {
     return InvalidValue("spec.nprocPerNode", *n, "must be a string");
   }
-  if (const Json* master = ReplicaSpec(job, kKubeflowMaster); master != nullptr) {
+  if (const Json* master = kind.ReplicaSpec(job, kKubeflowMaster); master != nullptr) {
     const Json* r = FieldOrNull(*master, "replicas");
     if (r == nullptr || !r->is_number_integer() || r->get<int64_t>() != 1) {
-      return Forbidden(TypePath(kKubeflowMaster) + ".replicas", "must be 1");
+      return Forbidden(kind.TypePath(kKubeflowMaster) + ".replicas", "must be 1");
     }
   } else if (ep == nullptr) {
-    return Status::Invalid(TypePath(kKubeflowMaster) +
+    return Status::Invalid(kind.TypePath(kKubeflowMaster) +
                            ": Required value: must be configured unless elasticPolicy is set");
   }
-  if (const Json* worker = ReplicaSpec(job, kKubeflowWorker); worker != nullptr) {
+  if (const Json* worker = kind.ReplicaSpec(job, kKubeflowWorker); worker != nullptr) {
     const Json* r = FieldOrNull(*worker, "replicas");
     if (r != nullptr && r->is_number_integer() && r->get<int64_t>() < 1) {
-      return Forbidden(TypePath(kKubeflowWorker) + ".replicas", "must be at least 1");
+      return Forbidden(kind.TypePath(kKubeflowWorker) + ".replicas", "must be at least 1");
     }
   }
   return Status::Ok();
 }
 
-std::vector<KubeflowJobKind::EnvVar> PyTorchJobKind::PodEnv(const Json& job,
-                                                            const PodPosition& where,
-                                                            const std::string& type) const {
-  std::vector<EnvVar> env = {{"PYTHONUNBUFFERED", "1"}};
-  const int64_t total = TotalReplicas(job);
+std::vector<KubeflowHooks::EnvVar> PyTorchPodEnv(const KubeflowJobKind& kind, const Json& job,
+                                                 const PodPosition& where,
+                                                 const std::string& type) {
+  std::vector<KubeflowHooks::EnvVar> env = {{"PYTHONUNBUFFERED", "1"}};
+  const int64_t total = kind.TotalReplicas(job);
   const std::string nproc = NprocPerNode(job);
-  if (ReplicaSpec(job, kKubeflowMaster) != nullptr) {
-    const std::string port = std::to_string(
-        NamedPort(job, kKubeflowMaster, kPyTorchContainer, kPyTorchPortName, kPyTorchDefaultPort));
+  if (kind.ReplicaSpec(job, kKubeflowMaster) != nullptr) {
+    const std::string port = std::to_string(kind.NamedPort(job, kKubeflowMaster, kPyTorchContainer,
+                                                           kPyTorchPortName, kPyTorchDefaultPort));
     const std::string rank =
         std::to_string(type == kKubeflowWorker ? where.index + 1 : where.index);
     env.push_back({"MASTER_PORT", port});
@@ -154,8 +128,8 @@ std::vector<KubeflowJobKind::EnvVar> PyTorchJobKind::PodEnv(const Json& job,
   const Json* port = FieldOrNull(p, "rdzvPort");
   const int64_t rdzv_port = port != nullptr && port->is_number_integer()
                                 ? port->get<int64_t>()
-                                : NamedPort(job, kKubeflowWorker, kPyTorchContainer,
-                                            kPyTorchPortName, kPyTorchDefaultPort);
+                                : kind.NamedPort(job, kKubeflowWorker, kPyTorchContainer,
+                                                 kPyTorchPortName, kPyTorchDefaultPort);
   env.push_back({"PET_RDZV_ENDPOINT", where.address + ":" + std::to_string(rdzv_port)});
   const Json* backend = FieldOrNull(p, "rdzvBackend");
   env.push_back({"PET_RDZV_BACKEND", backend != nullptr && backend->is_string()
@@ -167,7 +141,7 @@ std::vector<KubeflowJobKind::EnvVar> PyTorchJobKind::PodEnv(const Json& job,
     env.push_back({"PET_NNODES", std::to_string(min->get<int64_t>()) + ":" +
                                      std::to_string(max->get<int64_t>())});
   } else {
-    env.push_back({"PET_NNODES", std::to_string(ReplicaCount(job, kKubeflowWorker))});
+    env.push_back({"PET_NNODES", std::to_string(kind.ReplicaCount(job, kKubeflowWorker))});
   }
   if (const Json* v = FieldOrNull(p, "maxRestarts"); v != nullptr && v->is_number_integer()) {
     env.push_back({"PET_MAX_RESTARTS", std::to_string(v->get<int64_t>())});
@@ -194,18 +168,36 @@ std::vector<KubeflowJobKind::EnvVar> PyTorchJobKind::PodEnv(const Json& job,
   return env;
 }
 
-bool PyTorchJobKind::IsMasterRole(const Json& /*job*/, const std::string& type,
-                                  int64_t /*index*/) const {
+bool PyTorchIsMasterRole(const KubeflowJobKind& /*kind*/, const Json& /*job*/,
+                         const std::string& type, int64_t /*index*/) {
   return type == kKubeflowMaster;
 }
 
-bool PyTorchJobKind::Succeeded(const Json& /*job*/, const std::vector<PodSetDef>& sets,
-                               const GroupObservation& seen) const {
+bool PyTorchSucceeded(const KubeflowJobKind& kind, const Json& /*job*/,
+                      const std::vector<PodSetDef>& sets, const GroupObservation& seen) {
   PodSetObservation o;
   int64_t want = 0;
-  if (Observed(sets, seen, kKubeflowMaster, &o, &want)) return o.succeeded >= want;
-  if (Observed(sets, seen, kKubeflowWorker, &o, &want)) return o.succeeded >= want;
+  if (kind.Observed(sets, seen, kKubeflowMaster, &o, &want)) return o.succeeded >= want;
+  if (kind.Observed(sets, seen, kKubeflowWorker, &o, &want)) return o.succeeded >= want;
   return false;
+}
+
+}  // namespace
+
+const KubeflowKindSpec& PyTorchJobSpec() {
+  static const KubeflowKindSpec kSpec{
+      .info = CrdKindInfo("kubeflow.org", "v1", "PyTorchJob", "pytorchjob",
+                          {.columns = {KubeflowStateColumn(), KubeflowAgeColumn()}}),
+      .traits = {.specs_field = "pytorchReplicaSpecs",
+                 .types = {{kKubeflowMaster, "OnFailure", 0}, {kKubeflowWorker, "OnFailure", 1}},
+                 .restart_policies = {"Always", "OnFailure", "Never", "ExitCode"},
+                 .default_container = kPyTorchContainer,
+                 .image_required = true,
+                 .operator_name = "pytorchjob-controller",
+                 .default_backoff_limit = -1},
+      .hooks = {PyTorchValidateKind, ValidateTrainingJobName, PyTorchPodEnv, PyTorchIsMasterRole,
+                PyTorchSucceeded}};
+  return kSpec;
 }
 
 }  // namespace kuota::jobs

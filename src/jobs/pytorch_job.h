@@ -1,4 +1,4 @@
-// PyTorchJobKind: the kubeflow.org/v1 PyTorchJob integration (Kueue framework
+// PyTorchJobSpec: the kubeflow.org/v1 PyTorchJob integration (Kueue framework
 // "kubeflow.org/pytorchjob"). Pod sets "master" then "worker" (Kueue's order;
 // count = replicas); the local runtime starts the workers once the master runs
 // (as the operator's init container makes workers wait for the master's
@@ -30,17 +30,7 @@
 
 namespace kuota::jobs {
 
-class PyTorchJobKind final : public KubeflowJobKind {
- public:
-  const KindInfo& Info() const override;
-  const KubeflowTraits& Traits() const override;
-  Status ValidateKind(const Json& job) const override;
-  Status ValidateName(const Json& job) const override;
-  std::vector<EnvVar> PodEnv(const Json& job, const PodPosition& where,
-                             const std::string& type) const override;
-  bool IsMasterRole(const Json& job, const std::string& type, int64_t index) const override;
-  bool Succeeded(const Json& job, const std::vector<PodSetDef>& sets,
-                 const GroupObservation& seen) const override;
-};
+// What the PyTorchJob kind says; serve it as KubeflowJobKind(PyTorchJobSpec()).
+const KubeflowKindSpec& PyTorchJobSpec();
 
 }  // namespace kuota::jobs

@@ -50,10 +50,6 @@ std::vector<PodSetDef> RayClusterKind::PodSets(const Json& job) const {
   return ray::ClusterPodSets(job, ray::RayClusterSpecAt());
 }
 
-Json::json_pointer RayClusterKind::SuspendPath() const {
-  return Json::json_pointer("/spec/suspend");
-}
-
 std::string RayClusterKind::PodName(const Json& job, const PodSetDef& set, int64_t index) const {
   return ray::RayPodName(JobName(job), set, index);
 }
@@ -70,8 +66,6 @@ Json RayClusterKind::NextStatus(const Json& job, const GroupObservation& seen) c
   ray::RecordRestarts(st, seen.restarts);
   return st;
 }
-
-int64_t RayClusterKind::Restarts(const Json& job) const { return ray::RecordedRestarts(job); }
 
 int64_t RayClusterKind::MaxRestarts(const Json& /*job*/) const {
   // KubeRay recreates Ray pods without limit.

@@ -19,11 +19,9 @@ class RayClusterKind final : public GroupJobKind {
   bool PodsReady(const Json& job) const override;
 
   std::vector<PodSetDef> PodSets(const Json& job) const override;
-  Json::json_pointer SuspendPath() const override;
   std::string PodName(const Json& job, const PodSetDef& set, int64_t index) const override;
   void CustomizePod(const Json& job, const PodPosition& where, Json& pod) const override;
   Json NextStatus(const Json& job, const GroupObservation& seen) const override;
-  int64_t Restarts(const Json& job) const override;
   int64_t MaxRestarts(const Json& job) const override;
   GroupAction OnPodEvent(const Json& job, const PodSetDef& set, PodEvent event) const override;
   bool Succeeded(const Json& job, const std::vector<PodSetDef>& sets,

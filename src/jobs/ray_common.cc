@@ -152,27 +152,18 @@ std::string QuantitySum::ToString() const {
   const bool neg = milli < 0;
   const int64_t m = neg ? -milli : milli;
   std::string sign = neg ? "-" : "";
-  if (m % 1000 == 0) {
-    int64_t units = m / 1000;
-    if (binary && units >= 1024) {
-      static const char* kSuffix[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-      int idx = 0;
-      while (idx < 6 && units % 1024 == 0) {
-        units /= 1024;
-        ++idx;
-      }
-      return sign + std::to_string(units) + kSuffix[idx];
-    }
-    units = m / 1000;
-    static const char* kDecimal[] = {"", "k", "M", "G", "T", "P", "E"};
-    int idx = 0;
-    while (idx < 6 && units % 1000 == 0) {
-      units /= 1000;
-      ++idx;
-    }
-    return sign + std::to_string(units) + kDecimal[idx];
+  if (m % 1000 != 0) return sign + std::to_string(m) + "m";
+  static const char* kBinary[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  static const char* kDecimal[] = {"", "k", "M", "G", "T", "P", "E"};
+  int64_t units = m / 1000;
+  const bool in_binary = binary && units >= 1024;
+  const int64_t base = in_binary ? 1024 : 1000;
+  int idx = 0;
+  while (idx < 6 && units % base == 0) {
+    units /= base;
+    ++idx;
   }
-  return sign + std::to_string(m) + "m";
+  return sign + std::to_string(units) + (in_binary ? kBinary : kDecimal)[idx];
 }
 
 bool IsBinarySuffix(const std::string& text) { return text.size() >= 2 && text.back() == 'i'; }

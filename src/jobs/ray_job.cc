@@ -191,8 +191,6 @@ std::vector<PodSetDef> RayJobKind::PodSets(const Json& job) const {
   return sets;
 }
 
-Json::json_pointer RayJobKind::SuspendPath() const { return Json::json_pointer("/spec/suspend"); }
-
 std::string RayJobKind::PodName(const Json& job, const PodSetDef& set, int64_t index) const {
   if (set.name == kSubmitterPodSet) return GroupJobKind::PodName(job, set, index);
   return ray::RayPodName(ClusterName(job), set, index);
@@ -302,8 +300,6 @@ Json RayJobKind::NextStatus(const Json& job, const GroupObservation& seen) const
   ray::RecordRestarts(st, seen.restarts);
   return st == old ? old : st;
 }
-
-int64_t RayJobKind::Restarts(const Json& job) const { return ray::RecordedRestarts(job); }
 
 int64_t RayJobKind::MaxRestarts(const Json& job) const {
   const Json& spec = SpecOf(job);

@@ -3,6 +3,7 @@
 #include <limits>
 #include <string>
 
+#include "jobs/jobs_test_util.h"
 #include "jobs/ray_cluster.h"
 #include "jobs/ray_common.h"
 #include "jobs/ray_job.h"
@@ -67,8 +68,13 @@ Json SampleRayJob() {
 std::string ErrorOf(const Status& st) { return st.ok() ? "OK" : st.message(); }
 
 using kuota::testing::ColumnValue;
+using kuota::testing::EditCase;
 using kuota::testing::EnvValue;
+using kuota::testing::ExpectEditErrors;
+using kuota::testing::Match;
+using kuota::testing::PodSetCounts;
 using kuota::testing::Seen;
+using kuota::testing::WorkloadOf;
 
 // ---------------- RayCluster ----------------
 
@@ -90,12 +96,7 @@ TEST(RayClusterKind, ValidatesTheSeedCluster) {
 }
 
 TEST(RayClusterKind, ValidationErrors) {
-  struct Case {
-    const char* name;
-    std::function<void(Json&)> edit;
-    std::string want;
-  };
-  std::vector<Case> cases = {
+  const std::vector<EditCase> cases = {
       {"no head group", [](Json& j) { j["spec"].erase("headGroupSpec"); },
        "spec.headGroupSpec: Required value"},
       {"no head template", [](Json& j) { j["spec"]["headGroupSpec"].erase("template"); },
@@ -148,11 +149,7 @@ TEST(RayClusterKind, ValidationErrors) {
        "alphanumeric character"},
       {"no spec", [](Json& j) { j.erase("spec"); }, "spec: Required value"},
   };
-  for (const Case& c : cases) {
-    Json job = TeamBCluster();
-    c.edit(job);
-    EXPECT_EQ(ErrorOf(RayClusterKind().Validate(job)), c.want) << c.name;
-  }
+  ExpectEditErrors(RayClusterKind(), TeamBCluster(), cases, Match::kWhole);
   // Without a queue, Kueue's rules do not apply.
   Json unmanaged = TeamBCluster();
   unmanaged["metadata"].erase("labels");
@@ -166,25 +163,19 @@ TEST(RayClusterKind, BuildsTheWorkloadAsKueue) {
   k.Default(job);
   k.DefaultOnCreate(job);
   EXPECT_TRUE(k.IsSuspended(job));
-  Result<Json> wl = k.BuildWorkload(job);
-  ASSERT_TRUE(wl.ok()) << wl.status().message();
-  const Json& spec = (*wl)["spec"];
+  Json wl = WorkloadOf(k, job);
+  ASSERT_EQ(PodSetCounts(wl), (std::vector<std::string>{"head:1", "small-group-test:2"}));
+  const Json& spec = wl["spec"];
   EXPECT_EQ(spec["queueName"], "local-queue");
   EXPECT_EQ(spec["priorityClassName"], "dev-priority");
   EXPECT_EQ(spec["priorityClassSource"], "kueue.x-k8s.io/workloadpriorityclass");
-  ASSERT_EQ(spec["podSets"].size(), 2u);
-  EXPECT_EQ(spec["podSets"][0]["name"], "head");
-  EXPECT_EQ(spec["podSets"][0]["count"], 1);
   EXPECT_EQ(spec["podSets"][0]["template"]["spec"],
             job["spec"]["headGroupSpec"]["template"]["spec"]);
-  EXPECT_EQ(spec["podSets"][1]["name"], "small-group-test");
-  EXPECT_EQ(spec["podSets"][1]["count"], 2);
   EXPECT_FALSE(spec["podSets"][1].contains("minCount"));
   EXPECT_EQ(spec["podSets"][1]["template"]["spec"],
             job["spec"]["workerGroupSpecs"][0]["template"]["spec"]);
-  EXPECT_EQ((*wl)["metadata"]["name"].get<std::string>().rfind("raycluster-raycluster-dev-", 0),
-            0u);
-  EXPECT_EQ((*wl)["metadata"]["ownerReferences"][0]["kind"], "RayCluster");
+  EXPECT_EQ(wl["metadata"]["name"].get<std::string>().rfind("raycluster-raycluster-dev-", 0), 0u);
+  EXPECT_EQ(wl["metadata"]["ownerReferences"][0]["kind"], "RayCluster");
 
   // numOfHosts multiplies; upper-case group names are lower-cased.
   job["spec"]["workerGroupSpecs"][0]["numOfHosts"] = 2;
@@ -383,12 +374,7 @@ TEST(RayJobKind, Info) {
 
 TEST(RayJobKind, ValidationErrors) {
   EXPECT_EQ(ErrorOf(RayJobKind().Validate(SampleRayJob())), "OK");
-  struct Case {
-    const char* name;
-    std::function<void(Json&)> edit;
-    std::string want;
-  };
-  std::vector<Case> cases = {
+  const std::vector<EditCase> cases = {
       {"cluster selector",
        [](Json& j) {
          j["spec"].erase("rayClusterSpec");
@@ -426,11 +412,7 @@ TEST(RayJobKind, ValidationErrors) {
        "metadata.name: Invalid value: \"" + std::string(48, 'a') +
            "\": must be no more than 47 characters"},
   };
-  for (const Case& c : cases) {
-    Json job = SampleRayJob();
-    c.edit(job);
-    EXPECT_EQ(ErrorOf(RayJobKind().Validate(job)), c.want) << c.name;
-  }
+  ExpectEditErrors(RayJobKind(), SampleRayJob(), cases, Match::kWhole);
   // Unmanaged: KubeRay's own rule, and still no existing clusters.
   Json job = SampleRayJob();
   job["metadata"].erase("labels");
@@ -458,19 +440,12 @@ TEST(RayJobKind, WorkloadHasHeadWorkersAndSubmitter) {
   EXPECT_EQ(sub["restartPolicy"], "Never");
   EXPECT_EQ(ErrorOf(k.Validate(job)), "OK");
 
-  Result<Json> wl = k.BuildWorkload(job);
-  ASSERT_TRUE(wl.ok()) << wl.status().message();
-  const Json& ps = (*wl)["spec"]["podSets"];
-  ASSERT_EQ(ps.size(), 3u);
-  EXPECT_EQ(ps[0]["name"], "head");
-  EXPECT_EQ(ps[0]["count"], 1);
-  EXPECT_EQ(ps[1]["name"], "small-group-test");
-  EXPECT_EQ(ps[1]["count"], 2);
-  EXPECT_EQ(ps[2]["name"], "submitter");
-  EXPECT_EQ(ps[2]["count"], 1);
-  EXPECT_EQ(ps[2]["template"]["spec"], sub);
-  EXPECT_FALSE((*wl)["spec"].contains("priorityClassName"));
-  EXPECT_EQ((*wl)["metadata"]["name"].get<std::string>().rfind("rayjob-rayjob-sample-", 0), 0u);
+  Json wl = WorkloadOf(k, job);
+  ASSERT_EQ(PodSetCounts(wl),
+            (std::vector<std::string>{"head:1", "small-group-test:2", "submitter:1"}));
+  EXPECT_EQ(wl["spec"]["podSets"][2]["template"]["spec"], sub);
+  EXPECT_FALSE(wl["spec"].contains("priorityClassName"));
+  EXPECT_EQ(wl["metadata"]["name"].get<std::string>().rfind("rayjob-rayjob-sample-", 0), 0u);
 
   const std::vector<PodSetDef> sets = k.PodSets(job);
   EXPECT_EQ(sets[0].stage, 0);

@@ -16,9 +16,9 @@ const std::vector<std::unique_ptr<JobKind>>& JobKinds() {
   static const std::vector<std::unique_ptr<JobKind>> kinds = [] {
     std::vector<std::unique_ptr<JobKind>> v;
     v.push_back(std::make_unique<BatchJob>());
-    v.push_back(std::make_unique<PyTorchJobKind>());
-    v.push_back(std::make_unique<TFJobKind>());
-    v.push_back(std::make_unique<MPIJobKind>());
+    v.push_back(std::make_unique<KubeflowJobKind>(PyTorchJobSpec()));
+    v.push_back(std::make_unique<KubeflowJobKind>(TFJobSpec()));
+    v.push_back(std::make_unique<KubeflowJobKind>(MPIJobSpec()));
     v.push_back(std::make_unique<RayJobKind>());
     v.push_back(std::make_unique<RayClusterKind>());
     v.push_back(std::make_unique<JobSetKind>());

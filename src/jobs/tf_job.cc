@@ -11,39 +11,10 @@ constexpr const char* kTFContainer = "tensorflow";
 constexpr const char* kTFPortName = "tfjob-port";
 constexpr int64_t kTFDefaultPort = 2222;
 
-}  // namespace
-
-const KindInfo& TFJobKind::Info() const {
-  static const KindInfo kInfo =
-      CrdKindInfo("kubeflow.org", "v1", "TFJob", "tfjob",
-                  {.columns = {KubeflowStateColumn(), KubeflowAgeColumn()}});
-  return kInfo;
-}
-
-const KubeflowTraits& TFJobKind::Traits() const {
-  static const KubeflowTraits kTraits = [] {
-    KubeflowTraits t;
-    t.specs_field = "tfReplicaSpecs";
-    t.types = {{kChief, "Never", 0},
-               {kKubeflowMaster, "Never", 0},
-               {"PS", "Never", 0},
-               {kKubeflowWorker, "Never", 0},
-               {kEvaluator, "Never", 0}};
-    t.restart_policies = {"Always", "OnFailure", "Never", "ExitCode"};
-    t.default_container = kTFContainer;
-    t.image_required = true;
-    t.operator_name = "tfjob-controller";
-    t.default_backoff_limit = -1;
-    return t;
-  }();
-  return kTraits;
-}
-
-Status TFJobKind::ValidateName(const Json& job) const { return ValidateTrainingJobName(job); }
-
-Status TFJobKind::ValidateKind(const Json& job) const {
-  if (ReplicaSpec(job, kChief) != nullptr && ReplicaSpec(job, kKubeflowMaster) != nullptr) {
-    return Forbidden(SpecsPath(), "must not have more than 1 Chief or Master role");
+Status TFValidateKind(const KubeflowJobKind& kind, const Json& job) {
+  if (kind.ReplicaSpec(job, kChief) != nullptr &&
+      kind.ReplicaSpec(job, kKubeflowMaster) != nullptr) {
+    return Forbidden(kind.SpecsPath(), "must not have more than 1 Chief or Master role");
   }
   const Json& spec = *FieldOrNull(job, "spec");  // Validate checked it
   Result<std::string> policy = StringField(spec, "successPolicy", "spec");
@@ -57,27 +28,15 @@ Status TFJobKind::ValidateKind(const Json& job) const {
   return Status::Ok();
 }
 
-int64_t TFJobKind::ReplicaPort(const Json& job, const std::string& type, int64_t index) const {
-  const std::vector<std::string> present = PresentTypes(job);
-  if (present.empty()) return kTFDefaultPort + index;
-  const int64_t base = NamedPort(job, present.front(), kTFContainer, kTFPortName, kTFDefaultPort);
-  int64_t offset = 0;
-  for (const std::string& t : present) {
-    if (t == type) break;
-    offset += ReplicaCount(job, t);
-  }
-  return base + offset + index;
-}
-
-std::vector<KubeflowJobKind::EnvVar> TFJobKind::PodEnv(const Json& job, const PodPosition& where,
-                                                       const std::string& type) const {
-  if (TotalReplicas(job) == 1) return {};  // not distributed: no TF_CONFIG
+std::vector<KubeflowHooks::EnvVar> TFPodEnv(const KubeflowJobKind& kind, const Json& job,
+                                            const PodPosition& where, const std::string& type) {
+  if (kind.TotalReplicas(job) == 1) return {};  // not distributed: no TF_CONFIG
   Json cluster = Json::object();
-  for (const std::string& t : PresentTypes(job)) {
+  for (const std::string& t : kind.PresentTypes(job)) {
     if (t == kEvaluator) continue;
     Json hosts = Json::array();
-    for (int64_t i = 0; i < ReplicaCount(job, t); ++i) {
-      hosts.push_back(where.address + ":" + std::to_string(ReplicaPort(job, t, i)));
+    for (int64_t i = 0; i < kind.ReplicaCount(job, t); ++i) {
+      hosts.push_back(where.address + ":" + std::to_string(TFReplicaPort(kind, job, t, i)));
     }
     cluster[LowerAscii(t)] = std::move(hosts);
   }
@@ -87,22 +46,60 @@ std::vector<KubeflowJobKind::EnvVar> TFJobKind::PodEnv(const Json& job, const Po
   return {{"TF_CONFIG", config.dump()}};
 }
 
-bool TFJobKind::IsMasterRole(const Json& job, const std::string& type, int64_t index) const {
-  if (ReplicaSpec(job, kChief) != nullptr || ReplicaSpec(job, kKubeflowMaster) != nullptr) {
+bool TFIsMasterRole(const KubeflowJobKind& kind, const Json& job, const std::string& type,
+                    int64_t index) {
+  if (kind.ReplicaSpec(job, kChief) != nullptr ||
+      kind.ReplicaSpec(job, kKubeflowMaster) != nullptr) {
     return type == kChief || type == kKubeflowMaster;
   }
   return type == kKubeflowWorker && index == 0;
 }
 
-bool TFJobKind::Succeeded(const Json& job, const std::vector<PodSetDef>& sets,
-                          const GroupObservation& seen) const {
+bool TFSucceeded(const KubeflowJobKind& kind, const Json& job, const std::vector<PodSetDef>& sets,
+                 const GroupObservation& seen) {
   PodSetObservation o;
   int64_t want = 0;
-  if (Observed(sets, seen, kChief, &o, &want) || Observed(sets, seen, kKubeflowMaster, &o, &want)) {
+  if (kind.Observed(sets, seen, kChief, &o, &want) ||
+      kind.Observed(sets, seen, kKubeflowMaster, &o, &want)) {
     return o.succeeded >= want;
   }
-  if (Observed(sets, seen, kKubeflowWorker, &o, &want)) return o.succeeded >= want;
-  return GroupJobKind::Succeeded(job, sets, seen);
+  if (kind.Observed(sets, seen, kKubeflowWorker, &o, &want)) return o.succeeded >= want;
+  return kind.GroupJobKind::Succeeded(job, sets, seen);
+}
+
+}  // namespace
+
+int64_t TFReplicaPort(const KubeflowJobKind& kind, const Json& job, const std::string& type,
+                      int64_t index) {
+  const std::vector<std::string> present = kind.PresentTypes(job);
+  if (present.empty()) return kTFDefaultPort + index;
+  const int64_t base =
+      kind.NamedPort(job, present.front(), kTFContainer, kTFPortName, kTFDefaultPort);
+  int64_t offset = 0;
+  for (const std::string& t : present) {
+    if (t == type) break;
+    offset += kind.ReplicaCount(job, t);
+  }
+  return base + offset + index;
+}
+
+const KubeflowKindSpec& TFJobSpec() {
+  static const KubeflowKindSpec kSpec{
+      .info = CrdKindInfo("kubeflow.org", "v1", "TFJob", "tfjob",
+                          {.columns = {KubeflowStateColumn(), KubeflowAgeColumn()}}),
+      .traits = {.specs_field = "tfReplicaSpecs",
+                 .types = {{kChief, "Never", 0},
+                           {kKubeflowMaster, "Never", 0},
+                           {"PS", "Never", 0},
+                           {kKubeflowWorker, "Never", 0},
+                           {kEvaluator, "Never", 0}},
+                 .restart_policies = {"Always", "OnFailure", "Never", "ExitCode"},
+                 .default_container = kTFContainer,
+                 .image_required = true,
+                 .operator_name = "tfjob-controller",
+                 .default_backoff_limit = -1},
+      .hooks = {TFValidateKind, ValidateTrainingJobName, TFPodEnv, TFIsMasterRole, TFSucceeded}};
+  return kSpec;
 }
 
 }  // namespace kuota::jobs

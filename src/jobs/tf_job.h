@@ -1,4 +1,4 @@
-// TFJobKind: the kubeflow.org/v1 TFJob integration (Kueue framework
+// TFJobSpec: the kubeflow.org/v1 TFJob integration (Kueue framework
 // "kubeflow.org/tfjob"). Pod sets in Kueue's order: "chief", "master", "ps",
 // "worker", "evaluator" (those present; count = replicas), all started at
 // once. Validation is the training-operator webhook's (a container named
@@ -29,20 +29,11 @@
 
 namespace kuota::jobs {
 
-class TFJobKind final : public KubeflowJobKind {
- public:
-  const KindInfo& Info() const override;
-  const KubeflowTraits& Traits() const override;
-  Status ValidateKind(const Json& job) const override;
-  Status ValidateName(const Json& job) const override;
-  std::vector<EnvVar> PodEnv(const Json& job, const PodPosition& where,
-                             const std::string& type) const override;
-  bool IsMasterRole(const Json& job, const std::string& type, int64_t index) const override;
-  bool Succeeded(const Json& job, const std::vector<PodSetDef>& sets,
-                 const GroupObservation& seen) const override;
+// What the TFJob kind says; serve it as KubeflowJobKind(TFJobSpec()).
+const KubeflowKindSpec& TFJobSpec();
 
-  // The local port of replica `index` of `type` (see above).
-  int64_t ReplicaPort(const Json& job, const std::string& type, int64_t index) const;
-};
+// The local port of replica `index` of `type` (see above) in TFJob `kind`.
+int64_t TFReplicaPort(const KubeflowJobKind& kind, const Json& job, const std::string& type,
+                      int64_t index);
 
 }  // namespace kuota::jobs

@@ -375,10 +375,6 @@ std::vector<PodSetDef> VolcanoJobKind::PodSets(const Json& job) const {
   return sets;
 }
 
-Json::json_pointer VolcanoJobKind::SuspendPath() const {
-  return Json::json_pointer("/spec/suspend");
-}
-
 std::string VolcanoJobKind::PolicyAction(const Json& job, size_t task, const std::string& event) {
   auto match = [&](const Json& owner) -> std::string {
     auto it = owner.find("policies");

@@ -78,7 +78,6 @@ class VolcanoJobKind final : public GroupJobKind {
   // Kueue's queue-name label, else "volcano-" + spec.queue ("default" when unset).
   std::string LocalQueueName(const Json& job) const override;
   std::vector<PodSetDef> PodSets(const Json& job) const override;
-  Json::json_pointer SuspendPath() const override;
   void CustomizePod(const Json& job, const PodPosition& where, Json& pod) const override;
   Json NextStatus(const Json& job, const GroupObservation& seen) const override;
   int64_t Restarts(const Json& job) const override;

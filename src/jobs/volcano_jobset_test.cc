@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "jobs/group_reconcile.h"
+#include "jobs/jobs_test_util.h"
 #include "jobs/jobset.h"
 #include "jobs/volcano_job.h"
 #include "testing/job_kind_probes.h"
@@ -116,7 +117,10 @@ Json WithStatus(Json job, const Json& status) {
 }
 
 using kuota::testing::ColumnValue;
+using kuota::testing::EditCase;
 using kuota::testing::EnvValue;
+using kuota::testing::ExpectEditErrors;
+using kuota::testing::Match;
 using kuota::testing::Seen;
 
 // ---------------------------------------------------------------- Volcano
@@ -143,12 +147,7 @@ TEST(VolcanoJobKindTest, SeedJobsValidate) {
 
 TEST(VolcanoJobKindTest, InvalidVariantsNameTheField) {
   VolcanoJobKind kind;
-  struct Case {
-    std::string name;
-    std::function<void(Json&)> edit;
-    std::string prefix;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<EditCase> cases = {
       {"minAvailable over replicas", [](Json& j) { j["spec"]["minAvailable"] = 9; },
        "spec.minAvailable: Invalid value: 9: should not be greater than total replicas in tasks"},
       {"negative minAvailable", [](Json& j) { j["spec"]["minAvailable"] = -1; },
@@ -183,12 +182,7 @@ TEST(VolcanoJobKindTest, InvalidVariantsNameTheField) {
       {"unknown plugin", [](Json& j) { j["spec"]["plugins"]["pytorch"] = Json::array(); },
        "spec.plugins[pytorch]: Unsupported value: \"pytorch\""},
   };
-  for (const Case& c : cases) {
-    Json job = Stored(kPytorchDdp);
-    c.edit(job);
-    std::string msg = InvalidMessage(kind, job);
-    EXPECT_EQ(msg.rfind(c.prefix, 0), 0u) << c.name << ": " << msg;
-  }
+  ExpectEditErrors(kind, Stored(kPytorchDdp), cases, Match::kPrefix);
 }
 
 TEST(VolcanoJobKindTest, DependsOnCycleIsInvalidAndDagMakesStages) {
@@ -506,11 +500,7 @@ TEST(JobSetKindTest, InfoAsTheCrd) {
 TEST(JobSetKindTest, InvalidVariantsNameTheField) {
   JobSetKind kind;
   ASSERT_TRUE(kind.Validate(Stored(kJobSet)).ok()) << kind.Validate(Stored(kJobSet)).message();
-  struct Case {
-    std::function<void(Json&)> edit;
-    std::string prefix;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<EditCase> cases = {
       {[](Json& j) { j["spec"].erase("replicatedJobs"); }, "spec.replicatedJobs: Required value"},
       {[](Json& j) { j["spec"]["replicatedJobs"] = Json::array(); },
        "spec.replicatedJobs: Required value"},
@@ -544,12 +534,7 @@ TEST(JobSetKindTest, InvalidVariantsNameTheField) {
        },
        "spec.failurePolicy.maxRestarts: Invalid value: -1"},
   };
-  for (const Case& c : cases) {
-    Json job = Stored(kJobSet);
-    c.edit(job);
-    std::string msg = InvalidMessage(kind, job);
-    EXPECT_EQ(msg.rfind(c.prefix, 0), 0u) << msg;
-  }
+  ExpectEditErrors(kind, Stored(kJobSet), cases, Match::kPrefix);
 }
 
 TEST(JobSetKindTest, PodSetsAsKueueBuildsThem) {

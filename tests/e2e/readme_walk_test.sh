@@ -228,7 +228,7 @@ SH
 T0=$(date +%s.%N)
 env -i HOME="$TMP/home" PATH="$TMP/bin:$PATH" LANG=C.UTF-8 KUOTA_README_WALK="$TMP" \
   ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
-  timeout 240 bash "$TMP/driver.sh"
+  timeout 150 bash "$TMP/driver.sh"
 walk_rc=$?
 
 PASS=0

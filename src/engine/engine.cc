@@ -29,46 +29,28 @@ Engine::~Engine() = default;
 
 Status Engine::Apply(const api::Object& object) {
   EngineState& s = *state_;
+  // Keeps `x` under `key`; `dirty`: the quota tree is rebuilt from it.
+  auto put = [&](auto& map, const std::string& key, const auto& x, bool dirty = true) {
+    map[key] = x;
+    if (dirty) s.dirty = true;
+    return Status::Ok();
+  };
   return std::visit(
       Overloaded{
-          [&](const api::ResourceFlavor& x) {
-            s.flavors[x.metadata.name] = x;
-            s.dirty = true;
-            return Status::Ok();
-          },
-          [&](const api::ClusterQueue& x) {
-            s.cluster_queues[x.metadata.name] = x;
-            s.dirty = true;
-            return Status::Ok();
-          },
-          [&](const api::Cohort& x) {
-            s.cohorts[x.metadata.name] = x;
-            s.dirty = true;
-            return Status::Ok();
-          },
+          [&](const api::ResourceFlavor& x) { return put(s.flavors, x.metadata.name, x); },
+          [&](const api::ClusterQueue& x) { return put(s.cluster_queues, x.metadata.name, x); },
+          [&](const api::Cohort& x) { return put(s.cohorts, x.metadata.name, x); },
           [&](const api::LocalQueue& x) {
-            s.local_queues[Key(x.metadata.namespace_, x.metadata.name)] = x;
-            s.dirty = true;
-            return Status::Ok();
+            return put(s.local_queues, Key(x.metadata.namespace_, x.metadata.name), x);
           },
-          [&](const api::Namespace& x) {
-            s.namespaces[x.metadata.name] = x;
-            s.dirty = true;
-            return Status::Ok();
-          },
+          [&](const api::Namespace& x) { return put(s.namespaces, x.metadata.name, x); },
           [&](const api::WorkloadPriorityClass& x) {
-            s.workload_priority_classes[x.metadata.name] = x;
-            return Status::Ok();
+            return put(s.workload_priority_classes, x.metadata.name, x, false);
           },
           [&](const api::PriorityClass& x) {
-            s.priority_classes[x.metadata.name] = x;
-            return Status::Ok();
+            return put(s.priority_classes, x.metadata.name, x, false);
           },
-          [&](const api::AdmissionCheck& x) {
-            s.admission_checks[x.metadata.name] = x;
-            s.dirty = true;
-            return Status::Ok();
-          },
+          [&](const api::AdmissionCheck& x) { return put(s.admission_checks, x.metadata.name, x); },
           [&](const api::Configuration& x) {
             s.config = x;
             s.dirty = true;

@@ -80,70 +80,50 @@ std::string Key(std::string_view path, std::string_view key) {
   return out;
 }
 
-void FieldErrors::Invalid(std::string_view path, std::string_view value, std::string_view detail) {
+void FieldErrors::Add(std::string_view path, std::string_view type, std::string_view value,
+                      std::string_view detail) {
   std::string e(path);
-  e += ": Invalid value: ";
-  e += QuoteValue(value);
-  if (!detail.empty()) {
+  e += ": ";
+  e += type;
+  for (std::string_view part : {value, detail}) {
+    if (part.empty()) continue;
     e += ": ";
-    e += detail;
+    e += part;
   }
   errors_.push_back(std::move(e));
+}
+
+void FieldErrors::Invalid(std::string_view path, std::string_view value, std::string_view detail) {
+  Add(path, "Invalid value", QuoteValue(value), detail);
 }
 
 void FieldErrors::InvalidNumber(std::string_view path, int64_t value, std::string_view detail) {
-  std::string e(path);
-  e += ": Invalid value: ";
-  e += std::to_string(value);
-  if (!detail.empty()) {
-    e += ": ";
-    e += detail;
-  }
-  errors_.push_back(std::move(e));
+  Add(path, "Invalid value", std::to_string(value), detail);
 }
 
 void FieldErrors::Required(std::string_view path, std::string_view detail) {
-  std::string e(path);
-  e += ": Required value";
-  if (!detail.empty()) {
-    e += ": ";
-    e += detail;
-  }
-  errors_.push_back(std::move(e));
+  Add(path, "Required value", {}, detail);
 }
 
 void FieldErrors::Duplicate(std::string_view path, std::string_view value,
                             std::string_view detail) {
-  std::string e(path);
-  e += ": Duplicate value: ";
-  e += QuoteValue(value);
-  if (!detail.empty()) {
-    e += ": ";
-    e += detail;
-  }
-  errors_.push_back(std::move(e));
+  Add(path, "Duplicate value", QuoteValue(value), detail);
 }
 
 void FieldErrors::NotSupported(std::string_view path, std::string_view value,
                                std::initializer_list<std::string_view> supported) {
-  std::string e(path);
-  e += ": Unsupported value: ";
-  e += QuoteValue(value);
-  e += ": supported values: ";
+  std::string list = "supported values: ";
   bool first = true;
   for (std::string_view s : supported) {
-    if (!first) e += ", ";
+    if (!first) list += ", ";
     first = false;
-    e += QuoteValue(s);
+    list += QuoteValue(s);
   }
-  errors_.push_back(std::move(e));
+  Add(path, "Unsupported value", QuoteValue(value), list);
 }
 
 void FieldErrors::NotFound(std::string_view path, std::string_view value) {
-  std::string e(path);
-  e += ": Not found: ";
-  e += QuoteValue(value);
-  errors_.push_back(std::move(e));
+  Add(path, "Not found", QuoteValue(value), {});
 }
 
 void FieldErrors::Forbidden(std::string_view path, std::string_view detail) {
@@ -154,16 +134,20 @@ void FieldErrors::Forbidden(std::string_view path, std::string_view detail) {
 }
 
 void FieldErrors::TooMany(std::string_view path, size_t actual, size_t max, std::string_view what) {
-  std::string e(path);
-  e += ": Too many: " + std::to_string(actual) + ": must have at most " + std::to_string(max) +
-       " " + std::string(what);
-  errors_.push_back(std::move(e));
+  Add(path, "Too many", std::to_string(actual),
+      "must have at most " + std::to_string(max) + " " + std::string(what));
+}
+
+void FieldErrors::CheckCount(std::string_view path, size_t n, size_t max) {
+  if (n == 0) {
+    Required(path);
+  } else if (n > max) {
+    TooMany(path, n, max);
+  }
 }
 
 void FieldErrors::TooLong(std::string_view path, size_t max) {
-  std::string e(path);
-  e += ": Too long: must have at most " + std::to_string(max) + " bytes";
-  errors_.push_back(std::move(e));
+  Add(path, "Too long", {}, "must have at most " + std::to_string(max) + " bytes");
 }
 
 Status FieldErrors::ToStatus() const {

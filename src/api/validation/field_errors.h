@@ -46,6 +46,9 @@ class FieldErrors {
   void Forbidden(std::string_view path, std::string_view detail);
   // `path: Too many: 17: must have at most 16 <what>`.
   void TooMany(std::string_view path, size_t actual, size_t max, std::string_view what = "items");
+  // A list of `n` items that needs at least one and at most `max`: Required
+  // when empty, TooMany past `max`.
+  void CheckCount(std::string_view path, size_t n, size_t max);
   // `path: Too long: must have at most 262144 bytes`.
   void TooLong(std::string_view path, size_t max);
 
@@ -60,6 +63,10 @@ class FieldErrors {
   Status ToStatus() const;
 
  private:
+  // `path: type`, then `: value` and `: detail` when given.
+  void Add(std::string_view path, std::string_view type, std::string_view value,
+           std::string_view detail);
+
   std::vector<std::string> errors_;
 };
 

@@ -40,11 +40,7 @@ void ValidateFlavorQuotas(const api::FlavorQuotas& fq,
   ValidateNameReference(fq.name, Child(path, "name"), errs);
   if (fq.name.empty()) errs.Required(Child(path, "name"));
   const std::string resources_path = Child(path, "resources");
-  if (fq.resources.empty()) {
-    errs.Required(resources_path);
-  } else if (fq.resources.size() > kMaxResourcesPerFlavor) {
-    errs.TooMany(resources_path, fq.resources.size(), kMaxResourcesPerFlavor);
-  }
+  errs.CheckCount(resources_path, fq.resources.size(), kMaxResourcesPerFlavor);
   if (!fq.resources.empty() && fq.resources.size() != covered_resources.size()) {
     errs.InvalidNumber(resources_path, static_cast<int64_t>(fq.resources.size()),
                        "must have the same number of resources as the coveredResources");
@@ -81,11 +77,7 @@ void ValidateResourceGroups(const std::vector<api::ResourceGroup>& groups, const
     const api::ResourceGroup& rg = groups[i];
     std::string gp = Index(path, i);
     std::string cp = Child(gp, "coveredResources");
-    if (rg.covered_resources.empty()) {
-      errs.Required(cp);
-    } else if (rg.covered_resources.size() > kMaxCoveredResourcesPerGroup) {
-      errs.TooMany(cp, rg.covered_resources.size(), kMaxCoveredResourcesPerGroup);
-    }
+    errs.CheckCount(cp, rg.covered_resources.size(), kMaxCoveredResourcesPerGroup);
     total_resources += rg.covered_resources.size();
     for (size_t j = 0; j < rg.covered_resources.size(); ++j) {
       const std::string& name = rg.covered_resources[j];
@@ -95,11 +87,7 @@ void ValidateResourceGroups(const std::vector<api::ResourceGroup>& groups, const
       if (!seen_resources.insert(name).second) errs.Duplicate(rp, name);
     }
     std::string fp = Child(gp, "flavors");
-    if (rg.flavors.empty()) {
-      errs.Required(fp);
-    } else if (rg.flavors.size() > kMaxFlavorsPerGroup) {
-      errs.TooMany(fp, rg.flavors.size(), kMaxFlavorsPerGroup);
-    }
+    errs.CheckCount(fp, rg.flavors.size(), kMaxFlavorsPerGroup);
     total_flavors += rg.flavors.size();
     for (size_t j = 0; j < rg.flavors.size(); ++j) {
       const api::FlavorQuotas& fq = rg.flavors[j];

@@ -203,11 +203,7 @@ void ValidateWorkload(const api::Workload& wl, std::string_view priority_class_p
                       FieldErrors& errs) {
   ValidateObjectMeta(wl.metadata, NameRule::kDns1123Subdomain, /*namespaced=*/true, errs);
   const api::WorkloadSpec& spec = wl.spec;
-  if (spec.pod_sets.empty()) {
-    errs.Required("spec.podSets");
-  } else if (spec.pod_sets.size() > kMaxPodSets) {
-    errs.TooMany("spec.podSets", spec.pod_sets.size(), kMaxPodSets);
-  }
+  errs.CheckCount("spec.podSets", spec.pod_sets.size(), kMaxPodSets);
   std::set<std::string_view> names;
   for (size_t i = 0; i < spec.pod_sets.size(); ++i) {
     const api::PodSet& ps = spec.pod_sets[i];

@@ -4,6 +4,7 @@
 
 #include "api/codec/decode_context.h"
 #include "api/codec/map_reader.h"
+#include "api/codec/policy_names.h"
 #include "api/codec/yaml_tree.h"
 #include "api/validation/names.h"
 
@@ -66,16 +67,10 @@ Status DecodeQueuesSet(MapReader& r, QueuesSet& out) {
   KUOTA_RETURN_IF_ERROR(r.Int64("count", out.count));
   KUOTA_RETURN_IF_ERROR(r.Quantity("nominalQuota", out.nominal_quota));
   KUOTA_RETURN_IF_ERROR(r.OptQuantity("borrowingLimit", out.borrowing_limit));
-  KUOTA_RETURN_IF_ERROR(r.Enum<api::ReclaimWithinCohortPolicy>(
-      "reclaimWithinCohort", out.reclaim_within_cohort,
-      {{"Never", api::ReclaimWithinCohortPolicy::kNever},
-       {"LowerPriority", api::ReclaimWithinCohortPolicy::kLowerPriority},
-       {"Any", api::ReclaimWithinCohortPolicy::kAny}}));
-  KUOTA_RETURN_IF_ERROR(r.Enum<api::WithinClusterQueuePolicy>(
-      "withinClusterQueue", out.within_cluster_queue,
-      {{"Never", api::WithinClusterQueuePolicy::kNever},
-       {"LowerPriority", api::WithinClusterQueuePolicy::kLowerPriority},
-       {"LowerOrNewerEqualPriority", api::WithinClusterQueuePolicy::kLowerOrNewerEqualPriority}}));
+  KUOTA_RETURN_IF_ERROR(
+      r.Enum("reclaimWithinCohort", out.reclaim_within_cohort, codec::kReclaimWithinCohortNames));
+  KUOTA_RETURN_IF_ERROR(
+      r.Enum("withinClusterQueue", out.within_cluster_queue, codec::kWithinClusterQueueNames));
   KUOTA_RETURN_IF_ERROR(r.ObjectList("workloadsSets", out.workloads_sets, DecodeWorkloadsSet));
   // Unknown and missing fields first, as Kubernetes' strict decoder reports them.
   KUOTA_RETURN_IF_ERROR(r.Finish());

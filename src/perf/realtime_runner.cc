@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/codec/policy_names.h"
 #include "base/time.h"
 #include "perf/process_usage.h"
 #include "perf/store_writer_scrape.h"
@@ -29,48 +30,27 @@ using SteadyClock = std::chrono::steady_clock;
 constexpr const char* kKueueApi = "/apis/kueue.x-k8s.io/v1beta1";
 constexpr size_t kMaxWarnings = 50;
 
-std::string ReclaimName(api::ReclaimWithinCohortPolicy p) {
-  switch (p) {
-    case api::ReclaimWithinCohortPolicy::kNever:
-      return "Never";
-    case api::ReclaimWithinCohortPolicy::kLowerPriority:
-      return "LowerPriority";
-    case api::ReclaimWithinCohortPolicy::kAny:
-      return "Any";
-  }
-  return "Never";
-}
-
-std::string WithinName(api::WithinClusterQueuePolicy p) {
-  switch (p) {
-    case api::WithinClusterQueuePolicy::kNever:
-      return "Never";
-    case api::WithinClusterQueuePolicy::kLowerPriority:
-      return "LowerPriority";
-    case api::WithinClusterQueuePolicy::kLowerOrNewerEqualPriority:
-      return "LowerOrNewerEqualPriority";
-  }
-  return "Never";
-}
-
 std::string Qty(int64_t milli) { return api::Quantity::FromMilli(milli).ToString(); }
 
 Json ClusterQueueJson(const PlannedQueue& q) {
   Json cpu = {{"name", "cpu"}, {"nominalQuota", Qty(q.nominal_milli)}};
   if (q.borrowing_limit_milli) cpu["borrowingLimit"] = Qty(*q.borrowing_limit_milli);
-  return {{"apiVersion", api::kKueueV1beta1},
-          {"kind", "ClusterQueue"},
-          {"metadata", {{"name", q.name}, {"labels", {{kClassLabel, q.class_name}}}}},
-          {"spec",
-           {{"cohort", q.cohort},
-            {"namespaceSelector", Json::object()},
-            {"resourceGroups",
-             Json::array({{{"coveredResources", Json::array({"cpu"})},
-                           {"flavors", Json::array({{{"name", kFlavorName},
-                                                     {"resources", Json::array({cpu})}}})}}})},
-            {"preemption",
-             {{"reclaimWithinCohort", ReclaimName(q.reclaim_within_cohort)},
-              {"withinClusterQueue", WithinName(q.within_cluster_queue)}}}}}};
+  return {
+      {"apiVersion", api::kKueueV1beta1},
+      {"kind", "ClusterQueue"},
+      {"metadata", {{"name", q.name}, {"labels", {{kClassLabel, q.class_name}}}}},
+      {"spec",
+       {{"cohort", q.cohort},
+        {"namespaceSelector", Json::object()},
+        {"resourceGroups",
+         Json::array({{{"coveredResources", Json::array({"cpu"})},
+                       {"flavors", Json::array({{{"name", kFlavorName},
+                                                 {"resources", Json::array({cpu})}}})}}})},
+        {"preemption",
+         {{"reclaimWithinCohort", std::string(codec::NameOf(codec::kReclaimWithinCohortNames,
+                                                            q.reclaim_within_cohort, "Never"))},
+          {"withinClusterQueue", std::string(codec::NameOf(codec::kWithinClusterQueueNames,
+                                                           q.within_cluster_queue, "Never"))}}}}}};
 }
 
 Json WorkloadJson(const Plan& plan, const PlannedWorkload& w) {

@@ -6,8 +6,10 @@
 
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "api/codec/decode_context.h"
@@ -38,6 +40,9 @@ struct EnumName {
   std::string_view name;
   E value;
 };
+// A table of them (E is not deduced from it).
+template <typename E>
+using EnumNames = std::span<const EnumName<std::type_identity_t<E>>>;
 
 class MapReader {
  public:
@@ -77,8 +82,13 @@ class MapReader {
   // map[resource name]quantity, e.g. resources.requests.
   Status ResourceList(std::string_view key, api::ResourceList& out);
 
+  // One of `names` (a list, or a shared table such as policy_names.h's).
   template <typename E>
-  Status Enum(std::string_view key, E& out, std::initializer_list<EnumName<E>> names);
+  Status Enum(std::string_view key, E& out, EnumNames<E> names);
+  template <typename E>
+  Status Enum(std::string_view key, E& out, std::initializer_list<EnumName<E>> names) {
+    return Enum(key, out, EnumNames<E>(names.begin(), names.size()));
+  }
   template <typename E>
   Status EnumList(std::string_view key, std::vector<E>& out,
                   std::initializer_list<EnumName<E>> names);
@@ -119,6 +129,9 @@ class MapReader {
   const Entry* Find(std::string_view key) const;
   Status EnumError(const YamlNode& node, const std::string& path,
                    const std::vector<std::string_view>& names);
+  // The value `node` (at `path`) names in `names`, else EnumError.
+  template <typename E>
+  Status ReadEnum(const YamlNode& node, const std::string& path, EnumNames<E> names, E& out);
 
   DecodeContext& ctx_;
   const YamlNode& node_;
@@ -160,13 +173,10 @@ Status ForEachItem(DecodeContext& ctx, const YamlNode& node, const std::string& 
 }
 
 template <typename E>
-Status MapReader::Enum(std::string_view key, E& out, std::initializer_list<EnumName<E>> names) {
-  const YamlNode* v = Get(key);
-  KUOTA_RETURN_IF_ERROR(status_);
-  if (v == nullptr) return Status::Ok();
-  std::string path = PathOf(key);
+Status MapReader::ReadEnum(const YamlNode& node, const std::string& path, EnumNames<E> names,
+                           E& out) {
   std::string s;
-  KUOTA_RETURN_IF_ERROR(ReadString(ctx_, *v, path, s));
+  KUOTA_RETURN_IF_ERROR(ReadString(ctx_, node, path, s));
   std::vector<std::string_view> all;
   for (const auto& n : names) {
     if (n.name == s) {
@@ -175,7 +185,15 @@ Status MapReader::Enum(std::string_view key, E& out, std::initializer_list<EnumN
     }
     all.push_back(n.name);
   }
-  return EnumError(*v, path, all);
+  return EnumError(node, path, all);
+}
+
+template <typename E>
+Status MapReader::Enum(std::string_view key, E& out, EnumNames<E> names) {
+  const YamlNode* v = Get(key);
+  KUOTA_RETURN_IF_ERROR(status_);
+  if (v == nullptr) return Status::Ok();
+  return ReadEnum(*v, PathOf(key), names, out);
 }
 
 template <typename E>
@@ -184,20 +202,14 @@ Status MapReader::EnumList(std::string_view key, std::vector<E>& out,
   const YamlNode* v = Get(key);
   KUOTA_RETURN_IF_ERROR(status_);
   if (v == nullptr) return Status::Ok();
+  const EnumNames<E> table(names.begin(), names.size());
   std::vector<E> result;
   KUOTA_RETURN_IF_ERROR(ForEachItem(ctx_, *v, PathOf(key),
                                     [&](const YamlNode& item, const std::string& path, size_t) {
-                                      std::string s;
-                                      KUOTA_RETURN_IF_ERROR(ReadString(ctx_, item, path, s));
-                                      std::vector<std::string_view> all;
-                                      for (const auto& n : names) {
-                                        if (n.name == s) {
-                                          result.push_back(n.value);
-                                          return Status::Ok();
-                                        }
-                                        all.push_back(n.name);
-                                      }
-                                      return EnumError(item, path, all);
+                                      E value{};
+                                      KUOTA_RETURN_IF_ERROR(ReadEnum(item, path, table, value));
+                                      result.push_back(value);
+                                      return Status::Ok();
                                     }));
   out = std::move(result);
   return Status::Ok();

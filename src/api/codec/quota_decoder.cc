@@ -1,6 +1,7 @@
 // Decoders of ClusterQueue and Cohort, and of the quota table (resource
 // groups) and fair-sharing weight they share, with Kueue's CRD defaults.
 #include "api/codec/decoders.h"
+#include "api/codec/policy_names.h"
 
 namespace kuota::codec {
 namespace {
@@ -9,9 +10,7 @@ using api::BorrowWithinCohortPolicy;
 using api::FungibilityAction;
 using api::FungibilityPreference;
 using api::QueueingStrategy;
-using api::ReclaimWithinCohortPolicy;
 using api::StopPolicy;
-using api::WithinClusterQueuePolicy;
 
 Status DecodeResourceQuota(MapReader& r, api::ResourceQuota& out) {
   KUOTA_RETURN_IF_ERROR(r.Require({"name", "nominalQuota"}));
@@ -36,16 +35,10 @@ Status DecodeBorrowWithinCohort(MapReader& r, api::BorrowWithinCohort& out) {
 }
 
 Status DecodePreemption(MapReader& r, api::ClusterQueuePreemption& out) {
-  KUOTA_RETURN_IF_ERROR(r.Enum<ReclaimWithinCohortPolicy>(
-      "reclaimWithinCohort", out.reclaim_within_cohort,
-      {{"Never", ReclaimWithinCohortPolicy::kNever},
-       {"LowerPriority", ReclaimWithinCohortPolicy::kLowerPriority},
-       {"Any", ReclaimWithinCohortPolicy::kAny}}));
-  KUOTA_RETURN_IF_ERROR(r.Enum<WithinClusterQueuePolicy>(
-      "withinClusterQueue", out.within_cluster_queue,
-      {{"Never", WithinClusterQueuePolicy::kNever},
-       {"LowerPriority", WithinClusterQueuePolicy::kLowerPriority},
-       {"LowerOrNewerEqualPriority", WithinClusterQueuePolicy::kLowerOrNewerEqualPriority}}));
+  KUOTA_RETURN_IF_ERROR(
+      r.Enum("reclaimWithinCohort", out.reclaim_within_cohort, kReclaimWithinCohortNames));
+  KUOTA_RETURN_IF_ERROR(
+      r.Enum("withinClusterQueue", out.within_cluster_queue, kWithinClusterQueueNames));
   return r.Object("borrowWithinCohort", out.borrow_within_cohort, DecodeBorrowWithinCohort);
 }
 

@@ -87,6 +87,13 @@ std::string CommandLine(const Json& container) {
   return OrNone(out);
 }
 
+// "pending N, reserving N, admitted N", as a queue's status counts them.
+std::string WorkloadCounts(const Json& queue) {
+  return "pending " + std::to_string(Int(queue, {"status", "pendingWorkloads"})) + ", reserving " +
+         std::to_string(Int(queue, {"status", "reservingWorkloads"})) + ", admitted " +
+         std::to_string(Int(queue, {"status", "admittedWorkloads"}));
+}
+
 void DescribeClusterQueue(std::string& out, const Json& cq) {
   Line(out, "Cohort", OrNone(Text(cq, {"spec", "cohort"})));
   Line(out, "Queueing", Text(cq, {"spec", "queueingStrategy"}, "BestEffortFIFO"));
@@ -135,19 +142,13 @@ void DescribeClusterQueue(std::string& out, const Json& cq) {
   }
   out += "Quota:\n";
   out += rows.size() > 1 ? AlignColumns(rows, "  ") : "  <none>\n";
-  Line(out, "Workloads",
-       "pending " + std::to_string(Int(cq, {"status", "pendingWorkloads"})) + ", reserving " +
-           std::to_string(Int(cq, {"status", "reservingWorkloads"})) + ", admitted " +
-           std::to_string(Int(cq, {"status", "admittedWorkloads"})));
+  Line(out, "Workloads", WorkloadCounts(cq));
 }
 
 void DescribeLocalQueue(std::string& out, const Json& lq) {
   Line(out, "ClusterQueue", OrNone(Text(lq, {"spec", "clusterQueue"})));
   Line(out, "Stop policy", Text(lq, {"spec", "stopPolicy"}, "None"));
-  Line(out, "Workloads",
-       "pending " + std::to_string(Int(lq, {"status", "pendingWorkloads"})) + ", reserving " +
-           std::to_string(Int(lq, {"status", "reservingWorkloads"})) + ", admitted " +
-           std::to_string(Int(lq, {"status", "admittedWorkloads"})));
+  Line(out, "Workloads", WorkloadCounts(lq));
 }
 
 void DescribeWorkload(std::string& out, const Json& wl) {

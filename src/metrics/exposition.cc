@@ -19,11 +19,16 @@ const char* TypeName(MetricType t) {
   return "untyped";
 }
 
-std::string EscapeHelp(const std::string& help) {
+// Backslashes and newlines escaped, and with `quotes` double quotes too
+// (HELP text escapes no quotes; label values do).
+std::string Escape(const std::string& text, bool quotes) {
   std::string out;
-  for (char c : help) {
+  out.reserve(text.size());
+  for (char c : text) {
     if (c == '\\') {
       out += "\\\\";
+    } else if (c == '"' && quotes) {
+      out += "\\\"";
     } else if (c == '\n') {
       out += "\\n";
     } else {
@@ -32,6 +37,8 @@ std::string EscapeHelp(const std::string& help) {
   }
   return out;
 }
+
+std::string EscapeHelp(const std::string& help) { return Escape(help, false); }
 
 void AppendLabels(const Labels& labels, const std::pair<std::string, std::string>* extra,
                   std::string* out) {
@@ -73,22 +80,7 @@ Format FormatForAccept(const std::string& accept) {
                                                                           : Format::kPrometheusText;
 }
 
-std::string EscapeLabelValue(const std::string& value) {
-  std::string out;
-  out.reserve(value.size());
-  for (char c : value) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
+std::string EscapeLabelValue(const std::string& value) { return Escape(value, true); }
 
 std::string FormatValue(double value) {
   if (std::isnan(value)) return "NaN";

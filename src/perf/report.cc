@@ -10,6 +10,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <ostream>
 
 #include <nlohmann/json.hpp>
 
@@ -307,11 +309,17 @@ Result<ReportFiles> WriteReportFiles(const ReportInput& in, const std::string& d
 
   KUOTA_RETURN_IF_ERROR(WriteText(path("summary.json"), SummaryJson(in)));
   files.written.push_back(path("summary.json"));
+  // Writes the CSV `name`, its lines by `rows`, and lists it.
+  auto csv = [&](const char* name, const std::function<void(std::ostream&)>& rows) -> Status {
+    CsvFile f(path(name));
+    if (!f.opened()) return Status::Unavailable("cannot write " + path(name));
+    rows(f.out());
+    KUOTA_RETURN_IF_ERROR(f.Close());
+    files.written.push_back(path(name));
+    return Status::Ok();
+  };
 
-  {
-    CsvFile f(path("workloads.csv"));
-    if (!f.opened()) return Status::Unavailable("cannot write " + path("workloads.csv"));
-    auto& o = f.out();
+  KUOTA_RETURN_IF_ERROR(csv("workloads.csv", [&](std::ostream& o) {
     o << "id,class,namespace,name,created_ms,ms_to_admitted,ms_to_first_admission,ms_to_finish,"
          "admissions,evictions\n";
     for (size_t i = 0; i < plan.workloads.size() && i < r.workloads.size(); ++i) {
@@ -327,13 +335,8 @@ Result<ReportFiles> WriteReportFiles(const ReportInput& in, const std::string& d
                 : "")
         << ',' << w.admissions << ',' << w.evictions << '\n';
     }
-    KUOTA_RETURN_IF_ERROR(f.Close());
-    files.written.push_back(path("workloads.csv"));
-  }
-  {
-    CsvFile f(path("clusterqueues.csv"));
-    if (!f.opened()) return Status::Unavailable("cannot write " + path("clusterqueues.csv"));
-    auto& o = f.out();
+  }));
+  KUOTA_RETURN_IF_ERROR(csv("clusterqueues.csv", [&](std::ostream& o) {
     o << "name,cohort,class,cpu_quota_mcpu,cpu_used_mcpu_ms,cpu_max_usage_mcpu,monitor_ms\n";
     const int64_t monitored =
         (std::max(r.end_us, r.schedule_start_us) - r.schedule_start_us) / 1000;
@@ -344,27 +347,16 @@ Result<ReportFiles> WriteReportFiles(const ReportInput& in, const std::string& d
         << static_cast<int64_t>(qs.used_milli_ms) << ',' << qs.max_usage_milli << ',' << monitored
         << '\n';
     }
-    KUOTA_RETURN_IF_ERROR(f.Close());
-    files.written.push_back(path("clusterqueues.csv"));
-  }
-  {
-    CsvFile f(path("clusterqueue_timeline.csv"));
-    if (!f.opened())
-      return Status::Unavailable("cannot write " + path("clusterqueue_timeline.csv"));
-    auto& o = f.out();
+  }));
+  KUOTA_RETURN_IF_ERROR(csv("clusterqueue_timeline.csv", [&](std::ostream& o) {
     o << "time_ms,clusterqueue,cohort,usage_mcpu,pending,running\n";
     for (const QueueRow& row : QueueTimeline(plan, r)) {
       const PlannedQueue& pq = plan.queues[row.queue];
       o << row.t_ms << ',' << pq.name << ',' << pq.cohort << ',' << row.usage_milli << ','
         << row.pending << ',' << row.running << '\n';
     }
-    KUOTA_RETURN_IF_ERROR(f.Close());
-    files.written.push_back(path("clusterqueue_timeline.csv"));
-  }
-  {
-    CsvFile f(path("timeline.csv"));
-    if (!f.opened()) return Status::Unavailable("cannot write " + path("timeline.csv"));
-    auto& o = f.out();
+  }));
+  KUOTA_RETURN_IF_ERROR(csv("timeline.csv", [&](std::ostream& o) {
     o << "time_s,usage_percent,pending,running";
     for (const auto& c : plan.workload_classes) o << ",pending_" << c;
     o << '\n';
@@ -374,9 +366,7 @@ Result<ReportFiles> WriteReportFiles(const ReportInput& in, const std::string& d
       for (int64_t p : s.pending_by_class) o << ',' << p;
       o << '\n';
     }
-    KUOTA_RETURN_IF_ERROR(f.Close());
-    files.written.push_back(path("timeline.csv"));
-  }
+  }));
   KUOTA_RETURN_IF_ERROR(
       WriteText(path("plot.gp"), PlotScript(in, "pngcairo size 1280,720 font ',11'", "plot.png")));
   files.written.push_back(path("plot.gp"));

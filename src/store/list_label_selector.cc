@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <string_view>
 #include <utility>
 
 namespace kuota::store {
@@ -44,40 +45,16 @@ class Lexer {
   Token Next() {
     while (pos_ < s_.size() && IsSpace(s_[pos_])) ++pos_;
     if (pos_ >= s_.size()) return {Tok::kEnd, ""};
-    char c = s_[pos_];
-    auto two = [&](char second) { return pos_ + 1 < s_.size() && s_[pos_ + 1] == second; };
-    switch (c) {
-      case ',':
-        ++pos_;
-        return {Tok::kComma, ","};
-      case '(':
-        ++pos_;
-        return {Tok::kOpen, "("};
-      case ')':
-        ++pos_;
-        return {Tok::kClose, ")"};
-      case '>':
-        ++pos_;
-        return {Tok::kGreater, ">"};
-      case '<':
-        ++pos_;
-        return {Tok::kLess, "<"};
-      case '!':
-        if (two('=')) {
-          pos_ += 2;
-          return {Tok::kNotEquals, "!="};
-        }
-        ++pos_;
-        return {Tok::kNot, "!"};
-      case '=':
-        if (two('=')) {
-          pos_ += 2;
-          return {Tok::kDoubleEquals, "=="};
-        }
-        ++pos_;
-        return {Tok::kEquals, "="};
-      default:
-        break;
+    // The operators, the two-character ones first.
+    static constexpr std::pair<std::string_view, Tok> kOperators[] = {
+        {"!=", Tok::kNotEquals}, {"==", Tok::kDoubleEquals}, {",", Tok::kComma},
+        {"(", Tok::kOpen},       {")", Tok::kClose},         {">", Tok::kGreater},
+        {"<", Tok::kLess},       {"!", Tok::kNot},           {"=", Tok::kEquals}};
+    for (const auto& [op, tok] : kOperators) {
+      if (s_.substr(pos_, op.size()) == op) {
+        pos_ += op.size();
+        return {tok, std::string(op)};
+      }
     }
     size_t start = pos_;
     while (pos_ < s_.size() && !IsSpace(s_[pos_]) && !IsSpecial(s_[pos_])) ++pos_;

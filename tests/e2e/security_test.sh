@@ -89,6 +89,39 @@ expect_eq "as the user's uid" "$UID_U" "$(cat "$UHOME/uid-mine" 2>&1)"
 contains "the Job records its submitter" "\"kuota.dev/submitter-uid\":\"$UID_U\"" \
   "$(k get job -n "$U" mine -o json | tr -d ' \n')"
 
+# A Secret of the user's (RBAC edit in their namespace; never readable where
+# they have no rights), read by their Job through a mounted file that is the
+# user's, with the Secret's mode, in a directory no other user can enter.
+contains "the user creates a Secret (kubectl create secret: protobuf)" "secret/db created" \
+  "$(ku create secret generic db -n "$U" --from-literal=password="pw-$$" 2>&1)"
+expect_eq "can-i get secrets in default" "no" "$(ku auth can-i get secrets -n default 2>&1)"
+cat <<YAML | ku create -f - >/dev/null
+apiVersion: batch/v1
+kind: Job
+metadata: {name: db-reader, namespace: $U, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: c
+        image: busybox
+        command: ["sh", "-c", "cat /etc/db/password; echo; stat -c '%u %a' /etc/db/password /etc/db"]
+        resources: {requests: {cpu: 100m}}
+        volumeMounts: [{name: db, mountPath: /etc/db}]
+      volumes: [{name: db, secret: {secretName: db, defaultMode: 0400}}]
+YAML
+wait_for 30 "Complete" k get job -n "$U" db-reader -o jsonpath='{.status.conditions[*].type}' \
+  && ok "the user's Job mounting the Secret completes" || bad "the user's Job mounting the Secret completes" \
+  "$(k describe pods -n "$U" -l job-name=db-reader 2>&1 | tail -20)"
+out=$(ku logs -n "$U" -l job-name=db-reader 2>&1)
+contains "it read the Secret's key from the mounted file" "pw-$$" "$out"
+contains "a file of the user's with the Secret's mode, in a directory of the user's" \
+  "$UID_U 400"$'\n'"$UID_U 700" "$out"
+f=$(ls -d "$TMP"/data/pods/*/volumes/db/password 2>/dev/null | head -1)
+[[ -n $f ]] && ! runuser -u nobody -- cat "$f" >/dev/null 2>&1 \
+  && ok "another user cannot read it" || bad "another user cannot read it" "${f:-no file}"
+
 # The body cannot claim another submitter.
 out=$(job forged "$U" | sed "s/  labels:/  annotations: {kuota.dev\/submitter-uid: \"0\"}\n  labels:/" \
   | ku create -f - -o jsonpath='{.metadata.annotations.kuota\.dev/submitter-uid}' 2>&1)
@@ -147,9 +180,11 @@ wait_for 10 "no" ku auth can-i create jobs -n team-x && ok "the grant is gone wi
   || bad "the grant is gone with its binding"
 expect_eq "the admin: can-i '*' '*'" "yes" "$(k auth can-i '*' '*' 2>&1)"
 
-# Files under the data dir are kuotad's alone (certificates are public).
+# Files under the data dir are kuotad's alone (certificates are public), but
+# for a pod's volumes, which are its user's alone; directories others may
+# only enter (0711: the way to those volumes) list nothing.
 expect_eq "the data dir: others may only enter it" "711" "$(stat -c %a "$TMP/data")"
-bad_modes=$(find "$TMP/data" -mindepth 1 \( -type f -o -type d \) -perm /077 \
+bad_modes=$(find "$TMP/data" -mindepth 1 \( \( -type f -perm /077 \) -o \( -type d -perm /066 \) \) \
   ! -name kuotad.sock ! -name "*.crt" 2>/dev/null | head -5)
 expect_eq "nothing else in it is readable by others" "" "$bad_modes"
 

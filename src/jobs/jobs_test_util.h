@@ -1,5 +1,7 @@
 // Jobs test helpers (tests only): a table of edits to a valid job, each with
-// the error a kind's Validate must then give. Header-only.
+// the error a kind's Validate must then give; the Workload a kind builds and
+// its pod sets; and, for the jobs tests to use unqualified, these and the job
+// kind probes. Header-only.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "jobs/job_kind.h"
+#include "testing/job_kind_probes.h"
 
 namespace kuota::testing {
 
@@ -70,3 +73,16 @@ inline std::vector<std::string> PodSetCounts(const nlohmann::json& wl) {
 }
 
 }  // namespace kuota::testing
+
+namespace kuota::jobs {
+
+using kuota::testing::ColumnValue;
+using kuota::testing::EditCase;
+using kuota::testing::EnvValue;
+using kuota::testing::ExpectEditErrors;
+using kuota::testing::Match;
+using kuota::testing::PodSetCounts;
+using kuota::testing::Seen;
+using kuota::testing::WorkloadOf;
+
+}  // namespace kuota::jobs

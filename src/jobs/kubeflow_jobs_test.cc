@@ -10,7 +10,6 @@
 #include "jobs/mpi_job.h"
 #include "jobs/pytorch_job.h"
 #include "jobs/tf_job.h"
-#include "testing/job_kind_probes.h"
 
 namespace kuota::jobs {
 namespace {
@@ -117,14 +116,6 @@ Json Pod(const GroupJobKind& kind, const Json& job, const std::vector<PodSetDef>
   kind.CustomizePod(job, PodPosition{&sets, set, index, "127.0.0.1"}, pod);
   return pod;
 }
-
-using kuota::testing::EditCase;
-using kuota::testing::EnvValue;
-using kuota::testing::ExpectEditErrors;
-using kuota::testing::Match;
-using kuota::testing::PodSetCounts;
-using kuota::testing::Seen;
-using kuota::testing::WorkloadOf;
 
 // ---------------------------------------------------------------- KindInfo
 

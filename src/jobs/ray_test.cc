@@ -7,7 +7,6 @@
 #include "jobs/ray_cluster.h"
 #include "jobs/ray_common.h"
 #include "jobs/ray_job.h"
-#include "testing/job_kind_probes.h"
 
 namespace kuota::jobs {
 namespace {
@@ -66,15 +65,6 @@ Json SampleRayJob() {
 }
 
 std::string ErrorOf(const Status& st) { return st.ok() ? "OK" : st.message(); }
-
-using kuota::testing::ColumnValue;
-using kuota::testing::EditCase;
-using kuota::testing::EnvValue;
-using kuota::testing::ExpectEditErrors;
-using kuota::testing::Match;
-using kuota::testing::PodSetCounts;
-using kuota::testing::Seen;
-using kuota::testing::WorkloadOf;
 
 // ---------------- RayCluster ----------------
 

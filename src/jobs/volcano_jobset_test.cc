@@ -9,7 +9,6 @@
 #include "jobs/jobs_test_util.h"
 #include "jobs/jobset.h"
 #include "jobs/volcano_job.h"
-#include "testing/job_kind_probes.h"
 
 namespace kuota::jobs {
 namespace {
@@ -115,13 +114,6 @@ Json WithStatus(Json job, const Json& status) {
   job["status"] = status;
   return job;
 }
-
-using kuota::testing::ColumnValue;
-using kuota::testing::EditCase;
-using kuota::testing::EnvValue;
-using kuota::testing::ExpectEditErrors;
-using kuota::testing::Match;
-using kuota::testing::Seen;
 
 // ---------------------------------------------------------------- Volcano
 

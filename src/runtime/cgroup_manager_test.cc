@@ -6,6 +6,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -20,12 +21,10 @@ namespace {
 using testing::ReadFileOrEmpty;
 using testing::WaitFor;
 
+// The whitespace-separated words of `text`.
 std::set<std::string> Words(const std::string& text) {
-  std::set<std::string> out;
   std::istringstream in(text);
-  std::string w;
-  while (in >> w) out.insert(w);
-  return out;
+  return {std::istream_iterator<std::string>(in), std::istream_iterator<std::string>()};
 }
 
 class CgroupManagerTest : public testing::RuntimeTest {

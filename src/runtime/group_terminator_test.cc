@@ -16,7 +16,17 @@ namespace {
 using testing::ReadFileOrEmpty;
 using testing::WaitFor;
 
-class GroupTerminatorTest : public testing::SpawnFixture {};
+class GroupTerminatorTest : public testing::SpawnFixture {
+ protected:
+  // Spawns a command that ignores SIGTERM, once it has set its trap.
+  void SpawnIgnoringSigterm(ProcessSpec& spec, ProcessHandle& h) {
+    spec = Spec({"sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.05; done"});
+    auto spawned = Spawn(spec);
+    ASSERT_TRUE(spawned.ok()) << spawned.status().ToString();
+    h = *spawned;
+    ASSERT_TRUE(WaitFor([&] { return ReadFileOrEmpty(spec.log_path) == "ready\n"; }));
+  }
+};
 
 TEST_F(GroupTerminatorTest, SigtermStopsSleepQuicklyAndIsRecorded) {
   ProcessSpec spec = Spec({"sleep", "30"});
@@ -34,13 +44,12 @@ TEST_F(GroupTerminatorTest, SigtermStopsSleepQuicklyAndIsRecorded) {
 }
 
 TEST_F(GroupTerminatorTest, CommandIgnoringSigtermGetsSigkillAfterGrace) {
-  ProcessSpec spec = Spec({"sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.05; done"});
-  auto h = Spawn(spec);
-  ASSERT_TRUE(h.ok()) << h.status().ToString();
-  ASSERT_TRUE(WaitFor([&] { return ReadFileOrEmpty(spec.log_path) == "ready\n"; }));
+  ProcessSpec spec;
+  ProcessHandle h;
+  ASSERT_NO_FATAL_FAILURE(SpawnIgnoringSigterm(spec, h));
 
   ManualClock clock(Time::FromSeconds(1000));
-  GroupTerminator t(*h, spec.exit_path, Duration{30000}, clock);
+  GroupTerminator t(h, spec.exit_path, Duration{30000}, clock);
   TerminationProgress p = t.Poll();  // SIGTERM
   EXPECT_FALSE(p.done);
   EXPECT_FALSE(p.escalated);
@@ -49,7 +58,7 @@ TEST_F(GroupTerminatorTest, CommandIgnoringSigtermGetsSigkillAfterGrace) {
   EXPECT_FALSE(p.done) << "SIGTERM should have been ignored";
   EXPECT_EQ(p.state.phase, ProcessPhase::kRunning);
   EXPECT_FALSE(p.escalated);
-  EXPECT_GE(CountLiveProcessesInGroup(h->pgid), 1);
+  EXPECT_GE(CountLiveProcessesInGroup(h.pgid), 1);
 
   clock.Advance(Duration{30000});  // grace over
   p = t.Poll();
@@ -61,16 +70,15 @@ TEST_F(GroupTerminatorTest, CommandIgnoringSigtermGetsSigkillAfterGrace) {
   EXPECT_EQ(p.state.phase, ProcessPhase::kKilled) << p.state.ToString();
   EXPECT_EQ(p.state.signal, SIGKILL);
   EXPECT_EQ(ReadFileOrEmpty(spec.exit_path), "signal 9\n");
-  EXPECT_EQ(CountLiveProcessesInGroup(h->pgid), 0);
+  EXPECT_EQ(CountLiveProcessesInGroup(h.pgid), 0);
 }
 
 TEST_F(GroupTerminatorTest, RealClockGraceIsWaitedBeforeSigkill) {
-  ProcessSpec spec = Spec({"sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.05; done"});
-  auto h = Spawn(spec);
-  ASSERT_TRUE(h.ok()) << h.status().ToString();
-  ASSERT_TRUE(WaitFor([&] { return ReadFileOrEmpty(spec.log_path) == "ready\n"; }));
+  ProcessSpec spec;
+  ProcessHandle h;
+  ASSERT_NO_FATAL_FAILURE(SpawnIgnoringSigterm(spec, h));
   auto start = std::chrono::steady_clock::now();
-  ProcessState st = TerminateGroup(*h, spec.exit_path, Duration{300}, Duration{3000});
+  ProcessState st = TerminateGroup(h, spec.exit_path, Duration{300}, Duration{3000});
   auto elapsed = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(st.ToString(), "killed by signal 9 (Killed)");
   EXPECT_GE(elapsed, std::chrono::milliseconds(300));

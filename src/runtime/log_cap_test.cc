@@ -73,16 +73,25 @@ std::pair<int64_t, std::string> SplitHeader(const std::string& text) {
   return {std::stoll(text.substr(prefix.size())), text.substr(nl + 1)};
 }
 
+// Caps `path` at 20000 bytes: the file is then within the cap and its
+// header's count of dropped bytes and its body add up to `total`; `body` gets
+// the body.
+void CapAt20000(const std::string& path, int64_t total, std::string& body) {
+  ASSERT_TRUE(EnforceLogCap(path, 20000).ok());
+  std::string text = ReadFileOrEmpty(path);
+  EXPECT_LE(text.size(), 20000u);
+  auto [dropped, kept] = SplitHeader(text);
+  ASSERT_GE(dropped, 0) << text.substr(0, 80);
+  EXPECT_EQ(dropped + static_cast<int64_t>(kept.size()), total);
+  body = kept;
+}
+
 TEST_F(LogCapTest, KeepsTheTailBehindAHeaderCountingEveryDroppedByte) {
   std::string path = Path("b.log");
   std::string all = Lines(0, 10000);  // 110000 bytes
   WriteFile(path, all);
-  ASSERT_TRUE(EnforceLogCap(path, 20000).ok());
-  std::string text = ReadFileOrEmpty(path);
-  EXPECT_LE(text.size(), 20000u);
-  auto [dropped, body] = SplitHeader(text);
-  ASSERT_GE(dropped, 0) << text.substr(0, 80);
-  EXPECT_EQ(dropped + static_cast<int64_t>(body.size()), 110000);
+  std::string body;
+  ASSERT_NO_FATAL_FAILURE(CapAt20000(path, 110000, body));
   EXPECT_GE(body.size(), 10000u - 64);  // at least max/2, less the header at most
   EXPECT_EQ(body, all.substr(all.size() - body.size()));
 
@@ -94,14 +103,9 @@ TEST_F(LogCapTest, KeepsTheTailBehindAHeaderCountingEveryDroppedByte) {
     std::fwrite(more.data(), 1, more.size(), f);
     std::fclose(f);
   }
-  ASSERT_TRUE(EnforceLogCap(path, 20000).ok());
-  text = ReadFileOrEmpty(path);
-  EXPECT_LE(text.size(), 20000u);
-  auto [dropped2, body2] = SplitHeader(text);
-  ASSERT_GE(dropped2, 0) << text.substr(0, 80);
-  EXPECT_EQ(dropped2 + static_cast<int64_t>(body2.size()), 110000 + 15004);
+  ASSERT_NO_FATAL_FAILURE(CapAt20000(path, 110000 + 15004, body));
   std::string whole = all + more;
-  EXPECT_EQ(body2, whole.substr(whole.size() - body2.size()));
+  EXPECT_EQ(body, whole.substr(whole.size() - body.size()));
 }
 
 TEST_F(LogCapTest, SmallCapUsesTheCopyPathWithTheSameInvariant) {

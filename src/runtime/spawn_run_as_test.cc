@@ -22,6 +22,7 @@
 #include "runtime/runtime_test_util.h"
 #include "runtime/spawn.h"
 #include "runtime/user_lookup.h"
+#include "testing/piped_child.h"
 
 namespace kuota::runtime {
 namespace {
@@ -189,30 +190,27 @@ TEST_F(SpawnRunAsTest, ADaemonThatIsNotRootCannotChangeUserAndNothingRuns) {
   // In a child that dropped to nobody itself (a non-root daemon), a start as
   // another uid fails at setgroups, before exec, and leaves nothing behind.
   std::string state = UserDir("daemon-state");
-  int fds[2];
-  ASSERT_EQ(pipe(fds), 0);
-  pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    close(fds[0]);
-    std::string result;
-    if (setgid(kNobody) != 0 || setuid(kNobody) != 0) {
-      result = "cannot drop to nobody";
-    } else {
-      ProcessSpec spec;
-      spec.argv = {"touch", state + "/ran"};
-      spec.log_path = state + "/pod.log";
-      spec.exit_path = state + "/pod.exit";
-      spec.run_as = RunAs{1234, 1234, {1234}, "/", "alice"};
-      auto h = Spawn(spec);
-      result = h.ok() ? "started" : h.status().message();
-      if (access(spec.exit_path.c_str(), F_OK) == 0) result += "; exit file left behind";
-    }
-    (void)!write(fds[1], result.data(), result.size());
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string got = testing::ReadAllAndClose(fds[0]);
+  pid_t child = 0;
+  int fd = -1;
+  ASSERT_NO_FATAL_FAILURE(kuota::testing::ForkPiped(
+      [&](int out) {
+        std::string result;
+        if (setgid(kNobody) != 0 || setuid(kNobody) != 0) {
+          result = "cannot drop to nobody";
+        } else {
+          ProcessSpec spec;
+          spec.argv = {"touch", state + "/ran"};
+          spec.log_path = state + "/pod.log";
+          spec.exit_path = state + "/pod.exit";
+          spec.run_as = RunAs{1234, 1234, {1234}, "/", "alice"};
+          auto h = Spawn(spec);
+          result = h.ok() ? "started" : h.status().message();
+          if (access(spec.exit_path.c_str(), F_OK) == 0) result += "; exit file left behind";
+        }
+        (void)!write(out, result.data(), result.size());
+      },
+      child, fd));
+  std::string got = testing::ReadAllAndClose(fd);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   EXPECT_EQ(got, "cannot run as uid 1234 (alice): setgroups: Operation not permitted");

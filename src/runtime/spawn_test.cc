@@ -18,6 +18,7 @@
 #include "runtime/process_group.h"
 #include "runtime/process_state.h"
 #include "runtime/runtime_test_util.h"
+#include "testing/piped_child.h"
 
 namespace kuota::runtime {
 namespace {
@@ -289,26 +290,24 @@ TEST_F(SpawnTest, HandleWithWrongStartTimeIsNotOurs) {
 TEST_F(SpawnTest, RestartedDaemonSeesRunningThenExitedFromHandleAlone) {
   ProcessSpec spec =
       Spec({"sh", "-c", "while [ ! -e \"$1\" ]; do sleep 0.01; done; exit 4", "sh", Path("go")});
-  int fds[2];
-  ASSERT_EQ(pipe(fds), 0);
-  pid_t helper = fork();
-  ASSERT_GE(helper, 0);
-  if (helper == 0) {
-    close(fds[0]);
-    auto h = Spawn(spec);
-    ProcessHandle out = h.ok() ? *h : ProcessHandle{};
-    char text[256];
-    int len =
-        std::snprintf(text, sizeof text, "%d %llu %d %llu %s", out.keeper_pid,
-                      static_cast<unsigned long long>(out.keeper_start_time), out.pgid,
-                      static_cast<unsigned long long>(out.pgid_start_time), out.boot_id.c_str());
-    ssize_t n = write(fds[1], text, static_cast<size_t>(len));
-    _exit(h.ok() && n == len ? 0 : 1);
-  }
-  close(fds[1]);
+  pid_t helper = 0;
+  int fd = -1;
+  ASSERT_NO_FATAL_FAILURE(kuota::testing::ForkPiped(
+      [&](int pipe_fd) {
+        auto h = Spawn(spec);
+        ProcessHandle out = h.ok() ? *h : ProcessHandle{};
+        char text[256];
+        int len = std::snprintf(text, sizeof text, "%d %llu %d %llu %s", out.keeper_pid,
+                                static_cast<unsigned long long>(out.keeper_start_time), out.pgid,
+                                static_cast<unsigned long long>(out.pgid_start_time),
+                                out.boot_id.c_str());
+        ssize_t n = write(pipe_fd, text, static_cast<size_t>(len));
+        _exit(h.ok() && n == len ? 0 : 1);
+      },
+      helper, fd));
   char text[256] = {};
-  ASSERT_GT(read(fds[0], text, sizeof text - 1), 0);
-  close(fds[0]);
+  ASSERT_GT(read(fd, text, sizeof text - 1), 0);
+  close(fd);
   ProcessHandle h;
   unsigned long long keeper_start = 0, pgid_start = 0;
   char boot_id[64] = {};

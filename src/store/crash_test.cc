@@ -2,8 +2,6 @@
 #include "store/object_store.h"
 
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,10 +16,6 @@
 
 namespace kuota::store {
 namespace {
-
-using testing::ConfigMap;
-using testing::kConfigMaps;
-using testing::Rv;
 
 // Child process: writes from several threads until killed, reporting every
 // acknowledged write on `fd` as "C|U <name> <rv>\n" (one write(2) each, so
@@ -46,8 +40,8 @@ using testing::Rv;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0;; ++i) {
-        std::string name = "r" + std::to_string(round) + "-t" + std::to_string(t) + "-" +
-                           std::to_string(i);
+        std::string name =
+            "r" + std::to_string(round) + "-t" + std::to_string(t) + "-" + std::to_string(i);
         auto created = store->Create(kConfigMaps, ConfigMap("crash", name, {{"v", "0"}}));
         if (!created.ok()) _exit(4);
         report('C', name, Rv(*created));
@@ -71,38 +65,12 @@ TEST_F(CrashTest, AcknowledgedWritesSurviveKill9) {
   int64_t max_acked_overall = 0;
   size_t acked_overall = 0;
   for (int round = 0; round < 3; ++round) {
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      close(fds[0]);
-      WriteUntilKilled(Path(), round, fds[1]);
-    }
-    close(fds[1]);
-
-    // Let it get going, then kill it in the middle of the burst.
-    std::string data;
-    char buf[4096];
-    size_t lines = 0;
+    // Let it get going, then kill it in the middle of the burst. Whatever it
+    // acknowledged before it died is still in the pipe.
     const size_t kill_after = 150 + 100 * static_cast<size_t>(round);
-    while (lines < kill_after) {
-      ssize_t n = read(fds[0], buf, sizeof buf);
-      ASSERT_GT(n, 0) << "the writer died on its own";
-      data.append(buf, static_cast<size_t>(n));
-      lines = static_cast<size_t>(std::count(data.begin(), data.end(), '\n'));
-    }
-    ASSERT_EQ(kill(pid, SIGKILL), 0);
-    int wstatus = 0;
-    ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
-    ASSERT_TRUE(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL) << "status " << wstatus;
-    // Whatever it acknowledged before it died is still in the pipe.
-    while (true) {
-      ssize_t n = read(fds[0], buf, sizeof buf);
-      if (n <= 0) break;
-      data.append(buf, static_cast<size_t>(n));
-    }
-    close(fds[0]);
+    std::string data;
+    ASSERT_NO_FATAL_FAILURE(testing::KillWriterAfter(
+        kill_after, [&](int fd) { WriteUntilKilled(Path(), round, fd); }, data));
 
     std::map<std::string, std::pair<int64_t, bool>> acked;  // name -> (rv, updated)
     int64_t max_acked = 0;

@@ -17,14 +17,6 @@
 namespace kuota::store {
 namespace {
 
-using testing::ClusterQueue;
-using testing::ConfigMap;
-using testing::kClusterQueues;
-using testing::kConfigMaps;
-using testing::kWorkloads;
-using testing::Rv;
-using testing::Workload;
-
 class DurabilityTest : public testing::StoreTest {
  protected:
   Result<std::unique_ptr<SqliteObjectStore>> TryOpen(const std::string& path) {
@@ -59,8 +51,8 @@ class DurabilityTest : public testing::StoreTest {
   void MakeStore(int n) {
     OpenStore();
     for (int i = 0; i < n; ++i) {
-      MustCreate(kConfigMaps, ConfigMap("ns", "c" + std::to_string(i),
-                                        {{"payload", std::string(500, 'x')}}));
+      MustCreate(kConfigMaps,
+                 ConfigMap("ns", "c" + std::to_string(i), {{"payload", std::string(500, 'x')}}));
     }
     store_.reset();
   }
@@ -115,14 +107,16 @@ TEST_F(DurabilityTest, TextFileIsNotADatabaseAndIsLeftAlone) {
   std::string text;
   for (int i = 0; i < 200; ++i) text += "apiVersion: v1\nkind: ConfigMap\n";
   WriteFile(Path("notes.yaml"), text);
-  ExpectOpenFails(Path("notes.yaml"), StatusCode::kInvalid, "not a Kuota store: the file is not an SQLite database");
+  ExpectOpenFails(Path("notes.yaml"), StatusCode::kInvalid,
+                  "not a Kuota store: the file is not an SQLite database");
   EXPECT_EQ(ReadFile(Path("notes.yaml")), text);
   EXPECT_FALSE(std::filesystem::exists(Path("notes.yaml-wal")));
 }
 
 TEST_F(DurabilityTest, OtherSqliteDatabaseIsRefused) {
   RawSql(Path("other.db"), "CREATE TABLE songs(title TEXT); INSERT INTO songs VALUES('x');");
-  ExpectOpenFails(Path("other.db"), StatusCode::kInvalid, "is an SQLite database but not a Kuota store");
+  ExpectOpenFails(Path("other.db"), StatusCode::kInvalid,
+                  "is an SQLite database but not a Kuota store");
   RawSql(Path("app.db"), "PRAGMA application_id=42;");
   ExpectOpenFails(Path("app.db"), StatusCode::kInvalid, "application_id 42");
 }
@@ -147,7 +141,8 @@ TEST_F(DurabilityTest, GarbageInsideTheDatabaseGivesAClearError) {
   MakeStore(300);
   std::string data = ReadFile(Path());
   std::mt19937 rng(7);
-  for (size_t i = 8192; i < 8192 + 16384 && i < data.size(); ++i) data[i] = static_cast<char>(rng());
+  for (size_t i = 8192; i < 8192 + 16384 && i < data.size(); ++i)
+    data[i] = static_cast<char>(rng());
   WriteFile(Path(), data);
   ExpectOpenFails(Path(), StatusCode::kInvalid, "the database is corrupt");
 }
@@ -239,9 +234,9 @@ TEST_F(DurabilityTest, EventLogIsTrimmedOnDisk) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(Path().c_str(), &db), SQLITE_OK);
   sqlite3_stmt* stmt = nullptr;
-  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT count(*), min(rv), max(rv) FROM events", -1, &stmt,
-                               nullptr),
-            SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_prepare_v2(db, "SELECT count(*), min(rv), max(rv) FROM events", -1, &stmt, nullptr),
+      SQLITE_OK);
   ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
   EXPECT_EQ(sqlite3_column_int64(stmt, 0), 10);
   EXPECT_EQ(sqlite3_column_int64(stmt, 1), 41);

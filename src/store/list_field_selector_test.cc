@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace kuota::store {
 namespace {
@@ -22,7 +23,7 @@ TEST(ListFieldSelectorTest, Matches) {
       {"status", {{"phase", "Running"}, {"reason", "late "}}},
       {"involvedObject", {{"name", "job,1=x"}}},
   };
-  const MatchCase cases[] = {
+  const std::vector<MatchCase> cases = {
       {"empty", "", true},
       {"name", "metadata.name=p1", true},
       {"name double equals", "metadata.name==p1", true},

@@ -17,21 +17,7 @@
 namespace kuota::store {
 namespace {
 
-using testing::ClusterQueue;
-using testing::ConfigMap;
-using testing::kClusterQueues;
-using testing::kConfigMaps;
-using testing::kWorkloads;
-using testing::Rv;
-using testing::Workload;
-
-class ObjectStoreTest : public testing::StoreTest {
- protected:
-  void SetUp() override {
-    StoreTest::SetUp();
-    OpenStore();
-  }
-};
+using ObjectStoreTest = testing::OpenStoreTest;
 
 // ---- Create / Get -----------------------------------------------------------
 
@@ -45,7 +31,7 @@ TEST_F(ObjectStoreTest, CreateSetsServerFields) {
   const std::string uid = m["uid"];
   ASSERT_EQ(uid.size(), 36u);
   EXPECT_EQ(uid[8], '-');
-  EXPECT_EQ(uid[14], '4');  // version 4
+  EXPECT_EQ(uid[14], '4');                                          // version 4
   EXPECT_NE(std::string("89ab").find(uid[19]), std::string::npos);  // RFC 4122 variant
   EXPECT_EQ(cq["spec"]["cohort"], "all");
   EXPECT_EQ(store_->CurrentResourceVersion(), 1);
@@ -257,11 +243,20 @@ TEST_F(ObjectStoreTest, GenerationBumpRules) {
       {"spec added field bumps", kClusterQueues, ClusterQueue("b"),
        [](Json& o) { o["spec"]["namespaceSelector"] = Json::object(); }, false, 2},
       {"labels do not bump", kClusterQueues, ClusterQueue("c"),
-       [](Json& o) { o["metadata"]["labels"] = {{"k", "v"}}; }, false, 1},
+       [](Json& o) {
+         o["metadata"]["labels"] = {{"k", "v"}};
+       },
+       false, 1},
       {"annotations do not bump", kClusterQueues, ClusterQueue("d"),
-       [](Json& o) { o["metadata"]["annotations"] = {{"k", "v"}}; }, false, 1},
+       [](Json& o) {
+         o["metadata"]["annotations"] = {{"k", "v"}};
+       },
+       false, 1},
       {"status in a plain update does not bump", kClusterQueues, ClusterQueue("e"),
-       [](Json& o) { o["status"] = {{"pendingWorkloads", 3}}; }, false, 1},
+       [](Json& o) {
+         o["status"] = {{"pendingWorkloads", 3}};
+       },
+       false, 1},
       {"status update never bumps", kClusterQueues, ClusterQueue("f"),
        [](Json& o) {
          o["spec"]["cohort"] = "ignored";
@@ -273,7 +268,10 @@ TEST_F(ObjectStoreTest, GenerationBumpRules) {
       {"new top-level field bumps a kind without spec", kConfigMaps, ConfigMap("ns", "h"),
        [](Json& o) { o["binaryData"] = Json::object(); }, false, 2},
       {"metadata only does not bump a kind without spec", kConfigMaps, ConfigMap("ns", "i"),
-       [](Json& o) { o["metadata"]["labels"] = {{"k", "v"}}; }, false, 1},
+       [](Json& o) {
+         o["metadata"]["labels"] = {{"k", "v"}};
+       },
+       false, 1},
   };
   for (const Case& c : cases) {
     Json created = MustCreate(c.resource, c.object);
@@ -456,8 +454,7 @@ TEST_F(ObjectStoreTest, ConcurrentCreatesGetDistinctVersions) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kPerThread; ++i) {
-        auto r = store_->Create(kConfigMaps, ConfigMap("ns" + std::to_string(t),
-                                                       "cm" + std::to_string(i)));
+        auto r = store_->Create(kConfigMaps, WriterConfigMap(t, i));
         if (r.ok()) rvs[t].push_back(Rv(*r));
       }
     });
@@ -730,7 +727,8 @@ TEST_F(ListPaginationTest, ContinueSurvivesWritesBetweenPages) {
   ASSERT_TRUE(first.ok());
   const Json& last = first->items.back();
   // Delete the last item returned and add one before and one after it.
-  ASSERT_TRUE(store_->Delete(kWorkloads, last["metadata"]["namespace"], last["metadata"]["name"]).ok());
+  ASSERT_TRUE(
+      store_->Delete(kWorkloads, last["metadata"]["namespace"], last["metadata"]["name"]).ok());
   MustCreate(kWorkloads, Workload("ns0", "a-before"));
   MustCreate(kWorkloads, Workload("ns9", "z-after"));
   opts.continue_token = first->continue_token;

@@ -4,10 +4,14 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +21,7 @@
 #include "base/clock.h"
 #include "store/object_store.h"
 #include "store/sqlite_object_store.h"
+#include "testing/piped_child.h"
 #include "testing/temp_dir.h"
 
 namespace kuota::store::testing {
@@ -47,6 +52,11 @@ inline Json Workload(const std::string& ns, const std::string& name, Json labels
               {"kind", "Workload"},
               {"metadata", {{"namespace", ns}, {"name", name}, {"labels", std::move(labels)}}},
               {"spec", {{"queueName", "lq"}}}};
+}
+
+// The `i`th ConfigMap a concurrent writer `t` creates: "cm<i>" in "ns<t>".
+inline Json WriterConfigMap(int t, int i) {
+  return ConfigMap("ns" + std::to_string(t), "cm" + std::to_string(i));
 }
 
 inline int64_t Rv(const Json& obj) {
@@ -89,4 +99,54 @@ class StoreTest : public ::testing::Test {
   std::unique_ptr<SqliteObjectStore> store_;
 };
 
+// A StoreTest whose store_ is open when the test starts.
+class OpenStoreTest : public StoreTest {
+ protected:
+  void SetUp() override {
+    StoreTest::SetUp();
+    OpenStore();
+  }
+};
+
+// Runs `writer` in a forked child, which writes a line to the fd it is given
+// for each write it has seen acknowledged and never returns. Once `lines`
+// lines have come, kills the child with SIGKILL and appends to `data` all it
+// wrote, the lines still in the pipe included.
+inline void KillWriterAfter(size_t lines, const std::function<void(int)>& writer,
+                            std::string& data) {
+  pid_t pid = 0;
+  int fd = -1;
+  ASSERT_NO_FATAL_FAILURE(kuota::testing::ForkPiped(writer, pid, fd));
+  char buf[4096];
+  while (static_cast<size_t>(std::count(data.begin(), data.end(), '\n')) < lines) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    ASSERT_GT(n, 0) << "the writer died on its own";
+    data.append(buf, static_cast<size_t>(n));
+  }
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  int wstatus = 0;
+  ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL) << "status " << wstatus;
+  while (true) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    data.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+}
+
 }  // namespace kuota::store::testing
+
+// The store's tests use the builders by their short names.
+namespace kuota::store {
+
+using testing::ClusterQueue;
+using testing::ConfigMap;
+using testing::kClusterQueues;
+using testing::kConfigMaps;
+using testing::kWorkloads;
+using testing::Rv;
+using testing::Workload;
+using testing::WriterConfigMap;
+
+}  // namespace kuota::store

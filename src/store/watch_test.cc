@@ -15,21 +15,9 @@ namespace kuota::store {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::ClusterQueue;
-using testing::ConfigMap;
-using testing::kClusterQueues;
-using testing::kConfigMaps;
-using testing::kWorkloads;
-using testing::Rv;
-using testing::Workload;
 
-class WatchTest : public testing::StoreTest {
+class WatchTest : public testing::OpenStoreTest {
  protected:
-  void SetUp() override {
-    StoreTest::SetUp();
-    OpenStore();
-  }
-
   std::unique_ptr<Watcher> MustWatch(const std::string& resource, const std::string& ns,
                                      int64_t from) {
     auto w = store_->Watch(resource, ns, from);
@@ -187,8 +175,7 @@ TEST_F(WatchTest, TooOldVersionIsGone) {
     auto w = store_->Watch(kConfigMaps, "", from);
     ASSERT_FALSE(w.ok()) << from;
     EXPECT_EQ(w.status().code(), StatusCode::kGone);
-    EXPECT_EQ(w.status().message(),
-              "too old resource version: " + std::to_string(from) + " (15)");
+    EXPECT_EQ(w.status().message(), "too old resource version: " + std::to_string(from) + " (15)");
   }
   auto w = MustWatch(kConfigMaps, "", 15);
   EXPECT_EQ(Versions(Drain(*w, 5)), Range(16, 20));
@@ -302,7 +289,7 @@ TEST_F(WatchTest, ConcurrentWritersAndWatchersLoseAndRepeatNothing) {
   for (int t = 0; t < kWriters; ++t) {
     writers.emplace_back([&, t] {
       for (int i = 0; i < kPerWriter; ++i) {
-        auto r = store_->Create(kConfigMaps, ConfigMap("ns" + std::to_string(t), "c" + std::to_string(i)));
+        auto r = store_->Create(kConfigMaps, WriterConfigMap(t, i));
         ASSERT_TRUE(r.ok()) << r.status().ToString();
         Json cm = *r;
         cm["data"]["i"] = std::to_string(i);
@@ -323,8 +310,8 @@ TEST_F(WatchTest, ConcurrentWritersAndWatchersLoseAndRepeatNothing) {
   for (auto& th : readers) th.join();
   ASSERT_EQ(store_->CurrentResourceVersion(), kTotal);
   for (size_t i = 0; i < seen.size(); ++i) {
-    EXPECT_EQ(seen[i].rvs, Range(seen[i].from + 1, kTotal)) << "watcher " << i << " from "
-                                                             << seen[i].from;
+    EXPECT_EQ(seen[i].rvs, Range(seen[i].from + 1, kTotal))
+        << "watcher " << i << " from " << seen[i].from;
   }
 }
 

@@ -3,8 +3,6 @@
 // one by one, watchers see them in order, and a batch survives kill -9 as a
 // whole or not at all.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,10 +20,6 @@
 
 namespace kuota::store {
 namespace {
-
-using testing::ConfigMap;
-using testing::kConfigMaps;
-using testing::Rv;
 
 BatchWrite CreateOf(Json object) {
   BatchWrite w;
@@ -257,33 +251,10 @@ constexpr int kBatch = 8;
 
 TEST_F(WriteBatchTest, ABatchSurvivesKill9WholeOrNotAtAll) {
   for (int round = 0; round < 2; ++round) {
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      close(fds[0]);
-      WriteBatchesUntilKilled(Path(), round, fds[1]);
-    }
-    close(fds[1]);
-    std::string data;
-    char buf[4096];
     const size_t kill_after = 40 + 40 * static_cast<size_t>(round);
-    while (static_cast<size_t>(std::count(data.begin(), data.end(), '\n')) < kill_after) {
-      ssize_t n = read(fds[0], buf, sizeof buf);
-      ASSERT_GT(n, 0) << "the writer died on its own";
-      data.append(buf, static_cast<size_t>(n));
-    }
-    ASSERT_EQ(kill(pid, SIGKILL), 0);
-    int wstatus = 0;
-    ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
-    ASSERT_TRUE(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL);
-    while (true) {
-      ssize_t n = read(fds[0], buf, sizeof buf);
-      if (n <= 0) break;
-      data.append(buf, static_cast<size_t>(n));
-    }
-    close(fds[0]);
+    std::string data;
+    ASSERT_NO_FATAL_FAILURE(testing::KillWriterAfter(
+        kill_after, [&](int fd) { WriteBatchesUntilKilled(Path(), round, fd); }, data));
     std::set<int> acked;
     std::istringstream in(data);
     for (std::string line; std::getline(in, line);) acked.insert(std::stoi(line));

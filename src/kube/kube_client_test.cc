@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,13 +17,6 @@
 
 namespace kuota::kube {
 namespace {
-
-using std::chrono::milliseconds;
-using testing::LoadExchange;
-using testing::RecordedRequest;
-using testing::ReplayServer;
-using testing::Reply;
-using testing::TargetOf;
 
 constexpr const char* kWorkload =
     "/apis/kueue.x-k8s.io/v1beta1/namespaces/team-a/workloads/job-sample-job-7f9c2";
@@ -206,16 +200,28 @@ TEST(KubeClientTest, RateLimitPacesRequestsAfterTheBurst) {
 
 // ---- Watch ----
 
+// The lines of `text` that are not empty.
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    if (nl == std::string::npos) nl = text.size();
-    if (nl > start) out.push_back(text.substr(start, nl - start));
-    start = nl + 1;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) out.push_back(line);
   }
   return out;
+}
+
+// Watches `path`, counting the lines that come in `lines`; after each the
+// callback answers `more`.
+template <class Counter>
+Status WatchCounting(KubeClient& client, const std::string& path, WatchCanceller& canceller,
+                     Counter& lines, bool more = true) {
+  return client.Watch(
+      path,
+      [&](std::string_view) {
+        ++lines;
+        return more;
+      },
+      canceller);
 }
 
 TEST(KubeClientTest, WatchReassemblesLinesSplitAcrossChunks) {
@@ -249,13 +255,8 @@ TEST(KubeClientTest, WatchHttp410IsGone) {
   KubeClient client(TargetOf(server), ClientOptions{});
   WatchCanceller canceller;
   int lines = 0;
-  Status st = client.Watch(
-      std::string(kWorkloads) + "?watch=1&resourceVersion=1",
-      [&](std::string_view) {
-        ++lines;
-        return true;
-      },
-      canceller);
+  Status st = WatchCounting(client, std::string(kWorkloads) + "?watch=1&resourceVersion=1",
+                            canceller, lines);
   EXPECT_EQ(st.code(), StatusCode::kGone) << st.ToString();
   EXPECT_NE(st.message().find("too old resource version: 1 (5)"), std::string::npos)
       << st.message();
@@ -271,13 +272,7 @@ TEST(KubeClientTest, WatchEndsWhenTheCallbackSaysSo) {
   WatchCanceller canceller;
   int lines = 0;
   const auto start = std::chrono::steady_clock::now();
-  Status st = client.Watch(
-      std::string(kWorkloads) + "?watch=1",
-      [&](std::string_view) {
-        ++lines;
-        return false;
-      },
-      canceller);
+  Status st = WatchCounting(client, std::string(kWorkloads) + "?watch=1", canceller, lines, false);
   EXPECT_TRUE(st.ok()) << st.ToString();
   EXPECT_EQ(lines, 1);
   EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(2000));
@@ -292,15 +287,8 @@ TEST(KubeClientTest, CancelEndsAnIdleWatchPromptly) {
   WatchCanceller canceller;
   std::atomic<int> lines{0};
   Status st;
-  std::thread watching([&] {
-    st = client.Watch(
-        std::string(kWorkloads) + "?watch=1",
-        [&](std::string_view) {
-          ++lines;
-          return true;
-        },
-        canceller);
-  });
+  std::thread watching(
+      [&] { st = WatchCounting(client, std::string(kWorkloads) + "?watch=1", canceller, lines); });
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (lines < 3 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(milliseconds(5));

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -14,15 +15,6 @@
 
 namespace kuota::kube {
 namespace {
-
-using std::chrono::milliseconds;
-using testing::kWorkloadsKey;
-using testing::LoadExchange;
-using testing::RecordedBody;
-using testing::RecordedRequest;
-using testing::ReplayServer;
-using testing::Reply;
-using testing::TargetOf;
 
 constexpr const char* kJobsKey = "jobs.batch";
 constexpr const char* kWorkloadPath =
@@ -39,6 +31,16 @@ struct Fixture {
         store(client, std::move(resources)) {}
   KubeClient client;
   KubeObjectStore store;
+};
+
+// A server replaying the recorded exchanges `names`, and a store of it.
+struct Served {
+  ReplayServer server;
+};
+struct Replayed : Served, Fixture {
+  explicit Replayed(std::initializer_list<const char*> names) : Fixture(server) {
+    for (const char* name : names) server.Add(name);
+  }
 };
 
 Json NewWorkload() {
@@ -62,24 +64,20 @@ size_t CountPath(const ReplayServer& server, const std::string& path) {
 }
 
 TEST(KubeObjectStoreTest, GetReturnsTheObjectAndItsVersionCounts) {
-  ReplayServer server;
-  server.Add("get_workload");
-  Fixture f(server);
+  Replayed f({"get_workload"});
   Result<Json> got = f.store.Get(kWorkloadsKey, "team-a", "job-sample-job-7f9c2");
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ((*got)["kind"], "Workload");
   EXPECT_EQ((*got)["metadata"]["managedFields"][0]["operation"], "Update");
   // The version of a reply is the store's newest now: no probe request.
   EXPECT_EQ(f.store.CurrentResourceVersion(), 4711);
-  EXPECT_EQ(CountPath(server, "/api/v1/namespaces"), 0u);
-  ASSERT_EQ(server.Requests().size(), 1u);
-  EXPECT_EQ(server.Requests()[0].Header("Authorization"), "Bearer store-token");
+  EXPECT_EQ(CountPath(f.server, "/api/v1/namespaces"), 0u);
+  ASSERT_EQ(f.server.Requests().size(), 1u);
+  EXPECT_EQ(f.server.Requests()[0].Header("Authorization"), "Bearer store-token");
 }
 
 TEST(KubeObjectStoreTest, GetOfAMissingObjectIsNotFound) {
-  ReplayServer server;
-  server.Add("get_workload_not_found");
-  Fixture f(server);
+  Replayed f({"get_workload_not_found"});
   Result<Json> got = f.store.Get(kWorkloadsKey, "team-a", "missing");
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code(), StatusCode::kNotFound);
@@ -87,10 +85,7 @@ TEST(KubeObjectStoreTest, GetOfAMissingObjectIsNotFound) {
 }
 
 TEST(KubeObjectStoreTest, ListPagesAndGivesItemsTheirKind) {
-  ReplayServer server;
-  server.Add("list_jobs_page1");
-  server.Add("list_jobs_page2");
-  Fixture f(server);
+  Replayed f({"list_jobs_page1", "list_jobs_page2"});
 
   store::ListOptions first;
   first.ns = "team-a";
@@ -119,19 +114,17 @@ TEST(KubeObjectStoreTest, ListPagesAndGivesItemsTheirKind) {
   EXPECT_EQ(page2->resource_version, 5000);
   EXPECT_EQ(page2->continue_token, "");
 
-  std::vector<RecordedRequest> reqs = server.Requests("GET", kJobsPath);
+  std::vector<RecordedRequest> reqs = f.server.Requests("GET", kJobsPath);
   ASSERT_EQ(reqs.size(), 2u);
   EXPECT_EQ(reqs[0].Param("limit"), "2");
   EXPECT_FALSE(reqs[0].HasParam("continue"));
   EXPECT_EQ(reqs[1].Param("limit"), "2");
   EXPECT_EQ(reqs[1].Param("continue"), kContinue);
-  EXPECT_TRUE(server.Unmatched().empty());
+  EXPECT_TRUE(f.server.Unmatched().empty());
 }
 
 TEST(KubeObjectStoreTest, ListAsTextCarriesTheKindToo) {
-  ReplayServer server;
-  server.Add("list_jobs_page1");
-  Fixture f(server);
+  Replayed f({"list_jobs_page1"});
   store::ListOptions o;
   o.ns = "team-a";
   o.limit = 2;
@@ -146,9 +139,7 @@ TEST(KubeObjectStoreTest, ListAsTextCarriesTheKindToo) {
 }
 
 TEST(KubeObjectStoreTest, ListWithAnExpiredContinueTokenIsGone) {
-  ReplayServer server;
-  server.Add("list_jobs_continue_expired");
-  Fixture f(server);
+  Replayed f({"list_jobs_continue_expired"});
   store::ListOptions o;
   o.ns = "team-a";
   o.limit = 2;
@@ -159,9 +150,7 @@ TEST(KubeObjectStoreTest, ListWithAnExpiredContinueTokenIsGone) {
 }
 
 TEST(KubeObjectStoreTest, ListKeepsTheKindCustomResourceItemsCarry) {
-  ReplayServer server;
-  server.Add("list_workloads");
-  Fixture f(server);
+  Replayed f({"list_workloads"});
   Result<store::ListResult> all = f.store.List(kWorkloadsKey, {});
   ASSERT_TRUE(all.ok()) << all.status().ToString();
   ASSERT_EQ(all->items.size(), 1u);
@@ -205,16 +194,14 @@ TEST(KubeObjectStoreTest, ListOfAKindNotServedIsEmptyWithoutARequest) {
 }
 
 TEST(KubeObjectStoreTest, CreatePostsWithKindAndApiVersion) {
-  ReplayServer server;
-  server.Add("create_workload");
-  Fixture f(server);
+  Replayed f({"create_workload"});
   Result<Json> created = f.store.Create(kWorkloadsKey, NewWorkload());
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   EXPECT_EQ((*created)["metadata"]["resourceVersion"], "5120");
   EXPECT_EQ(f.store.CurrentResourceVersion(), 5120);
 
   std::vector<RecordedRequest> posts =
-      server.Requests("POST", "/apis/kueue.x-k8s.io/v1beta1/namespaces/team-a/workloads");
+      f.server.Requests("POST", "/apis/kueue.x-k8s.io/v1beta1/namespaces/team-a/workloads");
   ASSERT_EQ(posts.size(), 1u);
   Json sent = posts[0].Json();
   EXPECT_EQ(sent["kind"], "Workload");
@@ -225,9 +212,7 @@ TEST(KubeObjectStoreTest, CreatePostsWithKindAndApiVersion) {
 }
 
 TEST(KubeObjectStoreTest, CreateOfATakenNameIsAlreadyExists) {
-  ReplayServer server;
-  server.Add("create_workload_already_exists");
-  Fixture f(server);
+  Replayed f({"create_workload_already_exists"});
   Json wl = NewWorkload();
   wl["metadata"]["name"] = "job-sample-job-7f9c2";
   Result<Json> created = f.store.Create(kWorkloadsKey, wl);
@@ -236,9 +221,7 @@ TEST(KubeObjectStoreTest, CreateOfATakenNameIsAlreadyExists) {
 }
 
 TEST(KubeObjectStoreTest, UpdateAtAStaleVersionIsConflict) {
-  ReplayServer server;
-  server.Add("update_workload_conflict");
-  Fixture f(server);
+  Replayed f({"update_workload_conflict"});
   Json wl = RecordedBody("get_workload");
   wl["metadata"]["resourceVersion"] = "4700";
   wl["spec"]["active"] = false;
@@ -247,7 +230,7 @@ TEST(KubeObjectStoreTest, UpdateAtAStaleVersionIsConflict) {
   EXPECT_EQ(updated.status().code(), StatusCode::kConflict) << updated.status().ToString();
   EXPECT_NE(updated.status().message().find("the object has been modified"), std::string::npos);
 
-  std::vector<RecordedRequest> puts = server.Requests("PUT", "");
+  std::vector<RecordedRequest> puts = f.server.Requests("PUT", "");
   ASSERT_EQ(puts.size(), 1u);
   EXPECT_EQ(puts[0].path, kWorkloadPath);  // the object, not its status
   EXPECT_EQ(puts[0].Json()["metadata"]["resourceVersion"], "4700");
@@ -255,9 +238,7 @@ TEST(KubeObjectStoreTest, UpdateAtAStaleVersionIsConflict) {
 }
 
 TEST(KubeObjectStoreTest, StatusOnlyUpdatePutsTheStatusSubresource) {
-  ReplayServer server;
-  server.Add("update_workload_status");
-  Fixture f(server);
+  Replayed f({"update_workload_status"});
   Json wl = RecordedBody("get_workload");
   wl.erase("kind");
   wl.erase("apiVersion");
@@ -273,7 +254,7 @@ TEST(KubeObjectStoreTest, StatusOnlyUpdatePutsTheStatusSubresource) {
   EXPECT_EQ((*updated)["metadata"]["resourceVersion"], "4712");
   EXPECT_EQ(f.store.CurrentResourceVersion(), 4712);
 
-  std::vector<RecordedRequest> puts = server.Requests("PUT", "");
+  std::vector<RecordedRequest> puts = f.server.Requests("PUT", "");
   ASSERT_EQ(puts.size(), 1u);
   EXPECT_EQ(puts[0].path, std::string(kWorkloadPath) + "/status");
   Json sent = puts[0].Json();
@@ -355,10 +336,7 @@ TEST(KubeObjectStoreTest, UpdateWithoutAVersionGivesUpOnEndlessConflicts) {
 }
 
 TEST(KubeObjectStoreTest, DeleteSendsPreconditions) {
-  ReplayServer server;
-  server.Add("delete_workload");
-  server.Add("delete_workload_precondition_failed");
-  Fixture f(server);
+  Replayed f({"delete_workload", "delete_workload_precondition_failed"});
   store::DeleteOptions o;
   o.precondition_uid = "a3f1c2d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d";
   o.precondition_resource_version = "4711";
@@ -372,7 +350,7 @@ TEST(KubeObjectStoreTest, DeleteSendsPreconditions) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), StatusCode::kConflict) << refused.status().ToString();
 
-  std::vector<RecordedRequest> dels = server.Requests("DELETE", kWorkloadPath);
+  std::vector<RecordedRequest> dels = f.server.Requests("DELETE", kWorkloadPath);
   ASSERT_EQ(dels.size(), 2u);
   Json sent = dels[0].Json();
   EXPECT_EQ(sent["kind"], "DeleteOptions");
@@ -385,12 +363,10 @@ TEST(KubeObjectStoreTest, DeleteSendsPreconditions) {
 }
 
 TEST(KubeObjectStoreTest, CurrentResourceVersionAsksTheServerOnceWhenNothingWasSeen) {
-  ReplayServer server;
-  server.Add("list_namespaces_limit1");
-  Fixture f(server);
+  Replayed f({"list_namespaces_limit1"});
   EXPECT_EQ(f.store.CurrentResourceVersion(), 9000);
   EXPECT_EQ(f.store.CurrentResourceVersion(), 9000);
-  std::vector<RecordedRequest> probes = server.Requests("GET", "/api/v1/namespaces");
+  std::vector<RecordedRequest> probes = f.server.Requests("GET", "/api/v1/namespaces");
   ASSERT_EQ(probes.size(), 1u);
   EXPECT_EQ(probes[0].Param("limit"), "1");
   EXPECT_FALSE(probes[0].HasParam("resourceVersion"));  // a quorum read

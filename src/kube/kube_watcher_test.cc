@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -20,15 +21,7 @@
 namespace kuota::kube {
 namespace {
 
-using std::chrono::milliseconds;
 using std::chrono::seconds;
-using testing::Exchange;
-using testing::kWorkloadsKey;
-using testing::LoadExchange;
-using testing::RecordedRequest;
-using testing::ReplayServer;
-using testing::Reply;
-using testing::TargetOf;
 
 constexpr const char* kClusterQueuesKey = "clusterqueues.kueue.x-k8s.io";
 constexpr const char* kWorkloadsPath = "/apis/kueue.x-k8s.io/v1beta1/workloads";
@@ -89,13 +82,36 @@ bool WaitUntil(const std::function<bool()>& done, milliseconds timeout) {
   return true;
 }
 
-TEST(KubeWatcherTest, MergesTheStreamsOfSeveralResources) {
+// The server and a client of it; Watch starts the watcher once the server
+// has what it replays (the watcher goes first, the server last).
+class KubeWatcherTest : public ::testing::Test {
+ protected:
+  KubeWatcher& Watch(std::vector<WatchStreamSpec> streams, KubeWatchOptions o = FastBackoff()) {
+    watcher_ = std::make_unique<KubeWatcher>(client_, std::move(streams), std::move(o));
+    return *watcher_;
+  }
+  // Both recorded streams, held open after their events; watched from 5000.
+  KubeWatcher& WatchBothHeld() {
+    server.Add(Held("watch_workloads_bookmark"));
+    server.Add(Held("watch_clusterqueues"));
+    return Watch({{kWorkloadsKey, "", 5000}, {kClusterQueuesKey, "", 5000}});
+  }
+  // The recorded `exchange` ending the watch of workloads from version 1.
+  KubeWatcher& WatchExpired(const std::string& exchange) {
+    server.Add(exchange);
+    IdleAfterwards(server, kWorkloadsPath);
+    return Watch({{kWorkloadsKey, "", 1}});
+  }
+
   ReplayServer server;
-  server.Add(Held("watch_workloads_bookmark"));
-  server.Add(Held("watch_clusterqueues"));
-  KubeClient client(TargetOf(server, "watch-token"), ClientOptions{});
-  KubeWatcher watcher(client, {{kWorkloadsKey, "", 5000}, {kClusterQueuesKey, "", 5000}},
-                      FastBackoff());
+
+ private:
+  KubeClient client_{TargetOf(server, "watch-token"), ClientOptions{}};
+  std::unique_ptr<KubeWatcher> watcher_;
+};
+
+TEST_F(KubeWatcherTest, MergesTheStreamsOfSeveralResources) {
+  KubeWatcher& watcher = WatchBothHeld();
   std::vector<store::WatchEvent> events = Take(watcher, 5, milliseconds(5000));
   ASSERT_EQ(events.size(), 5u);
 
@@ -122,8 +138,7 @@ TEST(KubeWatcherTest, MergesTheStreamsOfSeveralResources) {
   }
 }
 
-TEST(KubeWatcherTest, BookmarkAdvancesTheResumeVersionWithoutAnObject) {
-  ReplayServer server;
+TEST_F(KubeWatcherTest, BookmarkAdvancesTheResumeVersionWithoutAnObject) {
   server.Add("watch_workloads_bookmark");  // ends after the bookmark (server timeout)
   IdleAfterwards(server, kWorkloadsPath);
   std::mutex mu;
@@ -133,8 +148,7 @@ TEST(KubeWatcherTest, BookmarkAdvancesTheResumeVersionWithoutAnObject) {
     std::lock_guard<std::mutex> lock(mu);
     seen.push_back(rv);
   };
-  KubeClient client(TargetOf(server, "watch-token"), ClientOptions{});
-  KubeWatcher watcher(client, {{kWorkloadsKey, "", 5000}}, o);
+  KubeWatcher& watcher = Watch({{kWorkloadsKey, "", 5000}}, o);
 
   std::vector<store::WatchEvent> events = Take(watcher, 3, milliseconds(5000));
   ASSERT_EQ(events.size(), 3u);
@@ -162,15 +176,13 @@ TEST(KubeWatcherTest, BookmarkAdvancesTheResumeVersionWithoutAnObject) {
   EXPECT_EQ(seen, (std::vector<int64_t>{5001, 5003, 5010}));
 }
 
-TEST(KubeWatcherTest, DroppedStreamResumesFromTheLastVersionSeen) {
-  ReplayServer server;
+TEST_F(KubeWatcherTest, DroppedStreamResumesFromTheLastVersionSeen) {
   Exchange dropped = LoadExchange("watch_workloads_dropped");
   dropped.reply.chunk_bytes = 64;         // events split across chunks arriving over time,
   dropped.reply.pause = milliseconds(3);  // then the connection cut
   server.Add(dropped);
   IdleAfterwards(server, kWorkloadsPath);
-  KubeClient client(TargetOf(server, "watch-token"), ClientOptions{});
-  KubeWatcher watcher(client, {{kWorkloadsKey, "", 5000}}, FastBackoff());
+  KubeWatcher& watcher = Watch({{kWorkloadsKey, "", 5000}});
 
   std::vector<store::WatchEvent> events = Take(watcher, 2, milliseconds(5000));
   ASSERT_EQ(events.size(), 2u);
@@ -185,12 +197,8 @@ TEST(KubeWatcherTest, DroppedStreamResumesFromTheLastVersionSeen) {
   EXPECT_GE(watcher.reconnects(), 1);
 }
 
-TEST(KubeWatcherTest, ExpiredErrorEventEndsTheWatcher) {
-  ReplayServer server;
-  server.Add("watch_workloads_expired");
-  IdleAfterwards(server, kWorkloadsPath);
-  KubeClient client(TargetOf(server, "watch-token"), ClientOptions{});
-  KubeWatcher watcher(client, {{kWorkloadsKey, "", 1}}, FastBackoff());
+TEST_F(KubeWatcherTest, ExpiredErrorEventEndsTheWatcher) {
+  KubeWatcher& watcher = WatchExpired("watch_workloads_expired");
 
   EXPECT_TRUE(WaitUntil([&] { return !watcher.Alive(); }, milliseconds(5000)));
   store::WatchEvent ev;
@@ -200,26 +208,20 @@ TEST(KubeWatcherTest, ExpiredErrorEventEndsTheWatcher) {
   EXPECT_EQ(Watches(server, kWorkloadsPath)[0].Param("resourceVersion"), "1");
 }
 
-TEST(KubeWatcherTest, Http410EndsTheWatcher) {
-  ReplayServer server;
-  server.Add("watch_workloads_expired_http410");
-  IdleAfterwards(server, kWorkloadsPath);
-  KubeClient client(TargetOf(server, "watch-token"), ClientOptions{});
-  KubeWatcher watcher(client, {{kWorkloadsKey, "", 1}}, FastBackoff());
+TEST_F(KubeWatcherTest, Http410EndsTheWatcher) {
+  KubeWatcher& watcher = WatchExpired("watch_workloads_expired_http410");
   EXPECT_TRUE(WaitUntil([&] { return !watcher.Alive(); }, milliseconds(5000)));
   std::this_thread::sleep_for(milliseconds(300));  // longer than the back-off
   EXPECT_EQ(Watches(server, kWorkloadsPath).size(), 1u);
 }
 
-TEST(KubeWatcherTest, ServerErrorIsRetriedWithBackoffFromTheSameVersion) {
-  ReplayServer server;
+TEST_F(KubeWatcherTest, ServerErrorIsRetriedWithBackoffFromTheSameVersion) {
   Exchange unavailable = LoadExchange("service_unavailable");
   unavailable.path = kWorkloadsPath;
   unavailable.query["watch"] = "1";
   server.Add(unavailable, 2);
   IdleAfterwards(server, kWorkloadsPath);
-  KubeClient client(TargetOf(server, "watch-token"), ClientOptions{});
-  KubeWatcher watcher(client, {{kWorkloadsKey, "", 5000}}, FastBackoff());
+  KubeWatcher& watcher = Watch({{kWorkloadsKey, "", 5000}});
 
   ASSERT_TRUE(server.WaitForRequests("GET", kWorkloadsPath, 3, milliseconds(5000), true));
   std::vector<RecordedRequest> w = Watches(server, kWorkloadsPath);
@@ -230,13 +232,8 @@ TEST(KubeWatcherTest, ServerErrorIsRetriedWithBackoffFromTheSameVersion) {
   EXPECT_TRUE(watcher.Alive());
 }
 
-TEST(KubeWatcherTest, StopCutsOpenIdleStreamsPromptly) {
-  ReplayServer server;
-  server.Add(Held("watch_workloads_bookmark"));
-  server.Add(Held("watch_clusterqueues"));
-  KubeClient client(TargetOf(server, "watch-token"), ClientOptions{});
-  KubeWatcher watcher(client, {{kWorkloadsKey, "", 5000}, {kClusterQueuesKey, "", 5000}},
-                      FastBackoff());
+TEST_F(KubeWatcherTest, StopCutsOpenIdleStreamsPromptly) {
+  KubeWatcher& watcher = WatchBothHeld();
   ASSERT_EQ(Take(watcher, 5, milliseconds(5000)).size(), 5u);
   std::this_thread::sleep_for(milliseconds(50));  // both streams open and silent
 
@@ -250,13 +247,12 @@ TEST(KubeWatcherTest, StopCutsOpenIdleStreamsPromptly) {
   EXPECT_EQ(Watches(server, kClusterQueuesPath).size(), 1u);
 }
 
-TEST(KubeWatcherTest, StopDuringBackoffIsPrompt) {
-  ReplayServer server;  // nothing recorded: every watch gets 404
-  KubeClient client(TargetOf(server, "watch-token"), ClientOptions{});
+TEST_F(KubeWatcherTest, StopDuringBackoffIsPrompt) {
+  // Nothing recorded: every watch gets 404.
   KubeWatchOptions o;
   o.backoff_initial = seconds(20);
   o.backoff_max = seconds(20);
-  KubeWatcher watcher(client, {{kWorkloadsKey, "", 5000}}, o);
+  KubeWatcher& watcher = Watch({{kWorkloadsKey, "", 5000}}, o);
   ASSERT_TRUE(server.WaitForRequests("GET", kWorkloadsPath, 1, milliseconds(5000), true));
   std::this_thread::sleep_for(milliseconds(50));
   const auto start = std::chrono::steady_clock::now();

@@ -20,13 +20,7 @@
 namespace kuota::kube {
 namespace {
 
-using std::chrono::milliseconds;
 using std::chrono::steady_clock;
-using testing::LoadExchange;
-using testing::RecordedBody;
-using testing::RecordedRequest;
-using testing::ReplayServer;
-using testing::Reply;
 
 constexpr const char* kLeases = "/apis/coordination.k8s.io/v1/namespaces/kuota-system/leases";
 constexpr const char* kLease =
@@ -259,24 +253,31 @@ TEST(LeaderElectorTest, WaitsWhileTheHolderRenewsAndTakesTheLeaseOnceItStops) {
   EXPECT_EQ(api.lease()->at("spec").at("holderIdentity"), "standby");
 }
 
-TEST(LeaderElectorTest, RenewsAndStepsDownWhenAnotherHolderTakesOver) {
+// A candidate with the stateful Lease endpoint to itself, about to
+// campaign as `identity`; the server outlives the rest.
+struct Elected {
+  explicit Elected(const std::string& identity) : elector(c.store, Options(identity)) {}
   ReplayServer server;
-  FakeLeaseApi api(server);
-  Candidate c(server);
-  LeaderElector elector(c.store, Options("leader"));
+  FakeLeaseApi api{server};
+  Candidate c{server};
+  LeaderElector elector;
   std::atomic<bool> stop{false};
-  ASSERT_TRUE(elector.Acquire(stop));
+};
+
+TEST(LeaderElectorTest, RenewsAndStepsDownWhenAnotherHolderTakesOver) {
+  Elected e("leader");
+  ASSERT_TRUE(e.elector.Acquire(e.stop));
   std::atomic<bool> lost{false};
-  elector.KeepRenewing([&] { lost = true; });
+  e.elector.KeepRenewing([&] { lost = true; });
   // Renewals are updates of its own Lease.
-  ASSERT_TRUE(server.WaitForRequests("PUT", kLease, 2, milliseconds(3000)));
-  EXPECT_EQ(server.Requests("PUT", kLease)[0].Json()["spec"]["holderIdentity"], "leader");
+  ASSERT_TRUE(e.server.WaitForRequests("PUT", kLease, 2, milliseconds(3000)));
+  EXPECT_EQ(e.server.Requests("PUT", kLease)[0].Json()["spec"]["holderIdentity"], "leader");
   EXPECT_FALSE(lost);
 
   std::atomic<bool> other{true};
   std::thread usurper([&] {
     while (other) {
-      api.OtherWrites("usurper");
+      e.api.OtherWrites("usurper");
       std::this_thread::sleep_for(milliseconds(100));
     }
   });
@@ -292,29 +293,25 @@ TEST(LeaderElectorTest, RenewsAndStepsDownWhenAnotherHolderTakesOver) {
   other = false;
   usurper.join();
   EXPECT_TRUE(stepped_down);
-  EXPECT_FALSE(elector.leading());
-  EXPECT_EQ(api.lease()->at("spec").at("holderIdentity"), "usurper");
+  EXPECT_FALSE(e.elector.leading());
+  EXPECT_EQ(e.api.lease()->at("spec").at("holderIdentity"), "usurper");
 }
 
 TEST(LeaderElectorTest, ReleaseClearsTheHolder) {
-  ReplayServer server;
-  FakeLeaseApi api(server);
-  Candidate c(server);
-  LeaderElector elector(c.store, Options("leaving"));
-  std::atomic<bool> stop{false};
-  ASSERT_TRUE(elector.Acquire(stop));
-  ASSERT_EQ(api.lease()->at("spec").at("holderIdentity"), "leaving");
-  elector.Release();
-  EXPECT_FALSE(elector.leading());
-  EXPECT_EQ(api.lease()->at("spec").at("holderIdentity"), "");
-  EXPECT_EQ(api.lease()->at("spec").at("leaseDurationSeconds"), 1);
+  Elected e("leaving");
+  ASSERT_TRUE(e.elector.Acquire(e.stop));
+  ASSERT_EQ(e.api.lease()->at("spec").at("holderIdentity"), "leaving");
+  e.elector.Release();
+  EXPECT_FALSE(e.elector.leading());
+  EXPECT_EQ(e.api.lease()->at("spec").at("holderIdentity"), "");
+  EXPECT_EQ(e.api.lease()->at("spec").at("leaseDurationSeconds"), 1);
 
   // A standby takes a released Lease at once.
-  LeaderElector standby(c.store, Options("standby"));
+  LeaderElector standby(e.c.store, Options("standby"));
   const auto start = steady_clock::now();
-  ASSERT_TRUE(standby.Acquire(stop));
+  ASSERT_TRUE(standby.Acquire(e.stop));
   EXPECT_LT(steady_clock::now() - start, milliseconds(900));
-  EXPECT_EQ(api.lease()->at("spec").at("holderIdentity"), "standby");
+  EXPECT_EQ(e.api.lease()->at("spec").at("holderIdentity"), "standby");
 }
 
 }  // namespace

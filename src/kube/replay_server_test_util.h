@@ -422,3 +422,18 @@ inline ClusterTarget TargetOf(const ReplayServer& server, const std::string& tok
 }
 
 }  // namespace kuota::kube::testing
+
+// The kube tests use these by their short names.
+namespace kuota::kube {
+
+using std::chrono::milliseconds;
+using testing::Exchange;
+using testing::kWorkloadsKey;
+using testing::LoadExchange;
+using testing::RecordedBody;
+using testing::RecordedRequest;
+using testing::ReplayServer;
+using testing::Reply;
+using testing::TargetOf;
+
+}  // namespace kuota::kube

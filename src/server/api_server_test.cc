@@ -8,16 +8,6 @@
 namespace kuota::server {
 namespace {
 
-using testing::ClusterQueue;
-using testing::ExpectStatus;
-using testing::Job;
-using testing::kKueue;
-using testing::LocalQueue;
-using testing::Namespace;
-using testing::Reply;
-using testing::ServerTest;
-using testing::Workload;
-
 using ApiServerTest = ServerTest;
 
 TEST_F(ApiServerTest, HealthAndVersion) {
@@ -243,10 +233,14 @@ TEST_F(ApiServerTest, StatusSubresourceIsSeparate) {
   EXPECT_FALSE(created.body.contains("status")) << "status is dropped on create";
 
   // PUT /status changes status only.
-  Json with_status = created.body;
-  with_status["status"] = {{"pendingWorkloads", 3}};
-  with_status["spec"]["cohort"] = "ignored";
-  Reply st = Put(std::string(kKueue) + "/clusterqueues/cq/status", with_status);
+  // `object` with `pending` workloads in its status and `cohort` in its spec.
+  auto with = [](Json object, int pending, const char* cohort) {
+    object["status"] = {{"pendingWorkloads", pending}};
+    object["spec"]["cohort"] = cohort;
+    return object;
+  };
+  Reply st =
+      Put(std::string(kKueue) + "/clusterqueues/cq/status", with(created.body, 3, "ignored"));
   ASSERT_EQ(st.status, 200) << st.raw;
   EXPECT_EQ(st.body["status"]["pendingWorkloads"], 3);
   EXPECT_FALSE(st.body["spec"].contains("cohort"));
@@ -254,18 +248,14 @@ TEST_F(ApiServerTest, StatusSubresourceIsSeparate) {
       Get(std::string(kKueue) + "/clusterqueues/cq/status").body["status"]["pendingWorkloads"], 3);
 
   // PUT on the main resource keeps the stored status.
-  Json main = st.body;
-  main["status"] = {{"pendingWorkloads", 100}};
-  main["spec"]["cohort"] = "c";
-  Reply put = Put(std::string(kKueue) + "/clusterqueues/cq", main);
+  Reply put = Put(std::string(kKueue) + "/clusterqueues/cq", with(st.body, 100, "c"));
   ASSERT_EQ(put.status, 200) << put.raw;
   EXPECT_EQ(put.body["status"]["pendingWorkloads"], 3);
   EXPECT_EQ(put.body["spec"]["cohort"], "c");
 
   // PATCH /status.
-  Reply patched = Patch(std::string(kKueue) + "/clusterqueues/cq/status",
-                        R"({"status":{"admittedWorkloads":2},"spec":{"cohort":"x"}})",
-                        "application/merge-patch+json");
+  Reply patched = MergePatch(std::string(kKueue) + "/clusterqueues/cq/status",
+                             R"({"status":{"admittedWorkloads":2},"spec":{"cohort":"x"}})");
   ASSERT_EQ(patched.status, 200) << patched.raw;
   EXPECT_EQ(patched.body["status"]["admittedWorkloads"], 2);
   EXPECT_EQ(patched.body["status"]["pendingWorkloads"], 3);
@@ -341,8 +331,7 @@ TEST_F(ApiServerTest, CreatesSeeTheirNamespaceChangeAtOnce) {
             std::string::npos)
       << refused.raw;
 
-  Reply released = Patch("/api/v1/namespaces/team-c", R"({"metadata":{"finalizers":null}})",
-                         "application/merge-patch+json");
+  Reply released = MergePatch("/api/v1/namespaces/team-c", R"({"metadata":{"finalizers":null}})");
   ASSERT_EQ(released.status, 200) << released.raw;
   ExpectStatus(Get("/api/v1/namespaces/team-c"), 404, "NotFound");
   ExpectStatus(Post(lqs, LocalQueue("team-c", "d", "cq")), 404, "NotFound");
@@ -361,8 +350,7 @@ TEST_F(ApiServerTest, WriteRepliesAreTheObjectAsStored) {
   ASSERT_EQ(created.status, 201) << created.raw;
   EXPECT_EQ(created.raw, Get(lqs + "/a").raw);
 
-  Reply patched =
-      Patch(lqs + "/a", R"({"metadata":{"labels":{"team":"d"}}})", "application/merge-patch+json");
+  Reply patched = MergePatch(lqs + "/a", R"({"metadata":{"labels":{"team":"d"}}})");
   ASSERT_EQ(patched.status, 200) << patched.raw;
   EXPECT_EQ(patched.body["metadata"]["labels"]["team"], "d");
   EXPECT_EQ(patched.raw, Get(lqs + "/a").raw);
@@ -376,7 +364,7 @@ TEST_F(ApiServerTest, WriteRepliesAreTheObjectAsStored) {
   EXPECT_EQ(put.raw, Get(lqs + "/a").raw);
 
   // A patch that changes nothing writes nothing and answers the object as it is.
-  Reply unchanged = Patch(lqs + "/a", "{}", "application/merge-patch+json");
+  Reply unchanged = MergePatch(lqs + "/a", "{}");
   ASSERT_EQ(unchanged.status, 200) << unchanged.raw;
   EXPECT_EQ(unchanged.raw, put.raw);
 }
@@ -485,7 +473,7 @@ TEST_F(AdmissionTest, HookRunsOnEveryWrite) {
   Reply created = Post(cqs, ClusterQueue("cq"));
   ASSERT_EQ(created.status, 201);
   EXPECT_EQ(created.body["metadata"]["annotations"]["admitted"], "yes");
-  Reply patched = Patch(cqs + "/cq", R"({"spec":{"cohort":"c"}})", "application/merge-patch+json");
+  Reply patched = MergePatch(cqs + "/cq", R"({"spec":{"cohort":"c"}})");
   ASSERT_EQ(patched.status, 200);
   EXPECT_EQ(Delete(cqs + "/cq").status, 200);
   {
@@ -502,9 +490,8 @@ TEST_F(AdmissionTest, HookRunsOnEveryWrite) {
             "rejected by test hook");
   // A patch is admitted after it is applied.
   ASSERT_EQ(Post(cqs, ClusterQueue("ok")).status, 201);
-  ExpectStatus(Patch(cqs + "/ok", R"({"metadata":{"labels":{"reject":"true"}}})",
-                     "application/merge-patch+json"),
-               422, "Invalid");
+  ExpectStatus(MergePatch(cqs + "/ok", R"({"metadata":{"labels":{"reject":"true"}}})"), 422,
+               "Invalid");
 }
 
 // A store whose every call fails as an I/O error would.

@@ -4,8 +4,7 @@
 // untrusted server fails the conversion instead of being taken as converted.
 #include "server/crd_webhook_conversion.h"
 
-#include <openssl/pem.h>
-
+#include <fstream>
 #include <functional>
 #include <mutex>
 
@@ -24,17 +23,13 @@ constexpr const char* kCrds = "customresourcedefinitions.apiextensions.k8s.io";
 // A conversion webhook whose answer each test chooses.
 class FakeWebhook {
  public:
+  // Serves with `pem`'s server certificate and key, read from files as
+  // httplib reads them.
   explicit FakeWebhook(const auth::TlsPem& pem) {
-    std::unique_ptr<BIO, decltype(&BIO_free)> cb(
-        BIO_new_mem_buf(pem.server_cert.data(), static_cast<int>(pem.server_cert.size())),
-        &BIO_free);
-    std::unique_ptr<BIO, decltype(&BIO_free)> kb(
-        BIO_new_mem_buf(pem.server_key.data(), static_cast<int>(pem.server_key.size())), &BIO_free);
-    std::unique_ptr<X509, decltype(&X509_free)> cert(
-        PEM_read_bio_X509(cb.get(), nullptr, nullptr, nullptr), &X509_free);
-    std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
-        PEM_read_bio_PrivateKey(kb.get(), nullptr, nullptr, nullptr), &EVP_PKEY_free);
-    server_ = std::make_unique<httplib::SSLServer>(cert.get(), key.get());
+    const std::string cert = pem_dir_.File("server.crt"), key = pem_dir_.File("server.key");
+    std::ofstream(cert) << pem.server_cert;
+    std::ofstream(key) << pem.server_key;
+    server_ = std::make_unique<httplib::SSLServer>(cert.c_str(), key.c_str());
     server_->Post("/convert", [this](const httplib::Request& req, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mu_);
       reviews_.push_back(Json::parse(req.body));
@@ -60,6 +55,7 @@ class FakeWebhook {
   }
 
  private:
+  kuota::testing::TempDir pem_dir_{"kuota-webhook-pem"};
   std::unique_ptr<httplib::SSLServer> server_;
   std::thread thread_;
   int port_ = 0;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -18,11 +19,6 @@
 
 namespace kuota::server {
 namespace {
-
-using testing::ClusterQueue;
-using testing::kKueue;
-using testing::Reply;
-using testing::ServerTest;
 
 struct CommandResult {
   int exit_code = -1;
@@ -46,6 +42,11 @@ void WriteFile(const std::string& path, const std::string& text) {
 
 bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
+}
+
+// `text` contains each of `parts`.
+void ExpectContains(const std::string& text, std::initializer_list<const char*> parts) {
+  for (const char* part : parts) EXPECT_TRUE(Contains(text, part)) << part << " in:\n" << text;
 }
 
 constexpr const char* kManifests = R"(apiVersion: kueue.x-k8s.io/v1beta1
@@ -164,8 +165,7 @@ class KubectlE2eTest : public ServerTest {
 TEST_F(KubectlE2eTest, Workflow) {
   // Discovery.
   std::string resources = Ok("api-resources");
-  EXPECT_TRUE(Contains(resources, "clusterqueues")) << resources;
-  EXPECT_TRUE(Contains(resources, "kueue.x-k8s.io/v1beta1")) << resources;
+  ExpectContains(resources, {"clusterqueues", "kueue.x-k8s.io/v1beta1"});
   std::string kueue_resources = Ok("api-resources --api-group=kueue.x-k8s.io -o name");
   EXPECT_TRUE(Contains(kueue_resources, "workloads.kueue.x-k8s.io")) << kueue_resources;
   EXPECT_TRUE(
@@ -175,11 +175,11 @@ TEST_F(KubectlE2eTest, Workflow) {
   // apply with default (strict) validation, twice.
   WriteFile(dir_ + "/kueue.yaml", kManifests);
   std::string applied = Ok("apply -f " + dir_ + "/kueue.yaml");
-  EXPECT_TRUE(Contains(applied, "resourceflavor.kueue.x-k8s.io/default-flavor created")) << applied;
-  EXPECT_TRUE(Contains(applied, "clusterqueue.kueue.x-k8s.io/cluster-queue created")) << applied;
-  EXPECT_TRUE(Contains(applied, "localqueue.kueue.x-k8s.io/user-queue created")) << applied;
-  EXPECT_TRUE(Contains(applied, "workloadpriorityclass.kueue.x-k8s.io/high created")) << applied;
-  EXPECT_TRUE(Contains(applied, "job.batch/sample-job created")) << applied;
+  ExpectContains(applied, {"resourceflavor.kueue.x-k8s.io/default-flavor created",
+                           "clusterqueue.kueue.x-k8s.io/cluster-queue created",
+                           "localqueue.kueue.x-k8s.io/user-queue created",
+                           "workloadpriorityclass.kueue.x-k8s.io/high created",
+                           "job.batch/sample-job created"});
   std::string unchanged = Ok("apply -f " + dir_ + "/kueue.yaml");
   EXPECT_TRUE(Contains(unchanged, "clusterqueue.kueue.x-k8s.io/cluster-queue unchanged"))
       << unchanged;
@@ -204,17 +204,13 @@ TEST_F(KubectlE2eTest, Workflow) {
 
   // get, in each format.
   std::string table = Ok("get cq");
-  EXPECT_TRUE(Contains(table, "NAME")) << table;
-  EXPECT_TRUE(Contains(table, "COHORT")) << table;
-  EXPECT_TRUE(Contains(table, "PENDING WORKLOADS")) << table;
+  ExpectContains(table, {"NAME", "COHORT", "PENDING WORKLOADS"});
   EXPECT_FALSE(Contains(table, "STRATEGY")) << table;
   EXPECT_TRUE(Contains(table, "cluster-queue   team")) << table;
   std::string wide = Ok("get clusterqueues -o wide");
-  EXPECT_TRUE(Contains(wide, "STRATEGY")) << wide;
-  EXPECT_TRUE(Contains(wide, "StrictFIFO")) << wide;
+  ExpectContains(wide, {"STRATEGY", "StrictFIFO"});
   std::string yaml = Ok("get cq cluster-queue -o yaml");
-  EXPECT_TRUE(Contains(yaml, "kind: ClusterQueue")) << yaml;
-  EXPECT_TRUE(Contains(yaml, "nominalQuota: 36Gi")) << yaml;
+  ExpectContains(yaml, {"kind: ClusterQueue", "nominalQuota: 36Gi"});
   Json as_json = Json::parse(Ok("get lq -o json"));
   EXPECT_EQ(as_json["kind"], "List");
   ASSERT_EQ(as_json["items"].size(), 1u);
@@ -227,9 +223,7 @@ TEST_F(KubectlE2eTest, Workflow) {
   EXPECT_TRUE(Contains(Ok("get rf -o name"), "resourceflavor.kueue.x-k8s.io/default-flavor"));
   EXPECT_TRUE(Contains(Ok("get workloadpriorityclasses"), "1000"));
   std::string jobs = Ok("get jobs -o wide");
-  EXPECT_TRUE(Contains(jobs, "COMPLETIONS")) << jobs;
-  EXPECT_TRUE(Contains(jobs, "0/3")) << jobs;
-  EXPECT_TRUE(Contains(jobs, "dummy-job")) << jobs;
+  ExpectContains(jobs, {"COMPLETIONS", "0/3", "dummy-job"});
   EXPECT_TRUE(Contains(Ok("get kueue"), "clusterqueue.kueue.x-k8s.io/cluster-queue"));
   EXPECT_TRUE(Contains(Ok("get all"), "job.batch/sample-job"));
   CommandResult none = Run("get wl");
@@ -239,12 +233,9 @@ TEST_F(KubectlE2eTest, Workflow) {
 
   // describe.
   std::string described = Ok("describe cq cluster-queue");
-  EXPECT_TRUE(Contains(described, "cluster-queue")) << described;
-  EXPECT_TRUE(Contains(described, "ClusterQueue")) << described;
-  EXPECT_TRUE(Contains(described, "Events:")) << described;
+  ExpectContains(described, {"cluster-queue", "ClusterQueue", "Events:"});
   std::string described_job = Ok("describe job sample-job");
-  EXPECT_TRUE(Contains(described_job, "sample-job")) << described_job;
-  EXPECT_TRUE(Contains(described_job, "Parallelism:")) << described_job;
+  ExpectContains(described_job, {"sample-job", "Parallelism:"});
   EXPECT_TRUE(Contains(Ok("describe lq user-queue"), "user-queue"));
 
   // label and patch.
@@ -313,8 +304,8 @@ TEST_F(KubectlE2eTest, WatchPrintsRowsAsChangesHappen) {
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   ASSERT_EQ(Post(std::string(kKueue) + "/clusterqueues", ClusterQueue("second", "all")).status,
             201);
-  Reply patched = Patch(std::string(kKueue) + "/clusterqueues/first",
-                        R"({"spec":{"cohort":"changed"}})", "application/merge-patch+json");
+  Reply patched =
+      MergePatch(std::string(kKueue) + "/clusterqueues/first", R"({"spec":{"cohort":"changed"}})");
   ASSERT_EQ(patched.status, 200);
   watcher.join();
   EXPECT_EQ(watched.exit_code, 124) << "timeout ends the watch\n" << watched.err;

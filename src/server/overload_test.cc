@@ -26,17 +26,8 @@
 namespace kuota::server {
 namespace {
 
-using std::chrono::milliseconds;
 using SteadyClock = std::chrono::steady_clock;
-using testing::ClusterQueue;
-using testing::kCqs;
-using testing::kKueue;
-using testing::kWls;
 using testing::RawConnection;
-using testing::Reply;
-using testing::ServerTest;
-using testing::WatchReader;
-using testing::Workload;
 
 #if defined(KUOTA_SANITIZED)  // -DKUOTA_SANITIZE=ON, GCC or clang
 constexpr double kCreateP99LimitMs = 250;
@@ -158,6 +149,13 @@ TEST_F(StreamCapTest, StreamsPastTheCapAre429) {
 
 class SlowClientTest : public ServerTest {
  protected:
+  // What `c` reads until the server closes it, which it does within `timeout`.
+  static std::string ReadUntilClosed(RawConnection& c, milliseconds timeout) {
+    bool closed = false;
+    std::string reply = c.ReadUntilClosed(timeout, &closed);
+    EXPECT_TRUE(closed);
+    return reply;
+  }
   void Configure(store::StoreOptions&, ServerOptions& server) override {
     server.read_timeout_ms = 300;
     server.request_read_timeout_ms = 1000;
@@ -169,9 +167,7 @@ TEST_F(SlowClientTest, SilentClientIsDroppedAfterTheReadTimeout) {
   RawConnection c(port());
   ASSERT_TRUE(c.Send(kPartialRequest));
   const auto t0 = SteadyClock::now();
-  bool closed = false;
-  c.ReadUntilClosed(milliseconds(5000), &closed);
-  EXPECT_TRUE(closed);
+  ReadUntilClosed(c, milliseconds(5000));
   EXPECT_LT(SteadyClock::now() - t0, milliseconds(3000));
 }
 
@@ -185,9 +181,7 @@ TEST_F(SlowClientTest, TricklingClientIsDroppedAtTheRequestDeadline) {
     std::this_thread::sleep_for(milliseconds(100));
     sent = c.Send("x");
   }
-  bool closed = false;
-  c.ReadUntilClosed(milliseconds(2000), &closed);
-  EXPECT_TRUE(closed);
+  ReadUntilClosed(c, milliseconds(2000));
   EXPECT_LT(SteadyClock::now() - t0, milliseconds(4000));
   EXPECT_EQ(Get("/healthz").status, 200);
 }
@@ -196,10 +190,8 @@ TEST_F(SlowClientTest, IdleConnectionIsClosedAfterTheKeepAliveTimeout) {
   RawConnection c(port());
   ASSERT_TRUE(c.Send("GET /healthz HTTP/1.1\r\nHost: kuota\r\n\r\n"));
   const auto t0 = SteadyClock::now();
-  bool closed = false;
-  std::string reply = c.ReadUntilClosed(milliseconds(5000), &closed);
+  std::string reply = ReadUntilClosed(c, milliseconds(5000));
   EXPECT_NE(reply.find("200 OK"), std::string::npos) << reply;
-  EXPECT_TRUE(closed);
   EXPECT_LT(SteadyClock::now() - t0, milliseconds(3000));
 }
 
@@ -208,9 +200,7 @@ TEST_F(SlowClientTest, PipelinedRequestsAreAllAnswered) {
   ASSERT_TRUE(
       c.Send("GET /healthz HTTP/1.1\r\nHost: kuota\r\n\r\n"
              "GET /version HTTP/1.1\r\nHost: kuota\r\nConnection: close\r\n\r\n"));
-  bool closed = false;
-  std::string reply = c.ReadUntilClosed(milliseconds(5000), &closed);
-  EXPECT_TRUE(closed);
+  std::string reply = ReadUntilClosed(c, milliseconds(5000));
   EXPECT_NE(reply.find("ok"), std::string::npos) << reply;
   EXPECT_NE(reply.find("gitVersion"), std::string::npos) << reply;
 }

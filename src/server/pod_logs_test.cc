@@ -21,10 +21,6 @@
 namespace kuota::server {
 namespace {
 
-using testing::ExpectStatus;
-using testing::Reply;
-using testing::ServerTest;
-using testing::ToReply;
 using namespace std::chrono_literals;
 
 Json Pod(const std::string& ns, const std::string& name, std::vector<std::string> containers) {
@@ -46,71 +42,6 @@ void Overwrite(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::trunc | std::ios::binary);
   out << text;
 }
-
-// Collects the body of one streamed GET on a background thread.
-class StreamReader {
- public:
-  StreamReader(int port, const std::string& path) : client_("127.0.0.1", port) {
-    client_.set_read_timeout(30, 0);
-    thread_ = std::thread([this, path] {
-      auto res = client_.Get(path.c_str(), [this](const char* data, size_t len) {
-        std::lock_guard<std::mutex> lock(mu_);
-        body_.append(data, len);
-        cv_.notify_all();
-        return !stop_;
-      });
-      std::lock_guard<std::mutex> lock(mu_);
-      status_ = res ? res->status : -1;
-      if (res) content_type_ = res->get_header_value("Content-Type");
-      done_ = true;
-      cv_.notify_all();
-    });
-  }
-  ~StreamReader() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    client_.stop();
-    thread_.join();
-  }
-
-  // Waits until the body contains `text`; false on timeout.
-  bool WaitFor(const std::string& text, std::chrono::milliseconds timeout = 5000ms) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, timeout, [&] {
-      return body_.find(text) != std::string::npos || done_;
-    }) && body_.find(text) != std::string::npos;
-  }
-  // Waits for the stream to end; true when it did.
-  bool WaitDone(std::chrono::milliseconds timeout = 5000ms) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, timeout, [&] { return done_; });
-  }
-  std::string body() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return body_;
-  }
-  int status() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return status_;
-  }
-  std::string content_type() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return content_type_;
-  }
-
- private:
-  httplib::Client client_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::string body_;
-  std::string content_type_;
-  bool stop_ = false;
-  bool done_ = false;
-  int status_ = 0;
-  std::thread thread_;
-};
 
 class PodLogsTest : public ServerTest {
  protected:
@@ -134,6 +65,21 @@ class PodLogsTest : public ServerTest {
     ASSERT_TRUE(pod.ok());
     (*pod)["status"]["phase"] = phase;
     ASSERT_TRUE(store_->Update("pods", *pod, {.status_only = true}).ok());
+  }
+
+  // Pod `name` with `text` in its log, followed with `query` until `text`
+  // came: the log's file and the follow.
+  struct Follow {
+    std::string file;
+    std::unique_ptr<StreamReader> reader;
+  };
+  Follow FollowPod(const std::string& name, const std::string& text,
+                   const std::string& query = "?follow=true") {
+    Follow f{CreatePod(name), nullptr};
+    Overwrite(f.file, text);
+    f.reader = std::make_unique<StreamReader>(port(), LogPath(name) + query);
+    EXPECT_TRUE(f.reader->WaitFor(text)) << f.reader->body();
+    return f;
   }
 
   static std::string LogPath(const std::string& name) {
@@ -214,20 +160,17 @@ TEST_F(PodLogsTest, ErrorsAsKubeApiserverGivesThem) {
 }
 
 TEST_F(PodLogsTest, FollowStreamsUntilThePodFinishes) {
-  std::string file = CreatePod("p");
-  Overwrite(file, "first\n");
-  StreamReader follow(port(), LogPath("p") + "?follow=true");
-  ASSERT_TRUE(follow.WaitFor("first\n"));
+  auto [file, follow] = FollowPod("p", "first\n");
   Append(file, "second\n");
-  ASSERT_TRUE(follow.WaitFor("second\n")) << follow.body();
-  EXPECT_FALSE(follow.WaitDone(300ms)) << "a running pod's follow stays open";
+  ASSERT_TRUE(follow->WaitFor("second\n")) << follow->body();
+  EXPECT_FALSE(follow->WaitDone(300ms)) << "a running pod's follow stays open";
   // The last bytes are written just before the pod is marked finished.
   Append(file, "last\n");
   SetPhase("p", "Succeeded");
-  ASSERT_TRUE(follow.WaitDone(3000ms));
-  EXPECT_EQ(follow.status(), 200);
-  EXPECT_EQ(follow.body(), "first\nsecond\nlast\n");
-  EXPECT_EQ(follow.content_type().rfind("Text/plain", 0), 0u) << follow.content_type();
+  ASSERT_TRUE(follow->WaitDone(3000ms));
+  EXPECT_EQ(follow->status(), 200);
+  EXPECT_EQ(follow->body(), "first\nsecond\nlast\n");
+  EXPECT_EQ(follow->content_type().rfind("Text/plain", 0), 0u) << follow->content_type();
 }
 
 TEST_F(PodLogsTest, FollowWithTailAndLimit) {
@@ -301,26 +244,20 @@ TEST_F(PodLogsTest, FollowSurvivesTruncationKeepingTheTail) {
 TEST_F(PodLogsTest, FollowNoticesARewriteThatKeepsTheSize) {
   // The size alone cannot tell: the follow re-reads what it saw last with
   // each new read, so a file rewritten in place to the same length is new.
-  std::string file = CreatePod("p");
-  Overwrite(file, "old one\nold two\n");
-  StreamReader follow(port(), LogPath("p") + "?follow=true");
-  ASSERT_TRUE(follow.WaitFor("old two\n"));
+  auto [file, follow] = FollowPod("p", "old one\nold two\n");
   Overwrite(file, "new one\nnew two\n");
-  ASSERT_TRUE(follow.WaitFor("new two\n")) << follow.body();
+  ASSERT_TRUE(follow->WaitFor("new two\n")) << follow->body();
   SetPhase("p", "Succeeded");
-  ASSERT_TRUE(follow.WaitDone(3000ms));
-  EXPECT_EQ(follow.body(), "old one\nold two\nnew one\nnew two\n");
+  ASSERT_TRUE(follow->WaitDone(3000ms));
+  EXPECT_EQ(follow->body(), "old one\nold two\nnew one\nnew two\n");
 }
 
 TEST_F(PodLogsTest, ServerStopEndsFollows) {
-  std::string file = CreatePod("p");
-  Overwrite(file, "x\n");
-  StreamReader follow(port(), LogPath("p") + "?follow=true");
-  ASSERT_TRUE(follow.WaitFor("x\n"));
+  auto [file, follow] = FollowPod("p", "x\n");
   auto start = std::chrono::steady_clock::now();
   server_->Stop();
   EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
-  EXPECT_TRUE(follow.WaitDone(3000ms));
+  EXPECT_TRUE(follow->WaitDone(3000ms));
 }
 
 TEST_F(PodLogsTest, FollowOfAGoneClientFreesItsThread) {

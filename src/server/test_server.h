@@ -1,8 +1,9 @@
 // Test-only helpers for the server's tests: a fixture that runs a real
 // ApiServer on 127.0.0.1 (port 0) over a real ObjectStore in a temporary
-// directory, a small HTTP client wrapper, a watch reader that collects
-// streamed events on a background thread, and object builders.
-// Not thread-safe except WatchReader, whose methods may race its thread.
+// directory, a small HTTP client wrapper, readers that collect a streamed
+// body or watch events on a background thread, and object builders.
+// Not thread-safe except StreamReader and WatchReader, whose methods may race
+// their thread.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -57,6 +58,13 @@ inline Reply ToReply(const httplib::Result& res) {
 // The name of the object a watch event carries.
 inline std::string EventName(const Json& event) { return event["object"]["metadata"]["name"]; }
 
+// `e` is a watch event of `type` about the object `name`.
+inline void ExpectEvent(const Json& e, const std::string& type, const std::string& name) {
+  ASSERT_TRUE(e.is_object()) << "no event";
+  EXPECT_EQ(e["type"], type);
+  EXPECT_EQ(EventName(e), name);
+}
+
 inline Json ClusterQueue(const std::string& name, const std::string& cohort = "") {
   Json cq = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
              {"kind", "ClusterQueue"},
@@ -100,34 +108,29 @@ inline Json Job(const std::string& ns, const std::string& name) {
                                {"env", Json::array({{{"name", "A"}, {"value", "1"}}})}}})}}}}}}}};
 }
 
-// Collects the events of one watch request on a background thread.
-class WatchReader {
+// Collects the body of one streamed GET on a background thread.
+class StreamReader {
  public:
-  WatchReader(int port, const std::string& path, const std::string& accept = "application/json")
+  StreamReader(int port, const std::string& path, const std::string& accept = "")
       : client_("127.0.0.1", port) {
     client_.set_read_timeout(30, 0);
     thread_ = std::thread([this, path, accept] {
-      httplib::Headers headers = {{"Accept", accept}};
+      httplib::Headers headers;
+      if (!accept.empty()) headers.emplace("Accept", accept);
       auto res = client_.Get(path.c_str(), headers, [this](const char* data, size_t len) {
         std::lock_guard<std::mutex> lock(mu_);
-        buffer_.append(data, len);
-        size_t nl;
-        while ((nl = buffer_.find('\n')) != std::string::npos) {
-          std::string line = buffer_.substr(0, nl);
-          buffer_.erase(0, nl + 1);
-          if (line.empty()) continue;  // heartbeat
-          events_.push_back(Json::parse(line, nullptr, false));
-        }
+        body_.append(data, len);
         cv_.notify_all();
         return !stop_;
       });
       std::lock_guard<std::mutex> lock(mu_);
       status_ = res ? res->status : -1;
+      if (res) content_type_ = res->get_header_value("Content-Type");
       done_ = true;
       cv_.notify_all();
     });
   }
-  ~WatchReader() {
+  ~StreamReader() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
@@ -136,14 +139,18 @@ class WatchReader {
     thread_.join();
   }
 
-  // The next event, or null after `timeout` (or when the stream ended).
-  Json Next(std::chrono::milliseconds timeout = std::chrono::milliseconds(5000)) {
+  // Waits until the body contains `text`; false on timeout.
+  bool WaitFor(const std::string& text,
+               std::chrono::milliseconds timeout = std::chrono::milliseconds(5000)) {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait_for(lock, timeout, [this] { return !events_.empty() || done_; });
-    if (events_.empty()) return nullptr;
-    Json e = events_.front();
-    events_.pop_front();
-    return e;
+    return cv_.wait_for(lock, timeout, [&] {
+      return body_.find(text) != std::string::npos || done_;
+    }) && body_.find(text) != std::string::npos;
+  }
+  // Waits for the stream to end; true when it did.
+  bool WaitDone(std::chrono::milliseconds timeout = std::chrono::milliseconds(5000)) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, timeout, [&] { return done_; });
   }
   // Waits for the stream to end; returns the HTTP status (-1: no response).
   int Wait(std::chrono::milliseconds timeout) {
@@ -151,17 +158,59 @@ class WatchReader {
     cv_.wait_for(lock, timeout, [this] { return done_; });
     return done_ ? status_ : 0;
   }
+  std::string body() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return body_;
+  }
+  int status() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return status_;
+  }
+  std::string content_type() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return content_type_;
+  }
+
+ protected:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::string body_;  // what has come and was not taken
+  bool done_ = false;
 
  private:
   httplib::Client client_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::string buffer_;
-  std::deque<Json> events_;
+  std::string content_type_;
   bool stop_ = false;
-  bool done_ = false;
   int status_ = 0;
   std::thread thread_;
+};
+
+// Reads the events of one watch request, a JSON object a line.
+class WatchReader : public StreamReader {
+ public:
+  WatchReader(int port, const std::string& path, const std::string& accept = "application/json")
+      : StreamReader(port, path, accept) {}
+
+  // The next event, or null after `timeout` (or when the stream ended).
+  Json Next(std::chrono::milliseconds timeout = std::chrono::milliseconds(5000)) {
+    std::unique_lock<std::mutex> lock(mu_);
+    std::optional<Json> event;
+    cv_.wait_for(lock, timeout, [&] { return (event = TakeEvent()).has_value() || done_; });
+    return event ? *event : Json(nullptr);
+  }
+
+ private:
+  // The first whole line of the body, taken from it; empty lines are
+  // heartbeats. With mu_ held.
+  std::optional<Json> TakeEvent() {
+    size_t nl;
+    while ((nl = body_.find('\n')) != std::string::npos) {
+      std::string line = body_.substr(0, nl);
+      body_.erase(0, nl + 1);
+      if (!line.empty()) return Json::parse(line, nullptr, false);
+    }
+    return std::nullopt;
+  }
 };
 
 // A real server over a real store in a fresh temporary directory.
@@ -214,6 +263,9 @@ class ServerTest : public ::testing::Test {
   Reply Patch(const std::string& path, const std::string& body, const std::string& type) {
     return ToReply(client_->Patch(path.c_str(), body, type.c_str()));
   }
+  Reply MergePatch(const std::string& path, const std::string& body) {
+    return Patch(path, body, "application/merge-patch+json");
+  }
   Reply Delete(const std::string& path, const std::string& body = "") {
     if (body.empty()) return ToReply(client_->Delete(path.c_str()));
     return ToReply(client_->Delete(path.c_str(), body, "application/json"));
@@ -238,3 +290,27 @@ inline void ExpectStatus(const Reply& r, int code, const std::string& reason) {
 }
 
 }  // namespace kuota::server::testing
+
+// The server's tests use these by their short names.
+namespace kuota::server {
+
+using testing::ClusterQueue;
+using testing::EventName;
+using testing::ExpectEvent;
+using testing::ExpectStatus;
+using testing::Job;
+using testing::kCqs;
+using testing::kKueue;
+using testing::kWls;
+using testing::LocalQueue;
+using testing::Namespace;
+using testing::Reply;
+using testing::ServerTest;
+using testing::StreamReader;
+using testing::ToReply;
+using testing::WatchReader;
+using testing::Workload;
+
+using std::chrono::milliseconds;
+
+}  // namespace kuota::server

@@ -13,10 +13,6 @@
 namespace kuota::server {
 namespace {
 
-using testing::ExpectStatus;
-using testing::Reply;
-using testing::ServerTest;
-
 constexpr char kVisibility[] = "/apis/visibility.kueue.x-k8s.io/v1beta1";
 
 // Pending workloads held in fixed queue order; positions computed as Kueue does.

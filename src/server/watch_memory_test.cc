@@ -34,11 +34,7 @@
 namespace kuota::server {
 namespace {
 
-using std::chrono::milliseconds;
 using SteadyClock = std::chrono::steady_clock;
-using testing::kKueue;
-using testing::kWls;
-using testing::ServerTest;
 
 #if defined(KUOTA_SANITIZED)  // -DKUOTA_SANITIZE=ON, GCC or clang
 constexpr bool kSanitized = true;
@@ -59,21 +55,18 @@ double RssMiB() {
          (1024.0 * 1024.0);
 }
 
+// A Workload of one pod set of one container, as real ones have.
 Json SeedWorkload(int i) {
   char name[32];
   std::snprintf(name, sizeof(name), "wl-%06d", i);
+  Json wl = Workload("default", name, {{"app", "bench"}});
   Json container = {{"name", "main"},
                     {"image", "registry.example.com/team/app:1.0"},
                     {"resources", {{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}}}};
-  Json pod_set = {
-      {"name", "main"},
-      {"count", 1},
-      {"template",
-       {{"spec", {{"containers", Json::array({container})}, {"restartPolicy", "Never"}}}}}};
-  return {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
-          {"kind", "Workload"},
-          {"metadata", {{"namespace", "default"}, {"name", name}, {"labels", {{"app", "bench"}}}}},
-          {"spec", {{"queueName", "lq"}, {"podSets", Json::array({pod_set})}}}};
+  Json pod_spec = {{"containers", Json::array({container})}, {"restartPolicy", "Never"}};
+  wl["spec"]["podSets"] =
+      Json::array({{{"name", "main"}, {"count", 1}, {"template", {{"spec", pod_spec}}}}});
+  return wl;
 }
 
 // One watch from resourceVersion 0, read on its own thread without keeping
@@ -87,11 +80,12 @@ class CountingWatch {
       const std::string path = kWls + "?watch=true&resourceVersion=0";
       auto res = client_.Get(path.c_str(), [this](const char* data, size_t len) {
         carry_.append(data, len);
-        size_t start = 0;
-        for (size_t nl; (nl = carry_.find('\n', start)) != std::string::npos; start = nl + 1) {
-          OnLine(std::string_view(carry_).substr(start, nl - start));
+        std::string_view rest = carry_;
+        for (size_t nl = rest.find('\n'); nl != std::string_view::npos; nl = rest.find('\n')) {
+          OnLine(rest.substr(0, nl));
+          rest.remove_prefix(nl + 1);
         }
-        carry_.erase(0, start);
+        carry_.erase(0, carry_.size() - rest.size());
         return !stop_.load();
       });
       status_ = res ? res->status : -1;
@@ -153,9 +147,9 @@ class WatchMemoryTest : public ServerTest {
 
   void Seed(int count) {
     constexpr int kThreads = 32;
+    std::vector<std::thread> threads;
     std::atomic<int> next{0};
     std::atomic<bool> failed{false};
-    std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&] {
         for (int i = next++; i < count && !failed; i = next++) {

@@ -17,17 +17,6 @@
 namespace kuota::server {
 namespace {
 
-using std::chrono::milliseconds;
-using testing::ClusterQueue;
-using testing::EventName;
-using testing::kCqs;
-using testing::kKueue;
-using testing::kWls;
-using testing::Reply;
-using testing::ServerTest;
-using testing::WatchReader;
-using testing::Workload;
-
 int64_t Rv(const Json& object) {
   return std::stoll(object["metadata"]["resourceVersion"].get<std::string>());
 }
@@ -70,14 +59,8 @@ TEST_F(WatchPagesTest, SelectorsApplyAcrossPages) {
     EXPECT_EQ(EventName(e), want);
   }
   // The object that stops matching leaves as DELETED.
-  ASSERT_EQ(Patch(kWls + "/wl-3", R"({"metadata":{"labels":{"team":"b"}}})",
-                  "application/merge-patch+json")
-                .status,
-            200);
-  Json e = watch.Next();
-  ASSERT_TRUE(e.is_object());
-  EXPECT_EQ(e["type"], "DELETED");
-  EXPECT_EQ(EventName(e), "wl-3");
+  ASSERT_EQ(MergePatch(kWls + "/wl-3", R"({"metadata":{"labels":{"team":"b"}}})").status, 200);
+  ExpectEvent(watch.Next(), "DELETED", "wl-3");
 }
 
 TEST_F(WatchPagesTest, TableWatchAcrossPages) {

@@ -8,17 +8,6 @@
 namespace kuota::server {
 namespace {
 
-using std::chrono::milliseconds;
-using testing::ClusterQueue;
-using testing::EventName;
-using testing::kCqs;
-using testing::kKueue;
-using testing::kWls;
-using testing::Reply;
-using testing::ServerTest;
-using testing::WatchReader;
-using testing::Workload;
-
 using WatchTest = ServerTest;
 
 TEST_F(WatchTest, InitialStateThenLiveEvents) {
@@ -37,8 +26,7 @@ TEST_F(WatchTest, InitialStateThenLiveEvents) {
   EXPECT_EQ(added["type"], "ADDED");
   EXPECT_EQ(EventName(added), "c");
 
-  ASSERT_EQ(Patch(kCqs + "/c", R"({"spec":{"cohort":"x"}})", "application/merge-patch+json").status,
-            200);
+  ASSERT_EQ(MergePatch(kCqs + "/c", R"({"spec":{"cohort":"x"}})").status, 200);
   Json modified = watch.Next();
   ASSERT_TRUE(modified.is_object());
   EXPECT_EQ(modified["type"], "MODIFIED");
@@ -82,25 +70,12 @@ TEST_F(WatchTest, LegacyWatchPathAndSingleObject) {
 TEST_F(WatchTest, SelectorTransitionsBecomeAddedAndDeleted) {
   ASSERT_EQ(Post(kWls, Workload("default", "w", {{"team", "a"}})).status, 201);
   WatchReader watch(port(), kWls + "?watch=true&labelSelector=team%3Da&timeoutSeconds=20");
-  Json initial = watch.Next();
-  ASSERT_TRUE(initial.is_object());
-  EXPECT_EQ(initial["type"], "ADDED");
-  ASSERT_EQ(
-      Patch(kWls + "/w", R"({"metadata":{"labels":{"team":"b"}}})", "application/merge-patch+json")
-          .status,
-      200);
-  Json gone = watch.Next();
-  ASSERT_TRUE(gone.is_object());
-  EXPECT_EQ(gone["type"], "DELETED");
+  ASSERT_NO_FATAL_FAILURE(ExpectEvent(watch.Next(), "ADDED", "w"));
+  ASSERT_EQ(MergePatch(kWls + "/w", R"({"metadata":{"labels":{"team":"b"}}})").status, 200);
+  ASSERT_NO_FATAL_FAILURE(ExpectEvent(watch.Next(), "DELETED", "w"));
   ASSERT_EQ(Post(kWls, Workload("default", "other", {{"team", "b"}})).status, 201);
-  ASSERT_EQ(
-      Patch(kWls + "/w", R"({"metadata":{"labels":{"team":"a"}}})", "application/merge-patch+json")
-          .status,
-      200);
-  Json back = watch.Next();
-  ASSERT_TRUE(back.is_object());
-  EXPECT_EQ(back["type"], "ADDED");
-  EXPECT_EQ(EventName(back), "w");
+  ASSERT_EQ(MergePatch(kWls + "/w", R"({"metadata":{"labels":{"team":"a"}}})").status, 200);
+  ASSERT_NO_FATAL_FAILURE(ExpectEvent(watch.Next(), "ADDED", "w"));
 }
 
 TEST_F(WatchTest, TableWatchSendsOneRowTables) {

@@ -64,41 +64,43 @@ RunRecord Consistent() {
   return r;
 }
 
-TEST(ConsistencyTest, AcceptsAConsistentRun) {
-  const Plan p = TwoQueues();
-  ConsistencyReport c = CheckConsistency(p, Consistent());
+// TwoQueues() and its Consistent() run, for a test to change.
+class ConsistencyTest : public ::testing::Test {
+ protected:
+  ConsistencyReport Check() const { return CheckConsistency(p, r); }
+
+  Plan p = TwoQueues();
+  RunRecord r = Consistent();
+};
+
+TEST_F(ConsistencyTest, AcceptsAConsistentRun) {
+  ConsistencyReport c = Check();
   EXPECT_TRUE(c.ok()) << (c.failures.empty() ? "" : c.failures[0]);
 }
 
-TEST(ConsistencyTest, ReleaseBeforeAdmissionAtTheSameInstant) {
+TEST_F(ConsistencyTest, ReleaseBeforeAdmissionAtTheSameInstant) {
   // w0 finishes at 100 ms and w1 takes its place at 100 ms: not overcommitted.
-  const Plan p = TwoQueues();
-  RunRecord r = Consistent();
   r.workloads[1] = Simple(0, 0, 100);
-  EXPECT_TRUE(CheckConsistency(p, r).ok());
+  EXPECT_TRUE(Check().ok());
 }
 
-TEST(ConsistencyTest, FindsCohortOvercommit) {
+TEST_F(ConsistencyTest, FindsCohortOvercommit) {
   // Both w0 and w1 run in queue 0 at once: 4 cpu there (within its 4 cpu
   // limit) plus w2's 2 cpu in queue 1 = 6 cpu in a cohort of 4.
-  const Plan p = TwoQueues();
-  RunRecord r = Consistent();
   r.workloads[1] = Simple(0, 0, 50);
-  ConsistencyReport c = CheckConsistency(p, r);
+  ConsistencyReport c = Check();
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.failures[0].find("cohort co-0 held 6 cpu at 0.050 s, above its quota of 4"),
             std::string::npos)
       << c.failures[0];
 }
 
-TEST(ConsistencyTest, NamesTheHoldsThatEndedJustAfterAnOvercommit) {
+TEST_F(ConsistencyTest, NamesTheHoldsThatEndedJustAfterAnOvercommit) {
   // w1 is admitted at 50 ms while w0 still holds its quota until 100 ms (it
   // finishes then): the failure names w0 as a hold that ended just after.
-  const Plan p = TwoQueues();
-  RunRecord r = Consistent();
   r.workloads[1] = Simple(0, 0, 50);
   r.workloads[1].holds[0].released_us = 400'000;  // the runner's view, later
-  ConsistencyReport c = CheckConsistency(p, r);
+  ConsistencyReport c = Check();
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.failures[0].find("; holds that ended within 1 s after it: "), std::string::npos)
       << c.failures[0];
@@ -109,41 +111,35 @@ TEST(ConsistencyTest, NamesTheHoldsThatEndedJustAfterAnOvercommit) {
       << c.failures[0];
 }
 
-TEST(ConsistencyTest, FindsQueueAboveBorrowingLimit) {
-  Plan p = TwoQueues();
+TEST_F(ConsistencyTest, FindsQueueAboveBorrowingLimit) {
   p.queues[0].borrowing_limit_milli = 0;  // queue 0 may hold 2 cpu only
-  RunRecord r = Consistent();
   r.workloads[2] = Simple(0, 0, 100);
   r.workloads[1] = Simple(0, 0, 150);
   p.workloads[2].queue = 0;
-  ConsistencyReport c = CheckConsistency(p, r);
+  ConsistencyReport c = Check();
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.failures[0].find("ClusterQueue cq-0-0-co-0 held 4 cpu"), std::string::npos)
       << c.failures[0];
 }
 
-TEST(ConsistencyTest, FindsAdmissionEvictionMismatchAndDoubleFinish) {
-  const Plan p = TwoQueues();
-  RunRecord r = Consistent();
+TEST_F(ConsistencyTest, FindsAdmissionEvictionMismatchAndDoubleFinish) {
   r.workloads[0].evictions = 1;  // evicted once, admitted once
   r.workloads[1].finishes = 2;
-  ConsistencyReport c = CheckConsistency(p, r);
+  ConsistencyReport c = Check();
   EXPECT_EQ(c.failure_count, 2);
   ASSERT_EQ(c.failures.size(), 2u);
   EXPECT_NE(c.failures[0].find("admitted 1 times, evicted 1 times"), std::string::npos);
   EXPECT_NE(c.failures[1].find("finished 2 times"), std::string::npos);
 }
 
-TEST(ConsistencyTest, NamesServerAnomaliesSeenByTheWatch) {
-  const Plan p = TwoQueues();
-  RunRecord r = Consistent();
+TEST_F(ConsistencyTest, NamesServerAnomaliesSeenByTheWatch) {
   // Evicted from an admission the server never published.
   r.workloads[0].evictions = 1;
   r.workloads[0].evictions_unseen_admission = 1;
   // Shown evicted, without its Finished condition, after it finished.
   r.workloads[1].finish_lost = true;
   r.workloads[1].evictions_after_finish = 1;
-  ConsistencyReport c = CheckConsistency(p, r);
+  ConsistencyReport c = Check();
   ASSERT_EQ(c.failure_count, 2);
   EXPECT_NE(c.failures[0].find("evicted 1 time(s) without having been seen admitted"),
             std::string::npos)
@@ -153,22 +149,18 @@ TEST(ConsistencyTest, NamesServerAnomaliesSeenByTheWatch) {
       << c.failures[1];
 }
 
-TEST(ConsistencyTest, FindsShortRunAndWrongQueue) {
-  const Plan p = TwoQueues();
-  RunRecord r = Consistent();
+TEST_F(ConsistencyTest, FindsShortRunAndWrongQueue) {
   r.workloads[0].holds[0].released_us = 60'000;  // ran 60 of its 100 ms
   r.workloads[2].holds[0].queue = 0;             // belongs to queue 1
-  ConsistencyReport c = CheckConsistency(p, r);
+  ConsistencyReport c = Check();
   ASSERT_EQ(c.failure_count, 2);
   EXPECT_NE(c.failures[0].find("finished after running 60 ms of its 100 ms"), std::string::npos);
   EXPECT_NE(c.failures[1].find("not in its own ClusterQueue cq-0-1-co-0"), std::string::npos);
 }
 
-TEST(ConsistencyTest, NeverCreatedIsAFailure) {
-  const Plan p = TwoQueues();
-  RunRecord r = Consistent();
+TEST_F(ConsistencyTest, NeverCreatedIsAFailure) {
   r.workloads[2] = WorkloadRecord{};
-  ConsistencyReport c = CheckConsistency(p, r);
+  ConsistencyReport c = Check();
   ASSERT_EQ(c.failure_count, 1);
   EXPECT_NE(c.failures[0].find("created 0 times"), std::string::npos);
 }

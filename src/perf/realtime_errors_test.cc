@@ -19,26 +19,24 @@
 namespace kuota::perf {
 namespace {
 
+// `url` parses to `host`:`port`, over TLS or not, and is written back whole.
+void ExpectAddress(const std::string& url, const std::string& host, int port, bool tls) {
+  auto a = ParseServerUrl(url);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(a->host, host);
+  EXPECT_EQ(a->port, port);
+  EXPECT_EQ(a->tls, tls);
+  EXPECT_EQ(a->url, std::string(tls ? "https://" : "http://") + host + ":" + std::to_string(port));
+}
+
 TEST(ServerUrlTest, AcceptsHttpHostPort) {
-  auto a = ParseServerUrl("http://127.0.0.1:8080/");
-  ASSERT_TRUE(a.ok()) << a.status().message();
-  EXPECT_EQ(a->host, "127.0.0.1");
-  EXPECT_EQ(a->port, 8080);
-  EXPECT_EQ(a->url, "http://127.0.0.1:8080");
-  auto b = ParseServerUrl("http://localhost");
-  ASSERT_TRUE(b.ok());
-  EXPECT_EQ(b->port, 80);
+  ExpectAddress("http://127.0.0.1:8080/", "127.0.0.1", 8080, false);
+  ExpectAddress("http://localhost", "localhost", 80, false);
 }
 
 TEST(ServerUrlTest, AcceptsHttps) {
-  auto a = ParseServerUrl("https://127.0.0.1:8443");
-  ASSERT_TRUE(a.ok()) << a.status().ToString();
-  EXPECT_TRUE(a->tls);
-  EXPECT_EQ(a->port, 8443);
-  EXPECT_EQ(a->url, "https://127.0.0.1:8443");
-  auto b = ParseServerUrl("https://localhost");
-  ASSERT_TRUE(b.ok());
-  EXPECT_EQ(b->port, 443);
+  ExpectAddress("https://127.0.0.1:8443", "127.0.0.1", 8443, true);
+  ExpectAddress("https://localhost", "localhost", 443, true);
 }
 
 TEST(ServerUrlTest, RefusesOtherForms) {

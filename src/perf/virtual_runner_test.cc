@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+
 #include "perf/consistency.h"
 #include "perf/perf_config.h"
 #include "perf/summary.h"
@@ -17,10 +20,22 @@ Plan MustPlan(const char* text) {
   return *p;
 }
 
-// One queue of 2 cpu, no borrowing: two 2-cpu workloads of 100 ms arriving
-// 10 ms apart run one after the other.
-TEST(VirtualRunnerTest, RunsWorkloadsOneAfterAnother) {
-  const Plan plan = MustPlan(R"(
+// One workloadsSets entry: `count` workloads of class `name`, one every
+// `interval_ms`, each asking `request` cpu for `runtime_ms`.
+std::string Set(int count, int interval_ms, const std::string& name, int runtime_ms,
+                std::optional<int> priority, int request) {
+  std::string yaml = "    - count: " + std::to_string(count) +
+                     "\n      creationIntervalMs: " + std::to_string(interval_ms) +
+                     "\n      workloads:\n      - className: " + name +
+                     "\n        runtimeMs: " + std::to_string(runtime_ms) + "\n";
+  if (priority) yaml += "        priority: " + std::to_string(*priority) + "\n";
+  return yaml + "        request: " + std::to_string(request) + "\n";
+}
+
+// One cohort "co" with one queue "cq" of 2 cpu that does not borrow; `queue`
+// adds lines to the queue; `sets` are its workloadsSets.
+Plan OneQueuePlan(const std::string& sets, const std::string& queue = "") {
+  return MustPlan((R"(
 cohorts:
 - className: co
   count: 1
@@ -29,15 +44,15 @@ cohorts:
     count: 1
     nominalQuota: 2
     borrowingLimit: 0
-    workloadsSets:
-    - count: 2
-      creationIntervalMs: 10
-      workloads:
-      - className: w
-        runtimeMs: 100
-        priority: 1
-        request: 2
-)");
+)" + queue + "    workloadsSets:\n" +
+                   sets)
+                      .c_str());
+}
+
+// One queue of 2 cpu, no borrowing: two 2-cpu workloads of 100 ms arriving
+// 10 ms apart run one after the other.
+TEST(VirtualRunnerTest, RunsWorkloadsOneAfterAnother) {
+  const Plan plan = OneQueuePlan(Set(2, 10, "w", 100, 1, 2));
   auto r = RunVirtual(plan, {});
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_TRUE(r->completed) << r->stop_reason;
@@ -59,32 +74,8 @@ cohorts:
 // A high-priority workload preempts a running low-priority one in its queue;
 // the victim runs its full runtime again afterwards.
 TEST(VirtualRunnerTest, EvictedWorkloadsRunAgainInFull) {
-  const Plan plan = MustPlan(R"(
-cohorts:
-- className: co
-  count: 1
-  queuesSets:
-  - className: cq
-    count: 1
-    nominalQuota: 2
-    borrowingLimit: 0
-    withinClusterQueue: LowerPriority
-    workloadsSets:
-    - count: 1
-      creationIntervalMs: 10
-      workloads:
-      - className: low
-        runtimeMs: 100
-        priority: 1
-        request: 2
-    - count: 1
-      creationIntervalMs: 50
-      workloads:
-      - className: high
-        runtimeMs: 100
-        priority: 10
-        request: 2
-)");
+  const Plan plan = OneQueuePlan(Set(1, 10, "low", 100, 1, 2) + Set(1, 50, "high", 100, 10, 2),
+                                 "    withinClusterQueue: LowerPriority\n");
   auto r = RunVirtual(plan, {});
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_TRUE(r->completed) << r->stop_reason;
@@ -108,23 +99,7 @@ cohorts:
 }
 
 TEST(VirtualRunnerTest, ReportsWorkloadsThatCanNeverFit) {
-  const Plan plan = MustPlan(R"(
-cohorts:
-- className: co
-  count: 1
-  queuesSets:
-  - className: cq
-    count: 1
-    nominalQuota: 2
-    borrowingLimit: 0
-    workloadsSets:
-    - count: 1
-      creationIntervalMs: 10
-      workloads:
-      - className: huge
-        runtimeMs: 100
-        request: 3
-)");
+  const Plan plan = OneQueuePlan(Set(1, 10, "huge", 100, std::nullopt, 3));
   auto r = RunVirtual(plan, {});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_FALSE(r->completed);
@@ -135,7 +110,7 @@ cohorts:
 
 // Borrowing and reclaim in a cohort, and the same figures on every run.
 TEST(VirtualRunnerTest, ScaledDownBaselineIsConsistentAndDeterministic) {
-  const char* config = R"(
+  const std::string config = R"(
 cohorts:
 - className: cohort
   count: 2
@@ -147,29 +122,9 @@ cohorts:
     reclaimWithinCohort: Any
     withinClusterQueue: LowerPriority
     workloadsSets:
-    - count: 40
-      creationIntervalMs: 20
-      workloads:
-      - className: small
-        runtimeMs: 50
-        priority: 50
-        request: 1
-    - count: 12
-      creationIntervalMs: 60
-      workloads:
-      - className: medium
-        runtimeMs: 120
-        priority: 100
-        request: 2
-    - count: 4
-      creationIntervalMs: 200
-      workloads:
-      - className: large
-        runtimeMs: 200
-        priority: 200
-        request: 6
-)";
-  const Plan plan = MustPlan(config);
+)" + Set(40, 20, "small", 50, 50, 1) +
+                             Set(12, 60, "medium", 120, 100, 2) + Set(4, 200, "large", 200, 200, 6);
+  const Plan plan = MustPlan(config.c_str());
   ASSERT_EQ(plan.workloads.size(), 336u);
   auto a = RunVirtual(plan, {});
   auto b = RunVirtual(plan, {});

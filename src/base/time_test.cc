@@ -104,13 +104,12 @@ TEST(Rfc3339Test, RoundTrip) {
   }
 }
 
-struct DurationCase {
-  std::string text;
-  int64_t ms;
-  bool ok;
-};
-
 TEST(ParseDurationTest, Table) {
+  struct DurationCase {
+    std::string text;
+    int64_t ms;
+    bool ok;
+  };
   const DurationCase cases[] = {
       {"0", 0, true},
       {"-0", 0, true},

@@ -10,13 +10,9 @@
 namespace kuota::codec {
 namespace {
 
+using testing::DecodeErrorCase;
 using testing::DecodeErrorOf;
-
-struct ErrorCase {
-  std::string name;
-  std::string yaml;
-  std::string want;  // the whole Status::ToString()
-};
+using testing::ExpectDecodeErrors;
 
 // A ClusterQueue whose line 9 onwards each case fills in.
 const char* kCqHead =
@@ -49,7 +45,7 @@ const char* kWlHead =
 TEST(DecodeErrorTest, Table) {
   const std::string cq = kCqHead;
   const std::string wl = kWlHead;
-  const ErrorCase cases[] = {
+  const DecodeErrorCase cases[] = {
       // Unknown fields, at any depth.
       {"unknown nested field", cq + "        nominalQuota: 1\n      flavorz: x\n",
        "Invalid: document 1 (ClusterQueue \"cq\", line 14): "
@@ -287,9 +283,7 @@ TEST(DecodeErrorTest, Table) {
        "metadata: {name: lq, namespace: ns}\n",
        "Invalid: document 1 (LocalQueue \"lq\", line 1): spec.clusterQueue: Required value"},
   };
-  for (const auto& c : cases) {
-    EXPECT_EQ(DecodeErrorOf(c.yaml), c.want) << c.name << "\n--- input ---\n" << c.yaml;
-  }
+  ExpectDecodeErrors(cases);
 }
 
 TEST(DecodeErrorTest, ValuesInMessagesAreQuotedAndTruncated) {

@@ -26,6 +26,12 @@ int64_t Milli(const api::ResourceList& list, const std::string& name) {
   return it == list.end() ? -1 : it->second.milli();
 }
 
+// A kueue.x-k8s.io/v1beta1 object of `kind` named `name`, up to its "spec:".
+std::string KueueHead(const std::string& kind, const std::string& name) {
+  return "apiVersion: kueue.x-k8s.io/v1beta1\nkind: " + kind + "\nmetadata: {name: " + name +
+         "}\nspec:\n";
+}
+
 TEST(DecodeTest, ClusterQueueFull) {
   api::Object o = MustDecode(R"(
 apiVersion: kueue.x-k8s.io/v1beta1
@@ -135,12 +141,7 @@ status:
 }
 
 TEST(DecodeTest, ClusterQueueDefaults) {
-  api::Object o = MustDecode(R"(
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  resourceGroups:
+  api::Object o = MustDecode(KueueHead("ClusterQueue", "cq") + R"(  resourceGroups:
   - coveredResources: [cpu]
     flavors: [{name: f, resources: [{name: cpu, nominalQuota: 1}]}]
 )");
@@ -160,8 +161,7 @@ spec:
 }
 
 TEST(DecodeTest, NamespaceSelectorAbsentNullAndEmpty) {
-  const std::string head =
-      "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: cq}\nspec:\n";
+  const std::string head = KueueHead("ClusterQueue", "cq");
   EXPECT_FALSE(As<api::ClusterQueue>(MustDecode(head + "  cohort: x\n"))
                    .spec.namespace_selector.has_value());
   EXPECT_FALSE(As<api::ClusterQueue>(MustDecode(head + "  namespaceSelector: null\n"))
@@ -174,12 +174,9 @@ TEST(DecodeTest, NamespaceSelectorAbsentNullAndEmpty) {
 }
 
 TEST(DecodeTest, FlavorFungibilityDeprecatedNames) {
-  api::Object o = MustDecode(R"(
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  flavorFungibility: {whenCanBorrow: Borrow, whenCanPreempt: Preempt}
+  api::Object o =
+      MustDecode(KueueHead("ClusterQueue", "cq") +
+                 R"(  flavorFungibility: {whenCanBorrow: Borrow, whenCanPreempt: Preempt}
 )");
   const auto& ff = As<api::ClusterQueue>(o).spec.flavor_fungibility;
   EXPECT_EQ(ff.when_can_borrow, api::FungibilityAction::kMayStopSearch);
@@ -200,12 +197,7 @@ TEST(DecodeTest, FairSharingWeightForms) {
 }
 
 TEST(DecodeTest, CohortVersions) {
-  api::Object beta = MustDecode(R"(
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: Cohort
-metadata: {name: child}
-spec:
-  parentName: root
+  api::Object beta = MustDecode(KueueHead("Cohort", "child") + R"(  parentName: root
   resourceGroups:
   - coveredResources: [cpu]
     flavors: [{name: f, resources: [{name: cpu, nominalQuota: 4, lendingLimit: 1}]}]
@@ -404,12 +396,7 @@ status:
 }
 
 TEST(DecodeTest, WorkloadActiveFalseAndPodRequests) {
-  api::Object o = MustDecode(R"(
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: Workload
-metadata: {name: w}
-spec:
-  active: false
+  api::Object o = MustDecode(KueueHead("Workload", "w") + R"(  active: false
   podSets:
   - count: 3
     template:
@@ -654,12 +641,7 @@ TEST(DecodeTest, NullLabelValueIsEmpty) {
 }
 
 TEST(DecodeTest, AnchorsAndAliases) {
-  api::Object o = MustDecode(R"(
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  resourceGroups:
+  api::Object o = MustDecode(KueueHead("ClusterQueue", "cq") + R"(  resourceGroups:
   - coveredResources: &res [cpu, memory]
     flavors:
     - name: a

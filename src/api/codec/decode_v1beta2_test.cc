@@ -197,17 +197,12 @@ TEST(DecodeV1beta2Test, Configuration) {
 }
 
 TEST(DecodeV1beta2Test, V1beta1OnlyFieldsAreErrors) {
-  struct Case {
-    const char* name;
-    std::string yaml;
-    std::string want;
-  };
   const std::string cq =
       "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\nspec:\n";
   const std::string wl =
       "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w, namespace: ns}\n"
       "spec:\n  podSets: [{template: {spec: {containers: [{name: c}]}}}]\n";
-  const Case cases[] = {
+  const testing::DecodeErrorCase cases[] = {
       {"cohort", cq + "  cohort: all\n",
        "Invalid: document 1 (ClusterQueue \"cq\", line 5): spec.cohort: unknown field: "
        "kueue.x-k8s.io/v1beta2 names it spec.cohortName"},
@@ -261,9 +256,7 @@ TEST(DecodeV1beta2Test, V1beta1OnlyFieldsAreErrors) {
        "queueVisibility: {}\n",
        "Invalid: document 1 (Configuration, line 3): queueVisibility: unknown field"},
   };
-  for (const Case& c : cases) {
-    EXPECT_EQ(DecodeErrorOf(c.yaml), c.want) << c.name << "\n--- input ---\n" << c.yaml;
-  }
+  testing::ExpectDecodeErrors(cases);
 }
 
 }  // namespace

@@ -43,19 +43,14 @@ TEST_F(MapReaderTest, TypedFields) {
   api::Labels m;
   api::ResourceList res;
   std::optional<int32_t> opt, missing;
-  EXPECT_TRUE(r.String("s", s).ok());
-  EXPECT_TRUE(r.Bool("b", b).ok());
-  EXPECT_TRUE(r.Int32("i32", i32).ok());
-  EXPECT_TRUE(r.Int64("i64", i64).ok());
-  EXPECT_TRUE(r.Quantity("q", q).ok());
-  EXPECT_TRUE(r.Time("t", t).ok());
-  EXPECT_TRUE(r.Duration("d", d).ok());
-  EXPECT_TRUE(r.StringList("l", l).ok());
-  EXPECT_TRUE(r.StringMap("m", m).ok());
-  EXPECT_TRUE(r.ResourceList("r", res).ok());
-  EXPECT_TRUE(r.OptInt32("opt", opt).ok());
-  EXPECT_TRUE(r.OptInt32("missing", missing).ok());
-  EXPECT_TRUE(r.Finish().ok());
+  // Read in this order, each read fine.
+  for (const Status& st :
+       {r.String("s", s), r.Bool("b", b), r.Int32("i32", i32), r.Int64("i64", i64),
+        r.Quantity("q", q), r.Time("t", t), r.Duration("d", d), r.StringList("l", l),
+        r.StringMap("m", m), r.ResourceList("r", res), r.OptInt32("opt", opt),
+        r.OptInt32("missing", missing), r.Finish()}) {
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  }
   EXPECT_EQ(s, "hello");
   EXPECT_TRUE(b);
   EXPECT_EQ(i32, -7);
@@ -134,14 +129,11 @@ TEST_F(MapReaderTest, DepthGuard) {
 }
 
 TEST_F(MapReaderTest, BudgetExhaustion) {
-  DecodeBudget small{3, 1000};
-  DecodeContext ctx(small);
+  budget_ = DecodeBudget{3, 1000};
   const YamlNode& root = Parse("a: 1\nb: 2\nc: 3\nd: 4\n");
-  MapReader r(ctx, root, "spec");
+  MapReader r(ctx_, root, "spec");
   std::string v;
-  EXPECT_TRUE(r.String("a", v).ok());
-  EXPECT_TRUE(r.String("b", v).ok());
-  EXPECT_TRUE(r.String("c", v).ok());
+  for (const char* within : {"a", "b", "c"}) EXPECT_TRUE(r.String(within, v).ok()) << within;
   Status st = r.String("d", v);
   EXPECT_EQ(st.code(), StatusCode::kTooLarge);
   EXPECT_EQ(st.message(),
@@ -150,10 +142,9 @@ TEST_F(MapReaderTest, BudgetExhaustion) {
 }
 
 TEST_F(MapReaderTest, ByteBudget) {
-  DecodeBudget small{100, 10};
-  DecodeContext ctx(small);
+  budget_ = DecodeBudget{100, 10};
   const YamlNode& root = Parse("a: 12345678\nb: 12345\n");
-  MapReader r(ctx, root, "");
+  MapReader r(ctx_, root, "");
   std::string v;
   EXPECT_TRUE(r.String("a", v).ok());
   EXPECT_EQ(r.String("b", v).code(), StatusCode::kTooLarge);

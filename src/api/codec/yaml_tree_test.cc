@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "api/codec/scalars.h"
 
@@ -72,22 +73,25 @@ TEST(YamlTreeTest, AliasesShareTheAnchoredNode) {
   EXPECT_EQ(&root.value(2), &root.value(3));
 }
 
+// The next document of `stream`, which must have one.
+void NextDocument(YamlStream& stream, std::unique_ptr<YamlDocument>& doc) {
+  Result<std::unique_ptr<YamlDocument>> next = stream.Next();
+  ASSERT_TRUE(next.ok());
+  ASSERT_NE(*next, nullptr);
+  doc = std::move(*next);
+}
+
 TEST(YamlTreeTest, StreamOfDocuments) {
   YamlStream stream("a: 1\n---\n---\n- x\n...\n");
-  Result<std::unique_ptr<YamlDocument>> d1 = stream.Next();
-  ASSERT_TRUE(d1.ok());
-  ASSERT_NE(*d1, nullptr);
-  EXPECT_TRUE((*d1)->root->is_map());
-  EXPECT_EQ((*d1)->line, 1);
-  Result<std::unique_ptr<YamlDocument>> d2 = stream.Next();
-  ASSERT_TRUE(d2.ok());
-  ASSERT_NE(*d2, nullptr);
-  EXPECT_TRUE((*d2)->root->is_null());
-  Result<std::unique_ptr<YamlDocument>> d3 = stream.Next();
-  ASSERT_TRUE(d3.ok());
-  ASSERT_NE(*d3, nullptr);
-  EXPECT_TRUE((*d3)->root->is_sequence());
-  EXPECT_EQ((*d3)->line, 4);
+  std::unique_ptr<YamlDocument> d1, d2, d3;
+  ASSERT_NO_FATAL_FAILURE(NextDocument(stream, d1));
+  EXPECT_TRUE(d1->root->is_map());
+  EXPECT_EQ(d1->line, 1);
+  ASSERT_NO_FATAL_FAILURE(NextDocument(stream, d2));
+  EXPECT_TRUE(d2->root->is_null());
+  ASSERT_NO_FATAL_FAILURE(NextDocument(stream, d3));
+  EXPECT_TRUE(d3->root->is_sequence());
+  EXPECT_EQ(d3->line, 4);
   Result<std::unique_ptr<YamlDocument>> end = stream.Next();
   ASSERT_TRUE(end.ok());
   EXPECT_EQ(*end, nullptr);
@@ -151,38 +155,27 @@ TEST(ScalarsTest, Numbers) {
 }
 
 TEST(ScalarsTest, DecimalIntegers) {
-  struct Case {
-    const char* text;
-    IntParse want;
-    int64_t value;
-  };
-  const Case cases[] = {
-      {"0", IntParse::kOk, 0},
-      {"-0", IntParse::kOk, 0},
-      {"42", IntParse::kOk, 42},
-      {"+42", IntParse::kOk, 42},
-      {"-42", IntParse::kOk, -42},
-      {"9223372036854775807", IntParse::kOk, INT64_MAX},
-      {"-9223372036854775808", IntParse::kOk, INT64_MIN},
-      {"9223372036854775808", IntParse::kOutOfRange, 0},
-      {"-9223372036854775809", IntParse::kOutOfRange, 0},
-      {"99999999999999999999999999", IntParse::kOutOfRange, 0},
-      {"99999999999999999999999999x", IntParse::kNotInteger, 0},
-      {"", IntParse::kNotInteger, 0},
-      {"-", IntParse::kNotInteger, 0},
-      {"010", IntParse::kNotInteger, 0},
-      {"0x10", IntParse::kNotInteger, 0},
-      {"1.0", IntParse::kNotInteger, 0},
-      {"1e3", IntParse::kNotInteger, 0},
-      {"1_000", IntParse::kNotInteger, 0},
-      {" 1", IntParse::kNotInteger, 0},
-  };
-  for (const auto& c : cases) {
+  const std::pair<const char*, int64_t> integers[] = {{"0", 0},
+                                                      {"-0", 0},
+                                                      {"42", 42},
+                                                      {"+42", 42},
+                                                      {"-42", -42},
+                                                      {"9223372036854775807", INT64_MAX},
+                                                      {"-9223372036854775808", INT64_MIN}};
+  for (const auto& [text, value] : integers) {
     int64_t v = -7;
-    EXPECT_EQ(ParseDecimalInt(c.text, v), c.want) << c.text;
-    if (c.want == IntParse::kOk) {
-      EXPECT_EQ(v, c.value) << c.text;
-    }
+    EXPECT_EQ(ParseDecimalInt(text, v), IntParse::kOk) << text;
+    EXPECT_EQ(v, value) << text;
+  }
+  for (const char* text :
+       {"9223372036854775808", "-9223372036854775809", "99999999999999999999999999"}) {
+    int64_t v = -7;
+    EXPECT_EQ(ParseDecimalInt(text, v), IntParse::kOutOfRange) << text;
+  }
+  for (const char* text :
+       {"99999999999999999999999999x", "", "-", "010", "0x10", "1.0", "1e3", "1_000", " 1"}) {
+    int64_t v = -7;
+    EXPECT_EQ(ParseDecimalInt(text, v), IntParse::kNotInteger) << text;
   }
 }
 

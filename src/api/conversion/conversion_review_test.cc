@@ -9,12 +9,12 @@ using Json = nlohmann::json;
 
 // A ConversionReview asking for `desired` with `objects`.
 Json Review(const std::string& desired, Json objects) {
+  Json request = {{"uid", "705ab4f5-6393-11e8-b7cc-42010a800002"},
+                  {"desiredAPIVersion", desired},
+                  {"objects", std::move(objects)}};
   return {{"apiVersion", "apiextensions.k8s.io/v1"},
           {"kind", "ConversionReview"},
-          {"request",
-           {{"uid", "705ab4f5-6393-11e8-b7cc-42010a800002"},
-            {"desiredAPIVersion", desired},
-            {"objects", std::move(objects)}}}};
+          {"request", std::move(request)}};
 }
 
 Json V1beta1ClusterQueue() {

@@ -9,6 +9,13 @@ using Json = nlohmann::json;
 
 Json Parse(const char* text) { return Json::parse(text); }
 
+// `in` converted to `version`; null (and a failure) when it does not convert.
+Json Converted(const Json& in, std::string_view version) {
+  Result<Json> r = Convert(in, version);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? *r : Json();
+}
+
 // Converts `v1beta1` up and expects `v1beta2`, then down and expects `back`.
 void ExpectRoundTrip(const Json& v1beta1, const Json& v1beta2, const Json& back) {
   Result<Json> up = Convert(v1beta1, kV1beta2);
@@ -31,12 +38,11 @@ TEST(KueueConversion, ClusterQueueCohortAndAdmissionChecks) {
             "queueingStrategy":"StrictFIFO",
             "flavorFungibility":{"whenCanBorrow":"MayStopSearch","whenCanPreempt":"MayStopSearch"}},
     "status":{"pendingWorkloads":1}})");
-  Json back = Parse(R"({"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"ClusterQueue",
-    "metadata":{"name":"cq"},
-    "spec":{"cohort":"all","admissionChecksStrategy":{"admissionChecks":[{"name":"prov"}]},
-            "queueingStrategy":"StrictFIFO",
-            "flavorFungibility":{"whenCanBorrow":"MayStopSearch","whenCanPreempt":"MayStopSearch"}},
-    "status":{"pendingWorkloads":1}})");
+  // Back down, v1beta2's form is kept but for the cohort's name.
+  Json back = v2;
+  back["apiVersion"] = "kueue.x-k8s.io/v1beta1";
+  back["spec"].erase("cohortName");
+  back["spec"]["cohort"] = "all";
   ExpectRoundTrip(v1, v2, back);
 }
 
@@ -81,14 +87,14 @@ TEST(KueueConversion, WorkloadPriorityClassRef) {
                  {"priorityClassName", "high"},
                  {"priorityClassSource", source}}},
                {"status", {{"accumulatedPastExexcutionTimeSeconds", 7}}}};
-    Json v2 = {{"apiVersion", "kueue.x-k8s.io/v1beta2"},
-               {"kind", "Workload"},
-               {"metadata", {{"name", "w"}, {"namespace", "ns"}}},
-               {"spec",
-                {{"queueName", "lq"},
-                 {"priority", 100},
-                 {"priorityClassRef", {{"group", group}, {"kind", kind}, {"name", "high"}}}}},
-               {"status", {{"accumulatedPastExecutionTimeSeconds", 7}}}};
+    // The name and source become one reference; the status field's
+    // misspelling is fixed.
+    Json v2 = v1;
+    v2["apiVersion"] = "kueue.x-k8s.io/v1beta2";
+    v2["spec"].erase("priorityClassName");
+    v2["spec"].erase("priorityClassSource");
+    v2["spec"]["priorityClassRef"] = {{"group", group}, {"kind", kind}, {"name", "high"}};
+    v2["status"] = {{"accumulatedPastExecutionTimeSeconds", 7}};
     ExpectRoundTrip(v1, v2, v1);
   }
 }
@@ -96,9 +102,7 @@ TEST(KueueConversion, WorkloadPriorityClassRef) {
 TEST(KueueConversion, WorkloadNameWithoutSourceHasNoV1beta2Form) {
   Json v1 = Parse(R"({"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"Workload",
     "metadata":{"name":"w"},"spec":{"priorityClassName":"x"}})");
-  Result<Json> v2 = Convert(v1, kV1beta2);
-  ASSERT_TRUE(v2.ok());
-  EXPECT_EQ((*v2)["spec"], Json::object());
+  EXPECT_EQ(Converted(v1, kV1beta2)["spec"], Json::object());
 }
 
 TEST(KueueConversion, WorkloadBadPriorityClassRefNamesTheField) {
@@ -151,9 +155,7 @@ TEST(KueueConversion, UnchangedKindsOnlyChangeApiVersion) {
 TEST(KueueConversion, SameVersionIsUnchanged) {
   Json v1 = Parse(R"({"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"ClusterQueue",
     "metadata":{"name":"cq"},"spec":{"cohort":"all"}})");
-  Result<Json> r = Convert(v1, kV1beta1);
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(*r, v1);
+  EXPECT_EQ(Converted(v1, kV1beta1), v1);
 }
 
 TEST(KueueConversion, RefusesWhatItCannotConvert) {

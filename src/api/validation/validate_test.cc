@@ -97,6 +97,44 @@ api::Container& MainContainer(api::Workload& wl) {
 
 api::PodSpec& MainPod(api::Workload& wl) { return wl.spec.pod_sets[0].template_.spec; }
 
+// Case mutations shared by several rows.
+std::function<void(api::ClusterQueue&)> LendingLimit(const char* quantity) {
+  return [=](api::ClusterQueue& cq) {
+    cq.spec.resource_groups[0].flavors[0].resources[0].lending_limit = Q(quantity);
+  };
+}
+std::function<void(api::ClusterQueue&)> SelectorExpression(std::string key, std::string op,
+                                                           std::vector<std::string> values) {
+  return [=](api::ClusterQueue& cq) {
+    cq.spec.namespace_selector->match_expressions.push_back({key, op, values});
+  };
+}
+std::function<void(api::Workload&)> Tolerations(std::vector<api::Toleration> tolerations) {
+  return [=](api::Workload& w) { MainPod(w).tolerations = tolerations; };
+}
+std::function<void(api::Workload&)> RequiredTerms(std::vector<api::NodeSelectorTerm> terms) {
+  return [=](api::Workload& w) { MainPod(w).node_affinity.required_terms = terms; };
+}
+// Admitted to `cq` with one pod set assignment, named `pod_set`.
+std::function<void(api::Workload&)> AdmittedAs(std::string pod_set, std::string cq) {
+  return [=](api::Workload& w) {
+    api::PodSetAssignment psa;
+    psa.name = pod_set;
+    w.status.admission = api::Admission{cq, {psa}};
+  };
+}
+// `n` copies of the first pod set, named p0, p1, ...
+std::function<void(api::Workload&)> PodSets(int n) {
+  return [=](api::Workload& w) {
+    api::PodSet ps = w.spec.pod_sets[0];
+    w.spec.pod_sets.clear();
+    for (int i = 0; i < n; ++i) {
+      ps.name = "p" + std::to_string(i);
+      w.spec.pod_sets.push_back(ps);
+    }
+  };
+}
+
 constexpr const char* kSubdomainMsg = "a lowercase RFC 1123 subdomain must consist of*";
 
 // ---- ClusterQueue ----
@@ -253,34 +291,20 @@ TEST(ValidateClusterQueueTest, Table) {
          cq.spec.resource_groups[0].flavors[0].resources[0].lending_limit = Q("1");
        },
        q + ".lendingLimit: Invalid value: \"1\": must be nil when cohort is empty"},
-      {"lending limit over nominal quota",
-       [](CQ& cq) { cq.spec.resource_groups[0].flavors[0].resources[0].lending_limit = Q("11"); },
+      {"lending limit over nominal quota", LendingLimit("11"),
        q + ".lendingLimit: Invalid value: \"11\": must be less than or equal to the nominalQuota"},
-      {"negative lending limit",
-       [](CQ& cq) { cq.spec.resource_groups[0].flavors[0].resources[0].lending_limit = Q("-1"); },
+      {"negative lending limit", LendingLimit("-1"),
        q + ".lendingLimit: Invalid value: \"-1\": must be greater than or equal to 0"},
-      {"selector with a bad operator",
-       [](CQ& cq) {
-         cq.spec.namespace_selector->match_expressions.push_back({"team", "Is", {"a"}});
-       },
+      {"selector with a bad operator", SelectorExpression("team", "Is", {"a"}),
        "spec.namespaceSelector.matchExpressions[0].operator: Invalid value: \"Is\": not a valid "
        "selector operator"},
-      {"selector In without values",
-       [](CQ& cq) {
-         cq.spec.namespace_selector->match_expressions.push_back({"team", "In", {}});
-       },
+      {"selector In without values", SelectorExpression("team", "In", {}),
        "spec.namespaceSelector.matchExpressions[0].values: Required value: must be specified "
        "when `operator` is 'In' or 'NotIn'"},
-      {"selector Exists with values",
-       [](CQ& cq) {
-         cq.spec.namespace_selector->match_expressions.push_back({"team", "Exists", {"a"}});
-       },
+      {"selector Exists with values", SelectorExpression("team", "Exists", {"a"}),
        "spec.namespaceSelector.matchExpressions[0].values: Forbidden: may not be specified when "
        "`operator` is 'Exists' or 'DoesNotExist'"},
-      {"selector with a bad key",
-       [](CQ& cq) {
-         cq.spec.namespace_selector->match_expressions.push_back({"bad key", "Exists", {}});
-       },
+      {"selector with a bad key", SelectorExpression("bad key", "Exists", {}),
        "spec.namespaceSelector.matchExpressions[0].key: Invalid value: \"bad key\": *"},
       {"selector with a bad label value",
        [](CQ& cq) { cq.spec.namespace_selector->match_labels["team"] = "a b"; },
@@ -446,26 +470,8 @@ TEST(ValidateWorkloadTest, Table) {
       {"bad namespace", [](W& w) { w.metadata.namespace_ = "a.b"; },
        "metadata.namespace: Invalid value: \"a.b\": a lowercase RFC 1123 label*"},
       {"no pod sets", [](W& w) { w.spec.pod_sets.clear(); }, "spec.podSets: Required value"},
-      {"nine pod sets",
-       [](W& w) {
-         api::PodSet ps = w.spec.pod_sets[0];
-         w.spec.pod_sets.clear();
-         for (int i = 0; i < 9; ++i) {
-           ps.name = "p" + std::to_string(i);
-           w.spec.pod_sets.push_back(ps);
-         }
-       },
-       "spec.podSets: Too many: 9: must have at most 8 items"},
-      {"eight pod sets",
-       [](W& w) {
-         api::PodSet ps = w.spec.pod_sets[0];
-         w.spec.pod_sets.clear();
-         for (int i = 0; i < 8; ++i) {
-           ps.name = "p" + std::to_string(i);
-           w.spec.pod_sets.push_back(ps);
-         }
-       },
-       ""},
+      {"nine pod sets", PodSets(9), "spec.podSets: Too many: 9: must have at most 8 items"},
+      {"eight pod sets", PodSets(8), ""},
       {"duplicate pod set names", [](W& w) { w.spec.pod_sets.push_back(w.spec.pod_sets[0]); },
        "spec.podSets[1].name: Duplicate value: \"main\""},
       {"pod set name not a DNS label", [](W& w) { w.spec.pod_sets[0].name = "a.b"; },
@@ -538,74 +544,41 @@ TEST(ValidateWorkloadTest, Table) {
        pod + ".restartPolicy: Unsupported value: \"Maybe\": supported values: \"Always\", "
              "\"OnFailure\", \"Never\""},
       {"valid tolerations",
-       [](W& w) {
-         MainPod(w).tolerations = {{"", "Exists", "", "", std::nullopt},
-                                   {"spot", "Equal", "true", "NoExecute", 60},
-                                   {"gpu", "", "a100", "NoSchedule", std::nullopt}};
-       },
+       Tolerations({{"", "Exists", "", "", std::nullopt},
+                    {"spot", "Equal", "true", "NoExecute", 60},
+                    {"gpu", "", "a100", "NoSchedule", std::nullopt}}),
        ""},
-      {"toleration without key must be Exists",
-       [](W& w) {
-         MainPod(w).tolerations = {{"", "Equal", "", "", std::nullopt}};
-       },
+      {"toleration without key must be Exists", Tolerations({{"", "Equal", "", "", std::nullopt}}),
        pod + ".tolerations[0].operator: Invalid value: \"Equal\": operator must be Exists when "
              "`key` is empty, which means \"match all values and all keys\""},
-      {"toleration seconds need NoExecute",
-       [](W& w) {
-         MainPod(w).tolerations = {{"k", "Exists", "", "NoSchedule", 5}};
-       },
+      {"toleration seconds need NoExecute", Tolerations({{"k", "Exists", "", "NoSchedule", 5}}),
        pod + ".tolerations[0].effect: Invalid value: \"NoSchedule\": effect must be 'NoExecute' "
              "when `tolerationSeconds` is set"},
-      {"Exists toleration with a value",
-       [](W& w) {
-         MainPod(w).tolerations = {{"k", "Exists", "v", "", std::nullopt}};
-       },
+      {"Exists toleration with a value", Tolerations({{"k", "Exists", "v", "", std::nullopt}}),
        pod + ".tolerations[0].operator: Invalid value: \"v\": value must be empty when "
              "`operator` is 'Exists'"},
-      {"bad toleration operator",
-       [](W& w) {
-         MainPod(w).tolerations = {{"k", "In", "v", "", std::nullopt}};
-       },
+      {"bad toleration operator", Tolerations({{"k", "In", "v", "", std::nullopt}}),
        pod + ".tolerations[0].operator: Unsupported value: \"In\": supported values: \"Equal\", "
              "\"Exists\""},
-      {"bad toleration effect",
-       [](W& w) {
-         MainPod(w).tolerations = {{"k", "Exists", "", "Never", std::nullopt}};
-       },
+      {"bad toleration effect", Tolerations({{"k", "Exists", "", "Never", std::nullopt}}),
        pod + ".tolerations[0].effect: Unsupported value: \"Never\": supported values: "
              "\"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""},
       {"valid node affinity",
-       [](W& w) {
-         MainPod(w).node_affinity.required_terms = std::vector<api::NodeSelectorTerm>{
-             {{{"zone", "In", {"a"}}, {"gpu", "Exists", {}}, {"cores", "Gt", {"4"}}},
-              {{"metadata.name", "NotIn", {"n1"}}}}};
-       },
+       RequiredTerms({{{{"zone", "In", {"a"}}, {"gpu", "Exists", {}}, {"cores", "Gt", {"4"}}},
+                       {{"metadata.name", "NotIn", {"n1"}}}}}),
        ""},
-      {"empty node selector terms",
-       [](W& w) { MainPod(w).node_affinity.required_terms = std::vector<api::NodeSelectorTerm>{}; },
+      {"empty node selector terms", RequiredTerms({}),
        pod + ".affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
              "nodeSelectorTerms: Required value: must have at least one node selector term"},
-      {"bad node selector operator",
-       [](W& w) {
-         MainPod(w).node_affinity.required_terms =
-             std::vector<api::NodeSelectorTerm>{{{{"zone", "Has", {"a"}}}, {}}};
-       },
+      {"bad node selector operator", RequiredTerms({{{{"zone", "Has", {"a"}}}, {}}}),
        pod + ".affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
              "nodeSelectorTerms[0].matchExpressions[0].operator: Invalid value: \"Has\": not a "
              "valid selector operator"},
-      {"Gt with two values",
-       [](W& w) {
-         MainPod(w).node_affinity.required_terms =
-             std::vector<api::NodeSelectorTerm>{{{{"cores", "Gt", {"1", "2"}}}, {}}};
-       },
+      {"Gt with two values", RequiredTerms({{{{"cores", "Gt", {"1", "2"}}}, {}}}),
        pod + ".affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
              "nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be specified "
              "single value when `operator` is 'Lt' or 'Gt'"},
-      {"match field on a label",
-       [](W& w) {
-         MainPod(w).node_affinity.required_terms =
-             std::vector<api::NodeSelectorTerm>{{{}, {{"zone", "In", {"a"}}}}};
-       },
+      {"match field on a label", RequiredTerms({{{}, {{"zone", "In", {"a"}}}}}),
        pod + ".affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
              "nodeSelectorTerms[0].matchFields[0].key: Unsupported value: \"zone\": supported "
              "values: \"metadata.name\""},
@@ -629,19 +602,9 @@ TEST(ValidateWorkloadTest, Table) {
              {api::kQuotaReserved, "True", "QuotaReserved", "", std::nullopt, 0}};
        },
        ""},
-      {"admission for an unknown pod set",
-       [](W& w) {
-         api::PodSetAssignment psa;
-         psa.name = "other";
-         w.status.admission = api::Admission{"cq", {psa}};
-       },
+      {"admission for an unknown pod set", AdmittedAs("other", "cq"),
        "status.admission.podSetAssignments[0].name: Not found: \"other\""},
-      {"admission without a ClusterQueue",
-       [](W& w) {
-         api::PodSetAssignment psa;
-         psa.name = "main";
-         w.status.admission = api::Admission{"", {psa}};
-       },
+      {"admission without a ClusterQueue", AdmittedAs("main", ""),
        "status.admission.clusterQueue: Required value"},
       {"quota reserved with missing assignments",
        [](W& w) {

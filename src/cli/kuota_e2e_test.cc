@@ -378,23 +378,22 @@ TEST_F(KuotaE2eTest, StopAndResumeSetStopPolicyAndActive) {
 // an admitted workload is evicted (and admitted again on resume).
 TEST_F(KuotaE2eTest, StoppingEvictsAdmittedWorkloads) {
   SubmitSmall("small");
-  Ok({"stop", "cq", "cq", "--drain"});
-  EXPECT_TRUE(
-      WaitUntil([&] { return !ConditionIs(WorkloadOf("small"), "QuotaReserved", "True"); }, 5s))
-      << WorkloadOf("small").dump(2);
-  std::string why = Ok({"why", "small"});
-  EXPECT_TRUE(Contains(why, "evicted")) << why;
-  Ok({"resume", "cq", "cq"});
-  EXPECT_TRUE(WaitUntil([&] { return ConditionIs(WorkloadOf("small"), "Admitted", "True"); }));
-
-  Ok({"stop", "workload", "small"});
-  EXPECT_TRUE(
-      WaitUntil([&] { return !ConditionIs(WorkloadOf("small"), "QuotaReserved", "True"); }, 5s))
-      << WorkloadOf("small").dump(2);
-  std::string inactive = Ok({"why", "small"});
-  EXPECT_TRUE(Contains(inactive, "State:         inactive")) << inactive;
-  Ok({"resume", "workload", "small"});
-  EXPECT_TRUE(WaitUntil([&] { return ConditionIs(WorkloadOf("small"), "Admitted", "True"); }));
+  // `stop` takes "small"'s quota and `kuota why` then says `why`; `resume`
+  // has it admitted again.
+  auto stop_and_resume = [&](std::vector<std::string> stop, const std::string& why,
+                             std::vector<std::string> resume) {
+    Ok(std::move(stop));
+    EXPECT_TRUE(
+        WaitUntil([&] { return !ConditionIs(WorkloadOf("small"), "QuotaReserved", "True"); }, 5s))
+        << WorkloadOf("small").dump(2);
+    std::string said = Ok({"why", "small"});
+    EXPECT_TRUE(Contains(said, why)) << said;
+    Ok(std::move(resume));
+    EXPECT_TRUE(WaitUntil([&] { return ConditionIs(WorkloadOf("small"), "Admitted", "True"); }));
+  };
+  stop_and_resume({"stop", "cq", "cq", "--drain"}, "evicted", {"resume", "cq", "cq"});
+  stop_and_resume({"stop", "workload", "small"}, "State:         inactive",
+                  {"resume", "workload", "small"});
 }
 
 TEST_F(KuotaE2eTest, BadInputGetsClearErrors) {

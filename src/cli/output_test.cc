@@ -12,8 +12,7 @@ using Json = nlohmann::json;
 
 Json Table() {
   return Json::parse(R"({
-    "kind": "Table", "apiVersion": "meta.k8s.io/v1",
-    "columnDefinitions": [
+    "kind": "Table", "apiVersion": "meta.k8s.io/v1", "columnDefinitions": [
       {"name": "Name", "type": "string", "format": "name", "priority": 0},
       {"name": "Cohort", "type": "string", "format": "", "priority": 0},
       {"name": "Strategy", "type": "string", "format": "", "priority": 1},

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <utility>
+
 namespace kuota::cli {
 namespace {
 
@@ -10,8 +13,8 @@ using Json = nlohmann::json;
 
 SubmitOptions Options() {
   SubmitOptions o;
-  o.queue = "team-a";
   o.command = {"python3", "train.py", "--epochs", "3"};
+  o.queue = "team-a";
   return o;
 }
 
@@ -91,39 +94,24 @@ TEST(BuildSubmitJobTest, GeneratedNamesAreValid) {
 }
 
 TEST(BuildSubmitJobTest, BadFlagsNameTheFlag) {
-  SubmitOptions o = Options();
-  o.cpu = "2x";
-  EXPECT_NE(ErrorOf(o).find("--cpu: invalid quantity \"2x\""), std::string::npos) << ErrorOf(o);
-  o = Options();
-  o.cpu = "0";
-  EXPECT_NE(ErrorOf(o).find("--cpu: must be greater than zero"), std::string::npos);
-  o = Options();
-  o.memory = "lots";
-  EXPECT_NE(ErrorOf(o).find("--memory: invalid quantity \"lots\""), std::string::npos);
-  o = Options();
-  o.gpus = -1;
-  EXPECT_NE(ErrorOf(o).find("--gpus"), std::string::npos);
-  o = Options();
-  o.name = "Bad_Name";
-  EXPECT_NE(ErrorOf(o).find("--name: "), std::string::npos) << ErrorOf(o);
-  o = Options();
-  o.queue = "";
-  EXPECT_NE(ErrorOf(o).find("--queue: a LocalQueue name is required"), std::string::npos);
-  o = Options();
-  o.env = {"NOEQUALS"};
-  EXPECT_NE(ErrorOf(o).find("--env: want KEY=VALUE, got \"NOEQUALS\""), std::string::npos);
-  o = Options();
-  o.env = {"1X=2"};
-  EXPECT_NE(ErrorOf(o).find("--env: invalid variable name \"1X\""), std::string::npos);
-  o = Options();
-  o.parallelism = 0;
-  EXPECT_NE(ErrorOf(o).find("--parallelism: must be at least 1"), std::string::npos);
-  o = Options();
-  o.command.clear();
-  EXPECT_NE(ErrorOf(o).find("a command to run is required after --"), std::string::npos);
-  o = Options();
-  o.ns = "Team A";
-  EXPECT_NE(ErrorOf(o).find("-n: "), std::string::npos);
+  // Each change of Options() and what its error says.
+  const std::pair<std::function<void(SubmitOptions&)>, const char*> bad[] = {
+      {[](SubmitOptions& o) { o.cpu = "2x"; }, "--cpu: invalid quantity \"2x\""},
+      {[](SubmitOptions& o) { o.cpu = "0"; }, "--cpu: must be greater than zero"},
+      {[](SubmitOptions& o) { o.memory = "lots"; }, "--memory: invalid quantity \"lots\""},
+      {[](SubmitOptions& o) { o.gpus = -1; }, "--gpus"},
+      {[](SubmitOptions& o) { o.name = "Bad_Name"; }, "--name: "},
+      {[](SubmitOptions& o) { o.queue = ""; }, "--queue: a LocalQueue name is required"},
+      {[](SubmitOptions& o) { o.env = {"NOEQUALS"}; }, "--env: want KEY=VALUE, got \"NOEQUALS\""},
+      {[](SubmitOptions& o) { o.env = {"1X=2"}; }, "--env: invalid variable name \"1X\""},
+      {[](SubmitOptions& o) { o.parallelism = 0; }, "--parallelism: must be at least 1"},
+      {[](SubmitOptions& o) { o.command.clear(); }, "a command to run is required after --"},
+      {[](SubmitOptions& o) { o.ns = "Team A"; }, "-n: "}};
+  for (const auto& [change, want] : bad) {
+    SubmitOptions o = Options();
+    change(o);
+    EXPECT_NE(ErrorOf(o).find(want), std::string::npos) << ErrorOf(o);
+  }
 }
 
 TEST(BuildSubmitObjectTest, PyTorchJobHasAMasterAndParallelismMinusOneWorkers) {

@@ -40,7 +40,17 @@ using Requests = std::vector<std::pair<std::string, std::string>>;
 // resource -> flavor, e.g. {{"cpu", "default"}}.
 using FlavorMap = std::map<std::string, std::string>;
 
-class MakeResourceFlavor {
+// What every builder has: the object it builds, and Obj() for a copy of it.
+template <class T>
+class BuilderOf {
+ public:
+  T Obj() const { return obj_; }
+
+ protected:
+  T obj_;
+};
+
+class MakeResourceFlavor : public BuilderOf<api::ResourceFlavor> {
  public:
   explicit MakeResourceFlavor(std::string name) { obj_.metadata.name = std::move(name); }
   MakeResourceFlavor& NodeLabel(std::string k, std::string v) {
@@ -57,13 +67,9 @@ class MakeResourceFlavor {
         {std::move(key), std::move(op), std::move(value), std::move(effect), std::nullopt});
     return *this;
   }
-  api::ResourceFlavor Obj() const { return obj_; }
-
- private:
-  api::ResourceFlavor obj_;
 };
 
-class MakeFlavorQuotas {
+class MakeFlavorQuotas : public BuilderOf<api::FlavorQuotas> {
  public:
   explicit MakeFlavorQuotas(std::string flavor) { obj_.name = std::move(flavor); }
   // nominal, and optionally borrowingLimit / lendingLimit, as quantity text.
@@ -78,11 +84,7 @@ class MakeFlavorQuotas {
     obj_.resources.push_back(std::move(r));
     return *this;
   }
-  api::FlavorQuotas Obj() const { return obj_; }
   operator api::FlavorQuotas() const { return obj_; }  // NOLINT: lets groups take builders
-
- private:
-  api::FlavorQuotas obj_;
 };
 
 inline api::ResourceGroup MakeResourceGroup(std::vector<std::string> covered,
@@ -92,7 +94,7 @@ inline api::ResourceGroup MakeResourceGroup(std::vector<std::string> covered,
 
 inline api::FairSharing Weight(double w) { return api::FairSharing{w, true}; }
 
-class MakeClusterQueue {
+class MakeClusterQueue : public BuilderOf<api::ClusterQueue> {
  public:
   // Like Kueue's test wrapper, the namespaceSelector defaults to {} (all).
   explicit MakeClusterQueue(std::string name) {
@@ -142,10 +144,6 @@ class MakeClusterQueue {
     obj_.spec.stop_policy = p;
     return *this;
   }
-  api::ClusterQueue Obj() const { return obj_; }
-
- private:
-  api::ClusterQueue obj_;
 };
 
 // A ClusterQueue of one resource group, "cpu" from flavor "default":
@@ -161,7 +159,7 @@ inline MakeClusterQueue CpuQueue(std::string name, std::string_view nominal,
   return cq;
 }
 
-class MakeCohort {
+class MakeCohort : public BuilderOf<api::Cohort> {
  public:
   explicit MakeCohort(std::string name) { obj_.metadata.name = std::move(name); }
   MakeCohort& Parent(std::string p) {
@@ -177,13 +175,9 @@ class MakeCohort {
     obj_.fair_sharing = Weight(w);
     return *this;
   }
-  api::Cohort Obj() const { return obj_; }
-
- private:
-  api::Cohort obj_;
 };
 
-class MakeLocalQueue {
+class MakeLocalQueue : public BuilderOf<api::LocalQueue> {
  public:
   MakeLocalQueue(std::string name, std::string ns) {
     obj_.metadata.name = std::move(name);
@@ -197,23 +191,15 @@ class MakeLocalQueue {
     obj_.stop_policy = p;
     return *this;
   }
-  api::LocalQueue Obj() const { return obj_; }
-
- private:
-  api::LocalQueue obj_;
 };
 
-class MakeNamespace {
+class MakeNamespace : public BuilderOf<api::Namespace> {
  public:
   explicit MakeNamespace(std::string name) { obj_.metadata.name = std::move(name); }
   MakeNamespace& Label(std::string k, std::string v) {
     obj_.metadata.labels[std::move(k)] = std::move(v);
     return *this;
   }
-  api::Namespace Obj() const { return obj_; }
-
- private:
-  api::Namespace obj_;
 };
 
 inline api::WorkloadPriorityClass MakeWorkloadPriorityClass(std::string name, int32_t value) {
@@ -240,7 +226,7 @@ inline api::AdmissionCheck MakeAdmissionCheck(std::string name,
   return ac;
 }
 
-class MakeWorkload {
+class MakeWorkload : public BuilderOf<api::Workload> {
  public:
   // Created at At(0) unless Created() says otherwise.
   MakeWorkload(std::string name, std::string ns) {
@@ -346,7 +332,6 @@ class MakeWorkload {
     obj_.status.admission_checks.push_back({std::move(name), std::move(state), At(0), ""});
     return *this;
   }
-  api::Workload Obj() const { return obj_; }
 
  private:
   api::PodSet& Last() {
@@ -363,7 +348,6 @@ class MakeWorkload {
     c.last_transition_time = at;
     obj_.status.conditions.push_back(std::move(c));
   }
-  api::Workload obj_;
 };
 
 // Wraps a kind as the api::Object that Engine::Apply takes.

@@ -1,11 +1,14 @@
 #include "auth/bootstrap_policy.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
 
 namespace kuota::auth {
 namespace {
+
+constexpr char kAutoUpdateAnnotation[] = "rbac.authorization.kubernetes.io/autoupdate";
 
 using Json = nlohmann::json;
 
@@ -22,7 +25,7 @@ Json Rule(Json groups, Json resources, Json verbs) {
 Json Meta(const std::string& name) {
   return {{"name", name},
           {"labels", {{"kubernetes.io/bootstrapping", "rbac-defaults"}}},
-          {"annotations", {{"rbac.authorization.kubernetes.io/autoupdate", "true"}}}};
+          {"annotations", {{kAutoUpdateAnnotation, "true"}}}};
 }
 
 Json ClusterRole(const std::string& name, Json rules) {
@@ -155,7 +158,31 @@ Status EnsureObjects(store::ObjectStore& store, const std::vector<Json>& objects
     resource += ".rbac.authorization.k8s.io";
     const Json& meta = object["metadata"];
     auto got = store.Get(resource, meta.value("namespace", ""), meta.value("name", ""));
-    if (got.ok()) continue;
+    if (got.ok()) {
+      // As kube-apiserver reconciles its bootstrap roles at start: a stored
+      // ClusterRole still marked autoupdate gets the rules this version adds
+      // (its own extra rules kept); one marked "false" is left as it is.
+      if (kind != "ClusterRole") continue;
+      Json stored = std::move(got).value();
+      const Json annotations = stored["metadata"].value("annotations", Json::object());
+      if (annotations.value(kAutoUpdateAnnotation, Json()) == "false") continue;
+      Json& rules = stored["rules"];
+      if (!rules.is_array()) rules = Json::array();
+      bool added = false;
+      for (const Json& rule : object["rules"]) {
+        if (std::find(rules.begin(), rules.end(), rule) == rules.end()) {
+          rules.push_back(rule);
+          added = true;
+        }
+      }
+      if (!added) continue;
+      auto updated = store.Update(resource, std::move(stored));
+      if (!updated.ok() && updated.status().code() != StatusCode::kConflict) {
+        return updated.status().WithContext("updating ClusterRole " +
+                                            meta.value("name", std::string()));
+      }
+      continue;
+    }
     if (got.status().code() != StatusCode::kNotFound) return got.status();
     auto created = store.Create(resource, object);
     if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {

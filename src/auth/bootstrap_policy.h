@@ -25,7 +25,11 @@ namespace kuota::auth {
 std::vector<nlohmann::json> BootstrapPolicy(
     const std::vector<std::pair<std::string, std::string>>& job_resources);
 
-// Creates each of `objects` that is missing (ClusterRole/ClusterRoleBinding).
+// Creates each of `objects` that is missing (ClusterRole/ClusterRoleBinding),
+// and adds to a stored ClusterRole the rules it lacks unless its
+// rbac.authorization.kubernetes.io/autoupdate annotation is "false" (as
+// kube-apiserver reconciles its bootstrap roles), so a data directory from an
+// older kuotad gets the rights a newer one grants.
 Status EnsureObjects(store::ObjectStore& store, const std::vector<nlohmann::json>& objects);
 
 // The namespace a local user owns: their login name when it is a valid

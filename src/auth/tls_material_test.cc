@@ -30,7 +30,7 @@ X509Ptr Load(const std::string& pem) {
 }
 
 TEST(TlsMaterialTest, GeneratesOnceAndVerifies) {
-  std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "kuota-tls-test";
+  std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "kuota-tls-test";
   std::filesystem::remove_all(dir);
   Result<TlsFiles> files = EnsureTlsMaterial(dir.string(), {"gpu-box.example", "10.1.2.3"});
   ASSERT_TRUE(files.ok()) << files.status().ToString();

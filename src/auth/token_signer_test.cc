@@ -37,7 +37,7 @@ TEST(TokenSignerTest, ForgedAndForeignTokensFail) {
 }
 
 TEST(TokenSignerTest, SecretFileCreatedPrivateAndKept) {
-  std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "kuota-token-test";
+  std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "kuota-token-test";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   std::string path = (dir / "token-secret").string();

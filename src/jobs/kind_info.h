@@ -41,9 +41,9 @@ struct KindInfo {
 
 // What a kind's CRD declares besides its group, version and kind.
 struct KindExtras {
-  std::vector<std::string> short_names;
-  std::vector<std::string> categories;
-  std::vector<PrinterColumn> columns;
+  std::vector<std::string> short_names{};
+  std::vector<std::string> categories{};
+  std::vector<PrinterColumn> columns{};
 };
 
 // The KindInfo of `kind` served at group/version as its CRD names it: the

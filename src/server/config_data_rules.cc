@@ -7,6 +7,7 @@
 #include <string>
 
 #include "auth/base64.h"
+#include "base/result.h"
 
 namespace kuota::server {
 namespace {

@@ -359,7 +359,10 @@ Result<Json> SqliteObjectStore::Create(const std::string& resource, Json object)
 }
 
 Result<EventPtr> SqliteObjectStore::CreateShared(const std::string& resource, Json object) {
-  BatchWrite w{.op = BatchWrite::Op::kCreate, .resource = resource, .object = std::move(object)};
+  BatchWrite w;
+  w.op = BatchWrite::Op::kCreate;
+  w.resource = resource;
+  w.object = std::move(object);
   Pending p;
   return SharedAnswerOf(SubmitOne(w, p), p);
 }
@@ -599,10 +602,11 @@ Result<Json> SqliteObjectStore::Update(const std::string& resource, Json object,
 
 Result<EventPtr> SqliteObjectStore::UpdateShared(const std::string& resource, Json object,
                                                  const UpdateOptions& options) {
-  BatchWrite w{.op = BatchWrite::Op::kUpdate,
-               .resource = resource,
-               .object = std::move(object),
-               .update = options};
+  BatchWrite w;
+  w.op = BatchWrite::Op::kUpdate;
+  w.resource = resource;
+  w.object = std::move(object);
+  w.update = options;
   Pending p;
   return SharedAnswerOf(SubmitOne(w, p), p);
 }
@@ -641,8 +645,12 @@ Result<Json> SqliteObjectStore::ApplyUpdate(WriteTxn& txn, Pending& p) {
 
 Result<Json> SqliteObjectStore::Delete(const std::string& resource, const std::string& ns,
                                        const std::string& name, const DeleteOptions& options) {
-  BatchWrite w{
-      .op = BatchWrite::Op::kDelete, .resource = resource, .ns = ns, .name = name, .del = options};
+  BatchWrite w;
+  w.op = BatchWrite::Op::kDelete;
+  w.resource = resource;
+  w.ns = ns;
+  w.name = name;
+  w.del = options;
   Pending p;
   return Answer(SubmitOne(w, p), p);
 }

@@ -369,6 +369,12 @@ def kuota_job_kinds():
         plural = re.search(r'\.plural = "([^"]+)"', text)
         if fw and group and plural:
             kinds.append((fw.group(1), group.group(1), plural.group(1)))
+        # A kind served as its CRD names it (jobs/kind_info.h, CrdKindInfo):
+        # singular = lower-cased kind, plural = singular + "s", framework =
+        # "<group>/<singular>".
+        for m in re.finditer(r'CrdKindInfo\(\s*"([^"]*)",\s*"[^"]*",\s*"([^"]+)"', text):
+            singular = m.group(2).lower()
+            kinds.append((f"{m.group(1)}/{singular}", m.group(1), singular + "s"))
     return kinds
 
 

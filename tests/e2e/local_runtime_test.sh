@@ -82,13 +82,15 @@ expect_eq "each pod got its own GPU" 2 "$gpus"
 # survivor outlives a kill -9 and a sanitized kuotad's restart on a loaded machine.
 job survivor 500m low "sleep 30; true $TAG-survivor" | k create -f - >/dev/null
 wait_for 10 1 count survivor || bad "survivor did not start"
-before=$(pgrep -f -- "$TAG-survivor" | sort | tr '\n' ' ')
+# The pod's shell (the oldest match: while it forks `sleep`, the child is
+# briefly a second copy of it).
+before=$(pgrep -o -f -- "$TAG-survivor")
 kill -9 "$PID"; wait "$PID" 2>/dev/null
-expect_eq "the pod's processes outlive kuotad" "$before" "$(pgrep -f -- "$TAG-survivor" | sort | tr '\n' ' ')"
+expect_eq "the pod's processes outlive kuotad" "$before" "$(pgrep -o -f -- "$TAG-survivor")"
 start_kuotad "${LOCAL[@]}"
 contains "restarted kuotad adopts the running pod" "Running" \
   "$(k get pods -n ml -l batch.kubernetes.io/job-name=survivor)"
-expect_eq "the pod is not started a second time" "$before" "$(pgrep -f -- "$TAG-survivor" | sort | tr '\n' ' ')"
+expect_eq "the pod is not started a second time" "$before" "$(pgrep -f -- "$TAG-survivor" | paste -sd' ')"
 wait_for 40 Complete k get job -n ml survivor && ok "the adopted pod's Job completes" || bad "survivor did not complete"
 wait_for 5 "0" k get cq cq -o jsonpath='{.status.admittedWorkloads}' && ok "no quota leaked after the restart" || bad "quota still held"
 

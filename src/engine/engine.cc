@@ -104,7 +104,8 @@ void Engine::Refresh() {
   }
   for (auto& [key, wl] : s.workloads) {
     if (wl->holds_quota() && wl->admitted_in == nullptr && wl->object.status.admission) {
-      if (ClusterQueueNode* cq = s.tree.FindClusterQueue(wl->object.status.admission->cluster_queue)) {
+      if (ClusterQueueNode* cq =
+              s.tree.FindClusterQueue(wl->object.status.admission->cluster_queue)) {
         wl->admitted_in = cq;
         cq->AddAdmitted(wl.get());
         wl->usage = UsageOf(s, wl->admission);
@@ -139,10 +140,10 @@ bool Engine::StopHeldWorkload(WorkloadInfo* wl) {
   if (wl->state == WorkloadState::kQuotaReserved && (!cq->active() || lq_stopped)) {
     // Reservations not yet admitted are cancelled when the queue stops.
     reason = "Inadmissible";
-    message = lq_stopped ? "LocalQueue " + wl->object.spec.queue_name + " is stopped"
-                         : "ClusterQueue " + cq->name() + " is " +
-                               (cq->spec().stop_policy != api::StopPolicy::kNone ? "stopped"
-                                                                                  : "inactive");
+    message = lq_stopped
+                  ? "LocalQueue " + wl->object.spec.queue_name + " is stopped"
+                  : "ClusterQueue " + cq->name() + " is " +
+                        (cq->spec().stop_policy != api::StopPolicy::kNone ? "stopped" : "inactive");
   } else if (wl->state == WorkloadState::kAdmitted && (drain_cq || drain_lq)) {
     reason = drain_cq ? "ClusterQueueStopped" : "LocalQueueStopped";
     message = drain_cq ? "The ClusterQueue is stopped" : "The LocalQueue is stopped";
@@ -286,8 +287,9 @@ void Engine::AddWorkload(const api::Workload& obj) {
       if (StopHeldWorkload(wl)) RouteWorkload(s, wl);
     } else {
       wl->admission = std::move(admission);
-      wl->state = api::IsConditionTrue(st.conditions, api::kAdmitted) ? WorkloadState::kAdmitted
-                                                                      : WorkloadState::kQuotaReserved;
+      wl->state = api::IsConditionTrue(st.conditions, api::kAdmitted)
+                      ? WorkloadState::kAdmitted
+                      : WorkloadState::kQuotaReserved;
     }
     return;
   }
@@ -469,14 +471,14 @@ std::string Engine::PendingMessage(const std::string& key) {
   }
   if (wl->state == WorkloadState::kFinished) return "finished";
   if (wl->queued_in && !wl->queued_in->active()) {
-    return "ClusterQueue " + wl->queued_in->name() + " is inactive: " +
-           wl->queued_in->inactive_message();
+    return "ClusterQueue " + wl->queued_in->name() +
+           " is inactive: " + wl->queued_in->inactive_message();
   }
   if (!wl->pending_message().empty()) return wl->pending_message();
   if (wl->queued_in) {
     int pos = wl->queued_in->pending().PositionOf(wl);
-    if (pos <= 0) return "Waiting to be considered by the scheduler in ClusterQueue " +
-                         wl->queued_in->name();
+    if (pos <= 0)
+      return "Waiting to be considered by the scheduler in ClusterQueue " + wl->queued_in->name();
     return "Waiting in ClusterQueue " + wl->queued_in->name() + ": " + std::to_string(pos) +
            " workload(s) ahead in the queue";
   }

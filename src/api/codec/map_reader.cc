@@ -306,14 +306,15 @@ Status MapReader::StringMap(std::string_view key, api::Labels& out) {
   KUOTA_RETURN_IF_ERROR(status_);
   if (v == nullptr) return Status::Ok();
   api::Labels result;
-  KUOTA_RETURN_IF_ERROR(ForEachEntry(
-      ctx_, *v, PathOf(key),
-      [&](const std::string& k, const YamlNode& value, const std::string& item_path) {
-        std::string s;
-        if (!value.is_null()) KUOTA_RETURN_IF_ERROR(ReadString(ctx_, value, item_path, s));
-        result.emplace(k, std::move(s));
-        return Status::Ok();
-      }));
+  KUOTA_RETURN_IF_ERROR(
+      ForEachEntry(ctx_, *v, PathOf(key),
+                   [&](const std::string& k, const YamlNode& value, const std::string& item_path) {
+                     std::string s;
+                     if (!value.is_null())
+                       KUOTA_RETURN_IF_ERROR(ReadString(ctx_, value, item_path, s));
+                     result.emplace(k, std::move(s));
+                     return Status::Ok();
+                   }));
   out = std::move(result);
   return Status::Ok();
 }
@@ -323,15 +324,16 @@ Status MapReader::ResourceList(std::string_view key, api::ResourceList& out) {
   KUOTA_RETURN_IF_ERROR(status_);
   if (v == nullptr) return Status::Ok();
   api::ResourceList result;
-  KUOTA_RETURN_IF_ERROR(ForEachEntry(
-      ctx_, *v, PathOf(key),
-      [&](const std::string& k, const YamlNode& value, const std::string& item_path) {
-        if (value.is_null()) return ctx_.Fail(value, item_path, "expected a quantity, got null");
-        api::Quantity q;
-        KUOTA_RETURN_IF_ERROR(ReadQuantity(ctx_, value, item_path, q));
-        result.emplace(k, q);
-        return Status::Ok();
-      }));
+  KUOTA_RETURN_IF_ERROR(
+      ForEachEntry(ctx_, *v, PathOf(key),
+                   [&](const std::string& k, const YamlNode& value, const std::string& item_path) {
+                     if (value.is_null())
+                       return ctx_.Fail(value, item_path, "expected a quantity, got null");
+                     api::Quantity q;
+                     KUOTA_RETURN_IF_ERROR(ReadQuantity(ctx_, value, item_path, q));
+                     result.emplace(k, q);
+                     return Status::Ok();
+                   }));
   out = std::move(result);
   return Status::Ok();
 }

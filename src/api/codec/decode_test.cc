@@ -78,7 +78,7 @@ spec:
     borrowWithinCohort: {policy: LowerPriority, maxPriorityThreshold: 100}
   flavorFungibility:
     whenCanBorrow: TryNextFlavor
-    whenCanPreempt: MayStopSearch
+    whenCanPreempt: TryNextFlavor
     preference: PreemptionOverBorrowing
   fairSharing: {weight: "2"}
   admissionChecks: [prov]
@@ -131,7 +131,7 @@ status:
             api::BorrowWithinCohortPolicy::kLowerPriority);
   EXPECT_EQ(spec.preemption.borrow_within_cohort.max_priority_threshold, 100);
   EXPECT_EQ(spec.flavor_fungibility.when_can_borrow, api::FungibilityAction::kTryNextFlavor);
-  EXPECT_EQ(spec.flavor_fungibility.when_can_preempt, api::FungibilityAction::kMayStopSearch);
+  EXPECT_EQ(spec.flavor_fungibility.when_can_preempt, api::FungibilityAction::kTryNextFlavor);
   EXPECT_EQ(spec.flavor_fungibility.preference,
             api::FungibilityPreference::kPreemptionOverBorrowing);
   EXPECT_DOUBLE_EQ(spec.fair_sharing.weight, 2.0);

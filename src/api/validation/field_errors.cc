@@ -122,6 +122,16 @@ void FieldErrors::NotSupported(std::string_view path, std::string_view value,
   Add(path, "Unsupported value", QuoteValue(value), list);
 }
 
+void FieldErrors::NotSupported(std::string_view path, std::string_view value,
+                               const std::vector<std::string>& supported) {
+  std::string list;
+  for (const std::string& s : supported) {
+    list += list.empty() ? "supported values: " : ", ";
+    list += QuoteValue(s);
+  }
+  Add(path, "Unsupported value", QuoteValue(value), list);
+}
+
 void FieldErrors::NotFound(std::string_view path, std::string_view value) {
   Add(path, "Not found", QuoteValue(value), {});
 }

@@ -40,6 +40,10 @@ class FieldErrors {
   // `path: Unsupported value: "value": supported values: "a", "b"`.
   void NotSupported(std::string_view path, std::string_view value,
                     std::initializer_list<std::string_view> supported);
+  // The same with a list known only at run time; with none, just
+  // `path: Unsupported value: "value"` (as field.NotSupported prints it).
+  void NotSupported(std::string_view path, std::string_view value,
+                    const std::vector<std::string>& supported);
   // `path: Not found: "value"`.
   void NotFound(std::string_view path, std::string_view value);
   // `path: Forbidden: detail`.

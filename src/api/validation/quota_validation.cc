@@ -1,6 +1,6 @@
 // ClusterQueue and Cohort: Kueue's clusterqueue and cohort webhooks plus the
-// CRD schema limits on resource groups (pkg/webhooks/clusterqueue_webhook.go,
-// apis/kueue/v1beta1/clusterqueue_types.go).
+// CRD schema limits on resource groups and admission check strategies
+// (pkg/webhooks/clusterqueue_webhook.go, apis/kueue/v1beta2/clusterqueue_types.go).
 #include <cstdio>
 #include <set>
 #include <string>
@@ -16,8 +16,12 @@ constexpr size_t kMaxResourceGroups = 16;
 constexpr size_t kMaxCoveredResourcesPerGroup = 64;
 constexpr size_t kMaxFlavorsPerGroup = 64;
 constexpr size_t kMaxResourcesPerFlavor = 64;
+constexpr size_t kMaxAdmissionCheckRules = 64;  // admissionChecksStrategy.admissionChecks
+constexpr size_t kMaxOnFlavors = 64;            // admissionChecks[].onFlavors
+// ClusterQueue webhook limits (Cohorts have none of these).
 constexpr size_t kMaxFlavorsTotal = 256;
 constexpr size_t kMaxCoveredResourcesTotal = 256;
+constexpr size_t kMaxFlavorResourcesPerGroup = 512;  // flavors x resources in one group
 
 struct QuotaRules {
   bool has_parent = false;              // a cohort (ClusterQueue) or parent (Cohort) is set
@@ -71,14 +75,11 @@ void ValidateResourceGroups(const std::vector<api::ResourceGroup>& groups, const
   if (groups.size() > kMaxResourceGroups) errs.TooMany(path, groups.size(), kMaxResourceGroups);
   std::set<std::string_view> seen_resources;
   std::set<std::string_view> seen_flavors;
-  size_t total_flavors = 0;
-  size_t total_resources = 0;
   for (size_t i = 0; i < groups.size(); ++i) {
     const api::ResourceGroup& rg = groups[i];
     std::string gp = Index(path, i);
     std::string cp = Child(gp, "coveredResources");
     errs.CheckCount(cp, rg.covered_resources.size(), kMaxCoveredResourcesPerGroup);
-    total_resources += rg.covered_resources.size();
     for (size_t j = 0; j < rg.covered_resources.size(); ++j) {
       const std::string& name = rg.covered_resources[j];
       std::string rp = Index(cp, j);
@@ -88,7 +89,6 @@ void ValidateResourceGroups(const std::vector<api::ResourceGroup>& groups, const
     }
     std::string fp = Child(gp, "flavors");
     errs.CheckCount(fp, rg.flavors.size(), kMaxFlavorsPerGroup);
-    total_flavors += rg.flavors.size();
     for (size_t j = 0; j < rg.flavors.size(); ++j) {
       const api::FlavorQuotas& fq = rg.flavors[j];
       std::string p = Index(fp, j);
@@ -96,12 +96,96 @@ void ValidateResourceGroups(const std::vector<api::ResourceGroup>& groups, const
       if (!seen_flavors.insert(fq.name).second) errs.Duplicate(Child(p, "name"), fq.name);
     }
   }
+}
+
+// The ClusterQueue webhook's size limits beyond the CRD's per-list ones: all
+// flavors together, all covered resources together, and the flavor x resource
+// quotas of each group.
+void ValidateQuotaTotals(const std::vector<api::ResourceGroup>& groups, const std::string& path,
+                         FieldErrors& errs) {
+  size_t total_flavors = 0;
+  size_t total_resources = 0;
+  for (const api::ResourceGroup& rg : groups) {
+    total_flavors += rg.flavors.size();
+    total_resources += rg.covered_resources.size();
+  }
   if (total_flavors > kMaxFlavorsTotal) {
-    errs.TooMany(path, total_flavors, kMaxFlavorsTotal, "flavors across all resource groups");
+    errs.InvalidNumber(path, static_cast<int64_t>(total_flavors),
+                       "total number of flavors across all resourceGroups must be \u2264 " +
+                           std::to_string(kMaxFlavorsTotal) + ", got " +
+                           std::to_string(total_flavors));
   }
   if (total_resources > kMaxCoveredResourcesTotal) {
-    errs.TooMany(path, total_resources, kMaxCoveredResourcesTotal,
-                 "covered resources across all resource groups");
+    errs.InvalidNumber(
+        path, static_cast<int64_t>(total_resources),
+        "total number of covered resources across all resourceGroups must be \u2264 " +
+            std::to_string(kMaxCoveredResourcesTotal) + ", got " + std::to_string(total_resources));
+  }
+  for (size_t i = 0; i < groups.size(); ++i) {
+    size_t combinations = 0;
+    for (const api::FlavorQuotas& fq : groups[i].flavors) combinations += fq.resources.size();
+    if (combinations > kMaxFlavorResourcesPerGroup) {
+      errs.InvalidNumber(Index(path, i), static_cast<int64_t>(combinations),
+                         "number of flavor-resource combinations in a resourceGroup must be "
+                         "\u2264 " +
+                             std::to_string(kMaxFlavorResourcesPerGroup) + ", got " +
+                             std::to_string(combinations));
+    }
+  }
+}
+
+// A preference only applies when both actions try the next flavor.
+void ValidateFungibilityPreference(const api::FlavorFungibility& ff, const std::string& path,
+                                   FieldErrors& errs) {
+  const char* name = nullptr;
+  switch (ff.preference) {
+    case api::FungibilityPreference::kUnset:
+      return;
+    case api::FungibilityPreference::kBorrowingOverPreemption:
+      name = "BorrowingOverPreemption";
+      break;
+    case api::FungibilityPreference::kPreemptionOverBorrowing:
+      name = "PreemptionOverBorrowing";
+      break;
+  }
+  if (ff.when_can_borrow == api::FungibilityAction::kTryNextFlavor &&
+      ff.when_can_preempt == api::FungibilityAction::kTryNextFlavor) {
+    return;
+  }
+  errs.Invalid(Child(path, "preference"), name,
+               std::string("preference \"") + name +
+                   "\" requires both whenCanBorrow and whenCanPreempt to be TryNextFlavor");
+}
+
+// admissionChecksStrategy: the CRD's list limits (at most 64 rules, each with
+// at most 64 distinct onFlavors), then the webhook's rule that every onFlavors
+// entry is a flavor the ClusterQueue has quota for.
+void ValidateCheckStrategy(const api::ClusterQueueSpec& spec, FieldErrors& errs) {
+  const std::vector<api::AdmissionCheckStrategyRule>& rules = spec.admission_checks_strategy;
+  const std::string path = "spec.admissionChecksStrategy.admissionChecks";
+  if (rules.size() > kMaxAdmissionCheckRules) {
+    errs.TooMany(path, rules.size(), kMaxAdmissionCheckRules);
+  }
+  std::set<std::string> quota_flavors;
+  for (const api::ResourceGroup& rg : spec.resource_groups) {
+    for (const api::FlavorQuotas& fq : rg.flavors) quota_flavors.insert(fq.name);
+  }
+  const std::vector<std::string> supported(quota_flavors.begin(), quota_flavors.end());
+  for (size_t i = 0; i < rules.size(); ++i) {
+    const std::string fp = Child(Index(path, i), "onFlavors");
+    const std::vector<std::string>& on = rules[i].on_flavors;
+    if (on.size() > kMaxOnFlavors) errs.TooMany(fp, on.size(), kMaxOnFlavors);
+    std::set<std::string_view> seen;
+    for (size_t j = 0; j < on.size(); ++j) {
+      if (!seen.insert(on[j]).second) errs.Duplicate(Index(fp, j), on[j]);
+    }
+  }
+  for (size_t i = 0; i < rules.size(); ++i) {
+    const std::string fp = Child(Index(path, i), "onFlavors");
+    for (size_t j = 0; j < rules[i].on_flavors.size(); ++j) {
+      const std::string& flavor = rules[i].on_flavors[j];
+      if (quota_flavors.count(flavor) == 0) errs.NotSupported(Index(fp, j), flavor, supported);
+    }
   }
 }
 
@@ -148,7 +232,10 @@ void ValidateClusterQueue(const api::ClusterQueue& cq, std::string_view cohort_p
     errs.Invalid("spec.preemption", "reclaimWithinCohort: Never",
                  "reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never");
   }
+  ValidateFungibilityPreference(spec.flavor_fungibility, "spec.flavorFungibility", errs);
   ValidateFairSharing(spec.fair_sharing, "spec.fairSharing", errs);
+  ValidateQuotaTotals(spec.resource_groups, "spec.resourceGroups", errs);
+  ValidateCheckStrategy(spec, errs);
 }
 
 void ValidateCohort(const api::Cohort& cohort, std::string_view parent_path, FieldErrors& errs) {

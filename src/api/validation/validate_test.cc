@@ -184,8 +184,8 @@ TEST(ValidateClusterQueueTest, Table) {
            cq.spec.resource_groups.push_back(rg);
          }
        },
-       "spec.resourceGroups: Too many: 260: must have at most 256 flavors across all resource "
-       "groups"},
+       "spec.resourceGroups: Invalid value: 260: total number of flavors across all "
+       "resourceGroups must be \u2264 256, got 260"},
       {"too many flavors in a group",
        [](CQ& cq) {
          auto& rg = cq.spec.resource_groups[1];

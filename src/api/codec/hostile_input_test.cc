@@ -103,8 +103,8 @@ TEST(HostileInputTest, TenMegabyteScalarIsAnError) {
       std::string(10u << 20, 'v') + "\n";
   FailsWithMessage(
       text,
-      "document 1 (Namespace \"a\", line 6): metadata.annotations: Too long: must have at "
-      "most 262144 bytes");
+      "document 1 (Namespace \"a\", line 6): metadata.annotations: Too long: may not be "
+      "more than 262144 bytes");
 }
 
 TEST(HostileInputTest, TenMegabyteListIsAnError) {

@@ -157,7 +157,8 @@ void FieldErrors::CheckCount(std::string_view path, size_t n, size_t max) {
 }
 
 void FieldErrors::TooLong(std::string_view path, size_t max) {
-  Add(path, "Too long", {}, "must have at most " + std::to_string(max) + " bytes");
+  Add(path, "Too long", {},
+      "may not be more than " + std::to_string(max) + (max == 1 ? " byte" : " bytes"));
 }
 
 Status FieldErrors::ToStatus() const {

@@ -53,7 +53,8 @@ class FieldErrors {
   // A list of `n` items that needs at least one and at most `max`: Required
   // when empty, TooMany past `max`.
   void CheckCount(std::string_view path, size_t n, size_t max);
-  // `path: Too long: must have at most 262144 bytes`.
+  // `path: Too long: may not be more than 262144 bytes` (apimachinery's
+  // field.TooLong since Kubernetes 1.33).
   void TooLong(std::string_view path, size_t max);
 
   // When false, object names and name references are not checked against

@@ -95,7 +95,7 @@ TEST(FieldErrorsTest, KubernetesWording) {
             "spec.f: Not found: \"g\"; "
             "spec.g: Forbidden: not allowed; "
             "spec.h: Too many: 17: must have at most 16 items; "
-            "metadata.annotations: Too long: must have at most 262144 bytes");
+            "metadata.annotations: Too long: may not be more than 262144 bytes");
   EXPECT_EQ(errs.errors().size(), 10u);
 }
 

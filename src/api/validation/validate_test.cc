@@ -359,7 +359,7 @@ TEST(ValidateClusterQueueTest, Table) {
        "metadata.labels: Invalid value: \"-a\": a valid label must be*"},
       {"annotations too large",
        [](CQ& cq) { cq.metadata.annotations["big"] = std::string(256 * 1024, 'x'); },
-       "metadata.annotations: Too long: must have at most 262144 bytes"},
+       "metadata.annotations: Too long: may not be more than 262144 bytes"},
       {"uppercase annotation key is fine",
        [](CQ& cq) { cq.metadata.annotations["Example.COM/Note"] = "x"; }, ""},
       {"bad finalizer", [](CQ& cq) { cq.metadata.finalizers = {"a/b/c"}; },

@@ -1,7 +1,7 @@
 // The part of a Kubernetes PodSpec that Kuota reads: containers with their
-// requests and limits, init containers, overhead, nodeSelector, required node
-// affinity and tolerations (what decides quota and flavors), plus what the
-// local runtime needs to start a process. Plain structs; thread-compatible.
+// requests and limits, init containers, overhead, pod-level resources,
+// nodeSelector, required node affinity and tolerations (what decides quota and
+// flavors), plus what the local runtime needs to start a process. Plain structs; thread-compatible.
 #pragma once
 
 #include <optional>
@@ -69,6 +69,9 @@ struct PodSpec {
   std::vector<Container> init_containers;
   std::vector<Container> containers;
   ResourceList overhead;
+  // Pod-level requests and limits (Kubernetes' PodLevelResources), when set.
+  // Validated only: PodRequests() still sums the containers.
+  std::optional<ResourceRequirements> resources;
   Labels node_selector;
   NodeAffinity node_affinity;
   std::vector<Toleration> tolerations;

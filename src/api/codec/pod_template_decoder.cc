@@ -77,6 +77,7 @@ Status DecodePodSpec(MapReader& r, api::PodSpec& out) {
   KUOTA_RETURN_IF_ERROR(r.ObjectList("initContainers", out.init_containers, DecodeContainer));
   KUOTA_RETURN_IF_ERROR(r.ObjectList("containers", out.containers, DecodeContainer));
   KUOTA_RETURN_IF_ERROR(r.ResourceList("overhead", out.overhead));
+  KUOTA_RETURN_IF_ERROR(r.OptObject("resources", out.resources, DecodeResourceRequirements));
   KUOTA_RETURN_IF_ERROR(r.StringMap("nodeSelector", out.node_selector));
   KUOTA_RETURN_IF_ERROR(r.Object("affinity", out.node_affinity, DecodeAffinity));
   KUOTA_RETURN_IF_ERROR(r.ObjectList("tolerations", out.tolerations, DecodeToleration));
@@ -115,7 +116,6 @@ Status DecodePodSpec(MapReader& r, api::PodSpec& out) {
             "hostUsers",
             "schedulingGates",
             "resourceClaims",
-            "resources",
             "hostnameOverride"});
   return Status::Ok();
 }

@@ -21,6 +21,12 @@ void CheckName(std::string_view value, NameRule rule, std::string_view path, Fie
   if (!msg.empty()) errs.Invalid(path, value, msg);
 }
 
+bool IsTaintEffect(std::string_view e) {
+  return e == "NoSchedule" || e == "PreferNoSchedule" || e == "NoExecute";
+}
+
+}  // namespace
+
 void ValidateAnnotations(const api::Labels& annotations, std::string_view path, FieldErrors& errs) {
   size_t total = 0;
   for (const auto& [k, v] : annotations) {
@@ -33,12 +39,6 @@ void ValidateAnnotations(const api::Labels& annotations, std::string_view path, 
   }
   if (total > kTotalAnnotationSizeLimit) errs.TooLong(path, kTotalAnnotationSizeLimit);
 }
-
-bool IsTaintEffect(std::string_view e) {
-  return e == "NoSchedule" || e == "PreferNoSchedule" || e == "NoExecute";
-}
-
-}  // namespace
 
 void ValidateObjectMeta(const api::ObjectMeta& meta, NameRule rule, bool namespaced,
                         FieldErrors& errs) {

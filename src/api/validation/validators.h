@@ -19,6 +19,9 @@ enum class NameRule { kDns1123Subdomain, kDns1123Label };
 void ValidateObjectMeta(const api::ObjectMeta& meta, NameRule rule, bool namespaced,
                         FieldErrors& errs);
 void ValidateLabels(const api::Labels& labels, std::string_view path, FieldErrors& errs);
+// apimachinery's ValidateAnnotations: keys are qualified names (case aside),
+// and keys plus values total at most 256 KiB.
+void ValidateAnnotations(const api::Labels& annotations, std::string_view path, FieldErrors& errs);
 void ValidateLabelSelector(const api::LabelSelector& selector, std::string_view path,
                            FieldErrors& errs);
 void ValidateTaints(const std::vector<api::Taint>& taints, std::string_view path,

@@ -1,10 +1,14 @@
 // Workload: Kueue's workload webhook and CRD rules (pkg/webhooks/
 // workload_webhook.go, apis/kueue/v1beta1/workload_types.go), plus the pod
 // template checks that keep the engine's quota and flavor math well defined
-// (non-negative requests, valid selector operators).
+// (non-negative requests, valid selector operators). The webhook's
+// default-on feature gates of Kueue v0.20 are taken as on:
+// WorkloadValidateResourcesAreNonNegative, WorkloadValidationForPodSetMetadata,
+// AdmissionGatedBy, PartialAdmission and ElasticJobsViaWorkloadSlices.
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "api/validation/names.h"
 #include "api/validation/validators.h"
@@ -14,18 +18,31 @@ namespace {
 
 constexpr size_t kMaxPodSets = 8;
 
+// Kueue's constants.AdmissionGatedByAnnotation: a comma-separated list of
+// domain-prefixed gate names, each at most 63 bytes (as Job's spec.managedBy).
+constexpr std::string_view kAdmissionGatedByAnnotation = "kueue.x-k8s.io/admission-gated-by";
+constexpr size_t kMaxAdmissionGateNameLength = 63;
+// Kueue's workloadslicing.EnabledAnnotationKey/Value: an elastic job.
+constexpr std::string_view kElasticJobAnnotation = "kueue.x-k8s.io/elastic-job";
+
+// A pod set's resource list as Kueue's workload webhook sees it: names and
+// non-negative amounts, and no `pods`, which Kueue reserves for itself.
+void ValidatePodSetResources(const api::ResourceList& list, const std::string& path,
+                             FieldErrors& errs) {
+  ValidateResourceList(list, path, errs);
+  if (list.count("pods") != 0) {
+    errs.Invalid(Key(path, "pods"), "pods", "the key is reserved for internal kueue use");
+  }
+}
+
 void ValidateContainers(const std::vector<api::Container>& containers, const std::string& path,
                         FieldErrors& errs) {
   for (size_t i = 0; i < containers.size(); ++i) {
     const api::Container& c = containers[i];
     std::string cp = Index(path, i);
     if (c.name.empty()) errs.Required(Child(cp, "name"));
-    std::string requests = Child(cp, "resources.requests");
-    ValidateResourceList(c.resources.requests, requests, errs);
-    if (c.resources.requests.count("pods") != 0) {
-      errs.Invalid(Key(requests, "pods"), "pods", "the key is reserved for internal kueue use");
-    }
-    ValidateResourceList(c.resources.limits, Child(cp, "resources.limits"), errs);
+    ValidatePodSetResources(c.resources.requests, Child(cp, "resources.requests"), errs);
+    ValidatePodSetResources(c.resources.limits, Child(cp, "resources.limits"), errs);
     for (size_t j = 0; j < c.env.size(); ++j) {
       if (c.env[j].name.empty()) errs.Required(Child(Index(Child(cp, "env"), j), "name"));
     }
@@ -81,6 +98,10 @@ void ValidatePodSpec(const api::PodSpec& spec, const std::string& path, FieldErr
   if (spec.containers.empty()) errs.Required(Child(path, "containers"));
   ValidateContainers(spec.init_containers, Child(path, "initContainers"), errs);
   ValidateContainers(spec.containers, Child(path, "containers"), errs);
+  if (spec.resources.has_value()) {
+    ValidatePodSetResources(spec.resources->requests, Child(path, "resources.requests"), errs);
+    ValidatePodSetResources(spec.resources->limits, Child(path, "resources.limits"), errs);
+  }
   ValidateResourceList(spec.overhead, Child(path, "overhead"), errs);
   ValidateTolerations(spec.tolerations, Child(path, "tolerations"), errs);
   if (spec.node_affinity.required_terms.has_value()) {
@@ -197,6 +218,68 @@ void ValidateWorkloadStatus(const api::Workload& wl, FieldErrors& errs) {
   }
 }
 
+// Go's strings.TrimSpace for the ASCII white space a gate list may carry.
+std::string_view TrimSpace(std::string_view s) {
+  constexpr std::string_view kSpace = " \t\n\v\f\r";
+  size_t begin = s.find_first_not_of(kSpace);
+  if (begin == std::string_view::npos) return {};
+  return s.substr(begin, s.find_last_not_of(kSpace) - begin + 1);
+}
+
+// apimachinery's IsDomainPrefixedPath: `host/path`, host a DNS subdomain and
+// path made of URL path characters.
+void ValidateDomainPrefixedPath(std::string_view value, const std::string& path,
+                                FieldErrors& errs) {
+  size_t slash = value.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == value.size()) {
+    errs.Invalid(path, value, "must be a domain-prefixed path (such as \"acme.io/foo\")");
+    return;
+  }
+  std::string_view host = value.substr(0, slash);
+  std::string msg = CheckDns1123Subdomain(host);
+  if (!msg.empty()) errs.Invalid(path, host, msg);
+  std::string_view rest = value.substr(slash + 1);
+  constexpr std::string_view kPathPunctuation = "/-._~%!$&'()*+,;=:";
+  for (char ch : rest) {
+    bool ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+              kPathPunctuation.find(ch) != std::string_view::npos;
+    if (!ok) {
+      errs.Invalid(path, rest,
+                   "Invalid path (regex used for validation is "
+                   "'[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')");
+      return;
+    }
+  }
+}
+
+// Kueue's admission-gated-by annotation, when present and not blank: a
+// comma-separated list of distinct, non-empty domain-prefixed gate names.
+void ValidateAdmissionGatedBy(const api::ObjectMeta& meta, FieldErrors& errs) {
+  auto it = meta.annotations.find(std::string(kAdmissionGatedByAnnotation));
+  if (it == meta.annotations.end()) return;
+  const std::string& value = it->second;
+  if (TrimSpace(value).empty()) return;
+  const std::string path = Key("metadata.annotations", kAdmissionGatedByAnnotation);
+  std::set<std::string_view> seen;
+  std::string_view rest = value;
+  while (true) {
+    size_t comma = rest.find(',');
+    std::string_view gate = TrimSpace(rest.substr(0, comma));
+    if (gate.empty()) {
+      errs.Invalid(path, value, "cannot contain empty gate names");
+    } else if (!seen.insert(gate).second) {
+      errs.Invalid(path, value, "duplicate gate name: " + std::string(gate));
+    } else {
+      ValidateDomainPrefixedPath(gate, path, errs);
+      if (gate.size() > kMaxAdmissionGateNameLength) {
+        errs.TooLong(path, kMaxAdmissionGateNameLength);
+      }
+    }
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+}
+
 }  // namespace
 
 void ValidateWorkload(const api::Workload& wl, std::string_view priority_class_path,
@@ -205,6 +288,7 @@ void ValidateWorkload(const api::Workload& wl, std::string_view priority_class_p
   const api::WorkloadSpec& spec = wl.spec;
   errs.CheckCount("spec.podSets", spec.pod_sets.size(), kMaxPodSets);
   std::set<std::string_view> names;
+  int64_t min_count_pod_sets = 0;
   for (size_t i = 0; i < spec.pod_sets.size(); ++i) {
     const api::PodSet& ps = spec.pod_sets[i];
     std::string p = Index("spec.podSets", i);
@@ -215,6 +299,7 @@ void ValidateWorkload(const api::Workload& wl, std::string_view priority_class_p
       errs.InvalidNumber(Child(p, "count"), ps.count, "must be greater than or equal to 0");
     }
     if (ps.min_count.has_value()) {
+      ++min_count_pod_sets;
       if (*ps.min_count < 1 || *ps.min_count > ps.count) {
         errs.InvalidNumber(Child(p, "minCount"), *ps.min_count,
                            "minCount should be positive and less or equal to count");
@@ -222,7 +307,16 @@ void ValidateWorkload(const api::Workload& wl, std::string_view priority_class_p
     }
     std::string tp = Child(p, "template");
     ValidateLabels(ps.template_.labels, Child(tp, "metadata.labels"), errs);
+    ValidateAnnotations(ps.template_.annotations, Child(tp, "metadata.annotations"), errs);
     ValidatePodSpec(ps.template_.spec, Child(tp, "spec"), errs);
+  }
+  // Partial admission is never allowed in an elastic job (workload slices).
+  if (min_count_pod_sets > 0) {
+    auto elastic = wl.metadata.annotations.find(std::string(kElasticJobAnnotation));
+    if (elastic != wl.metadata.annotations.end() && elastic->second == "true") {
+      errs.InvalidNumber("spec.podSets", min_count_pod_sets,
+                         "partial admission and elastic job cannot be used together");
+    }
   }
   ValidateNameReference(spec.queue_name, "spec.queueName", errs);
   ValidateNameReference(spec.priority_class_name, priority_class_path, errs);
@@ -237,6 +331,7 @@ void ValidateWorkload(const api::Workload& wl, std::string_view priority_class_p
                        "must be greater than or equal to 1");
   }
   ValidateWorkloadStatus(wl, errs);
+  ValidateAdmissionGatedBy(wl.metadata, errs);
 }
 
 }  // namespace kuota::validation

@@ -55,6 +55,9 @@ TEST(DecodeErrorTest, Table) {
       {"unknown pod spec field", wl + "        hostNetwrk: true\n",
        "Invalid: document 1 (Workload \"wl\", line 11): "
        "spec.podSets[0].template.spec.hostNetwrk: unknown field"},
+      {"unknown pod-level resources field", wl + "        resources: {requestz: {cpu: 1}}\n",
+       "Invalid: document 1 (Workload \"wl\", line 11): "
+       "spec.podSets[0].template.spec.resources.requestz: unknown field"},
       {"unknown container field", wl + "          imagePullPolicyy: Always\n",
        "Invalid: document 1 (Workload \"wl\", line 11): "
        "spec.podSets[0].template.spec.containers[0].imagePullPolicyy: unknown field"},

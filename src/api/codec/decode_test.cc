@@ -261,6 +261,7 @@ spec:
         dnsPolicy: ClusterFirst
         topologySpreadConstraints: []
         overhead: {cpu: 100m}
+        resources: {requests: {cpu: 1500m}, limits: {memory: 2Gi}, claims: []}
         tolerations:
         - {key: spot, operator: Exists, effect: NoSchedule}
         - {key: gpu, operator: Equal, value: "true", effect: NoExecute, tolerationSeconds: 60}
@@ -350,6 +351,9 @@ status:
   EXPECT_EQ(pod.active_deadline_seconds, 3600);
   EXPECT_EQ(pod.node_selector.at("cloud.com/accel"), "a100");
   EXPECT_EQ(Milli(pod.overhead, "cpu"), 100);
+  ASSERT_TRUE(pod.resources.has_value());  // pod-level (PodLevelResources)
+  EXPECT_EQ(Milli(pod.resources->requests, "cpu"), 1500);
+  EXPECT_EQ(Milli(pod.resources->limits, "memory"), (int64_t{2} << 30) * 1000);
   ASSERT_EQ(pod.tolerations.size(), 2u);
   EXPECT_EQ(pod.tolerations[1].toleration_seconds, 60);
   ASSERT_TRUE(pod.node_affinity.required_terms.has_value());
@@ -377,6 +381,7 @@ status:
   EXPECT_EQ(wl.spec.pod_sets[1].count, 1);
   EXPECT_FALSE(wl.spec.pod_sets[1].min_count.has_value());
   EXPECT_FALSE(wl.spec.pod_sets[1].template_.spec.node_affinity.required_terms.has_value());
+  EXPECT_FALSE(wl.spec.pod_sets[1].template_.spec.resources.has_value());
   // Status.
   ASSERT_TRUE(wl.status.admission.has_value());
   EXPECT_EQ(wl.status.admission->cluster_queue, "cq");

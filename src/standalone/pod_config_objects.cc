@@ -4,31 +4,20 @@
 #include <tuple>
 
 #include "auth/base64.h"
+#include "server/json_fields.h"
 
 namespace kuota::standalone {
 namespace {
 
 using Json = nlohmann::json;
 
-// obj[a][b]... as a string; "" when absent or not a string.
-std::string StringAt(const Json& obj, std::initializer_list<const char*> path) {
-  const Json* cur = &obj;
-  for (const char* p : path) {
-    if (!cur->is_object()) return "";
-    auto it = cur->find(p);
-    if (it == cur->end()) return "";
-    cur = &*it;
-  }
-  return cur->is_string() ? cur->get<std::string>() : "";
-}
+using server::StringField;
 
-const Json& ListAt(const Json& obj, const char* a, const char* b) {
+// The list at `path`; an empty one when absent or not a list.
+const Json& ListAt(const Json& obj, std::initializer_list<const char*> path) {
   static const Json kEmpty = Json::array();
-  if (!obj.is_object()) return kEmpty;
-  auto ia = obj.find(a);
-  if (ia == obj.end() || !ia->is_object()) return kEmpty;
-  auto ib = ia->find(b);
-  return ib == ia->end() || !ib->is_array() ? kEmpty : *ib;
+  const Json* list = server::FindField(obj, path);
+  return list == nullptr || !list->is_array() ? kEmpty : *list;
 }
 
 void AddName(std::set<std::string>& names, const std::string& name) {
@@ -36,9 +25,8 @@ void AddName(std::set<std::string>& names, const std::string& name) {
 }
 
 const Json* MapOf(const Json& object, const char* field) {
-  if (!object.is_object()) return nullptr;
-  auto it = object.find(field);
-  return it == object.end() || !it->is_object() ? nullptr : &*it;
+  const Json* map = server::FindField(object, {field});
+  return map == nullptr || !map->is_object() ? nullptr : map;
 }
 
 }  // namespace
@@ -56,28 +44,28 @@ const Json* PodConfigObjects::FindSecret(const std::string& name) const {
 PodConfigNames ConfigNamesOf(const Json& pod) {
   PodConfigNames names;
   for (const char* list : {"containers", "initContainers"}) {
-    for (const Json& c : ListAt(pod, "spec", list)) {
+    for (const Json& c : ListAt(pod, {"spec", list})) {
       if (!c.is_object()) continue;
       for (const Json& e : c.value("env", Json::array())) {
-        AddName(names.config_maps, StringAt(e, {"valueFrom", "configMapKeyRef", "name"}));
-        AddName(names.secrets, StringAt(e, {"valueFrom", "secretKeyRef", "name"}));
+        AddName(names.config_maps, StringField(e, {"valueFrom", "configMapKeyRef", "name"}));
+        AddName(names.secrets, StringField(e, {"valueFrom", "secretKeyRef", "name"}));
       }
       for (const Json& e : c.value("envFrom", Json::array())) {
-        AddName(names.config_maps, StringAt(e, {"configMapRef", "name"}));
-        AddName(names.secrets, StringAt(e, {"secretRef", "name"}));
+        AddName(names.config_maps, StringField(e, {"configMapRef", "name"}));
+        AddName(names.secrets, StringField(e, {"secretRef", "name"}));
       }
     }
   }
-  for (const Json& v : ListAt(pod, "spec", "volumes")) {
-    AddName(names.config_maps, StringAt(v, {"configMap", "name"}));
-    AddName(names.secrets, StringAt(v, {"secret", "secretName"}));
+  for (const Json& v : ListAt(pod, {"spec", "volumes"})) {
+    AddName(names.config_maps, StringField(v, {"configMap", "name"}));
+    AddName(names.secrets, StringField(v, {"secret", "secretName"}));
   }
   return names;
 }
 
 Result<PodConfigObjects> ReadPodConfigObjects(store::ObjectStore& store, const Json& pod) {
   PodConfigObjects out;
-  out.ns = StringAt(pod, {"metadata", "namespace"});
+  out.ns = StringField(pod, {"metadata", "namespace"});
   const PodConfigNames names = ConfigNamesOf(pod);
   for (const auto& [resource, wanted, into] :
        {std::tuple{"configmaps", &names.config_maps, &out.config_maps},

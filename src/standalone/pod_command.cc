@@ -104,6 +104,53 @@ Status CheckEnvValue(const std::string& value, const std::string& where) {
                          "cannot");
 }
 
+// The object a configMapRef / configMapKeyRef (or, with `secret`, a secretRef
+// / secretKeyRef) names; nullptr when absent from `config`.
+const Json* RefObject(const Json& ref, bool secret, const PodConfigObjects* config) {
+  if (config == nullptr) return nullptr;
+  const std::string name = Str(ref, "name");
+  return secret ? config->FindSecret(name) : config->FindConfigMap(name);
+}
+
+// NotFound with the kubelet's words for the object `ref` names.
+Status RefNotFound(const Json& ref, bool secret) {
+  return Status::NotFound(ConfigNotFoundMessage(secret ? "secret" : "configmap", Str(ref, "name")));
+}
+
+using EnvValues = std::map<std::string, std::string>;
+
+// Every key and value of the ConfigMap or Secret an envFrom source names;
+// nullopt when it is absent and optional.
+Result<std::optional<EnvValues>> EnvFromValues(const Json& ref, bool secret,
+                                               const PodConfigObjects* config) {
+  const Json* object = RefObject(ref, secret, config);
+  if (object == nullptr) {
+    if (IsOptional(ref)) return std::optional<EnvValues>();
+    return RefNotFound(ref, secret);
+  }
+  return std::optional(secret ? SecretValues(*object) : ConfigMapValues(*object, /*binary=*/false));
+}
+
+// The value a configMapKeyRef or secretKeyRef names; nullopt when it (its
+// object or its key) is absent and optional.
+Result<std::optional<std::string>> KeyRefValue(const Json& ref, bool secret,
+                                               const PodConfigObjects* config,
+                                               const std::string& ns) {
+  const Json* object = RefObject(ref, secret, config);
+  if (object == nullptr) {
+    if (IsOptional(ref)) return std::optional<std::string>();
+    return RefNotFound(ref, secret);
+  }
+  const std::string key = Str(ref, "key");
+  std::optional<std::string> v =
+      secret ? SecretValue(*object, key) : ConfigMapValue(*object, key, /*binary=*/false);
+  if (!v && !IsOptional(ref)) {
+    return Status::NotFound("couldn't find key " + key + " in " +
+                            (secret ? "Secret " : "ConfigMap ") + ns + "/" + Str(ref, "name"));
+  }
+  return v;
+}
+
 }  // namespace
 
 std::string ProgramFromImage(const std::string& image) {
@@ -129,29 +176,17 @@ Result<ContainerCommand> BuildContainerCommand(const Json& pod, const Json& cont
       const Json& e = (*env_from)[i];
       const std::string ep = path + ".envFrom[" + std::to_string(i) + "]";
       const std::string prefix = Str(e, "prefix");
-      std::map<std::string, std::string> values;
-      const Json* ref = nullptr;
-      if ((ref = Field(e, "configMapRef")) != nullptr) {
-        const std::string cm = Str(*ref, "name");
-        const Json* object = inputs.config ? inputs.config->FindConfigMap(cm) : nullptr;
-        if (object == nullptr) {
-          if (IsOptional(*ref)) continue;
-          return Status::NotFound(ConfigNotFoundMessage("configmap", cm));
-        }
-        values = ConfigMapValues(*object, /*binary=*/false);
-      } else if ((ref = Field(e, "secretRef")) != nullptr) {
-        const std::string secret = Str(*ref, "name");
-        const Json* object = inputs.config ? inputs.config->FindSecret(secret) : nullptr;
-        if (object == nullptr) {
-          if (IsOptional(*ref)) continue;
-          return Status::NotFound(ConfigNotFoundMessage("secret", secret));
-        }
-        values = SecretValues(*object);
-      } else {
+      const Json* cm_ref = Field(e, "configMapRef");
+      const Json* secret_ref = cm_ref == nullptr ? Field(e, "secretRef") : nullptr;
+      if (cm_ref == nullptr && secret_ref == nullptr) {
         out.warnings.push_back(ep + ": names neither a configMapRef nor a secretRef; ignored");
         continue;
       }
-      for (const auto& [key, value] : values) {
+      KUOTA_ASSIGN_OR_RETURN(
+          std::optional<EnvValues> values,
+          EnvFromValues(cm_ref ? *cm_ref : *secret_ref, cm_ref == nullptr, inputs.config));
+      if (!values) continue;
+      for (const auto& [key, value] : *values) {
         const std::string var = prefix + key;
         if (var.empty() || var.find('=') != std::string::npos) {
           out.warnings.push_back(ep + ": " + Json(var).dump() +
@@ -183,30 +218,14 @@ Result<ContainerCommand> BuildContainerCommand(const Json& pod, const Json& cont
                                    "\" is not supported locally; set to \"\"");
           }
         } else if (const Json* ref = Field(*vf, "configMapKeyRef")) {
-          const std::string cm = Str(*ref, "name"), key = Str(*ref, "key");
-          const Json* object = inputs.config ? inputs.config->FindConfigMap(cm) : nullptr;
-          std::optional<std::string> v;
-          if (object == nullptr) {
-            if (IsOptional(*ref)) continue;
-            return Status::NotFound(ConfigNotFoundMessage("configmap", cm));
-          }
-          if (!(v = ConfigMapValue(*object, key, /*binary=*/false))) {
-            if (IsOptional(*ref)) continue;
-            return Status::NotFound("couldn't find key " + key + " in ConfigMap " + ns + "/" + cm);
-          }
+          KUOTA_ASSIGN_OR_RETURN(std::optional<std::string> v,
+                                 KeyRefValue(*ref, /*secret=*/false, inputs.config, ns));
+          if (!v) continue;
           value = std::move(*v);
         } else if (const Json* ref = Field(*vf, "secretKeyRef")) {
-          const std::string secret = Str(*ref, "name"), key = Str(*ref, "key");
-          const Json* object = inputs.config ? inputs.config->FindSecret(secret) : nullptr;
-          std::optional<std::string> v;
-          if (object == nullptr) {
-            if (IsOptional(*ref)) continue;
-            return Status::NotFound(ConfigNotFoundMessage("secret", secret));
-          }
-          if (!(v = SecretValue(*object, key))) {
-            if (IsOptional(*ref)) continue;
-            return Status::NotFound("couldn't find key " + key + " in Secret " + ns + "/" + secret);
-          }
+          KUOTA_ASSIGN_OR_RETURN(std::optional<std::string> v,
+                                 KeyRefValue(*ref, /*secret=*/true, inputs.config, ns));
+          if (!v) continue;
           value = std::move(*v);
         } else {
           out.warnings.push_back(ep +

@@ -11,15 +11,17 @@
 #include "api/configuration.h"
 #include "api/local_queue.h"
 #include "api/namespace.h"
+#include "api/node.h"
 #include "api/priority_class.h"
 #include "api/resource_flavor.h"
+#include "api/topology.h"
 #include "api/workload.h"
 
 namespace kuota::api {
 
 using ObjectValue = std::variant<ResourceFlavor, ClusterQueue, Cohort, LocalQueue,
                                  WorkloadPriorityClass, PriorityClass, AdmissionCheck, Namespace,
-                                 Workload, Configuration>;
+                                 Workload, Configuration, Topology, Node, Pod>;
 
 struct Object {
   std::string api_version;

@@ -14,11 +14,28 @@
 
 namespace kuota::api {
 
+// A pod set's topologyRequest (Kueue's PodSetTopologyRequest): where its
+// pods must (required) or should (preferred) sit together, or that any
+// placement will do (unconstrained); slices of podSetSliceSize pods each
+// kept within podSetSliceRequiredTopology.
+struct PodSetTopologyRequest {
+  std::optional<std::string> required;
+  std::optional<std::string> preferred;
+  std::optional<bool> unconstrained;
+  std::optional<std::string> pod_index_label;
+  std::optional<std::string> sub_group_index_label;
+  std::optional<int32_t> sub_group_count;
+  std::optional<std::string> pod_set_group_name;
+  std::optional<std::string> pod_set_slice_required_topology;
+  std::optional<int32_t> pod_set_slice_size;
+};
+
 struct PodSet {
   std::string name;
   int32_t count = 1;
   std::optional<int32_t> min_count;
   PodTemplateSpec template_;
+  std::optional<PodSetTopologyRequest> topology_request;
 };
 
 struct WorkloadSpec {
@@ -31,11 +48,24 @@ struct WorkloadSpec {
   std::optional<int32_t> maximum_execution_time_seconds;
 };
 
+// Where a pod set's pods go (v1beta1 encoding): each domain is one value per
+// level (e.g. block, rack, hostname) and how many pods it takes.
+struct TopologyDomainAssignment {
+  std::vector<std::string> values;
+  int32_t count = 0;
+};
+
+struct TopologyAssignment {
+  std::vector<std::string> levels;  // node labels, highest first
+  std::vector<TopologyDomainAssignment> domains;
+};
+
 struct PodSetAssignment {
   std::string name;
   std::map<std::string, std::string> flavors;  // resource -> flavor
   ResourceList resource_usage;                 // total for the pod set
   std::optional<int32_t> count;
+  std::optional<TopologyAssignment> topology_assignment;
 };
 
 struct Admission {

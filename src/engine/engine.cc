@@ -60,6 +60,21 @@ Status Engine::Apply(const api::Object& object) {
             AddWorkload(x);
             return Status::Ok();
           },
+          [&](const api::Topology& x) {
+            s.topologies[x.metadata.name] = x;
+            s.topology_dirty = true;
+            return Status::Ok();
+          },
+          [&](const api::Node& x) {
+            s.nodes[x.metadata.name] = x;
+            s.topology_dirty = true;
+            return Status::Ok();
+          },
+          [&](const api::Pod& x) {
+            s.pods[Key(x.metadata.namespace_, x.metadata.name)] = x;
+            s.topology_dirty = true;
+            return Status::Ok();
+          },
       },
       object.value);
 }
@@ -79,6 +94,14 @@ Status Engine::Delete(const std::string& kind, const std::string& ns, const std:
   if (kind == "WorkloadPriorityClass") return erase(s.workload_priority_classes, name);
   if (kind == "PriorityClass") return erase(s.priority_classes, name);
   if (kind == "AdmissionCheck") return erase(s.admission_checks, name);
+  auto erase_topology = [&](auto& map, const std::string& key) {
+    if (map.erase(key) == 0) return Status::NotFound(kind + " \"" + key + "\" not found");
+    s.topology_dirty = true;
+    return Status::Ok();
+  };
+  if (kind == "Topology") return erase_topology(s.topologies, name);
+  if (kind == "Node") return erase_topology(s.nodes, name);
+  if (kind == "Pod") return erase_topology(s.pods, Key(ns, name));
   if (kind == "Workload") {
     if (!s.FindWorkload(Key(ns, name))) {
       return Status::NotFound("Workload \"" + Key(ns, name) + "\" not found");

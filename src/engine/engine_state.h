@@ -36,6 +36,14 @@ struct EngineState {
   std::map<std::string, api::PriorityClass> priority_classes;
   std::map<std::string, api::AdmissionCheck> admission_checks;
   std::map<std::string, std::unique_ptr<WorkloadInfo>> workloads;  // "ns/name"
+  // Topology-aware scheduling's inputs: Topologies by name, Nodes by name,
+  // and pods outside Kueue's quota ("ns/name") that use their node.
+  std::map<std::string, api::Topology> topologies;
+  std::map<std::string, api::Node> nodes;
+  std::map<std::string, api::Pod> pods;
+  // Set when a Topology, Node, Pod or ResourceFlavor changed: the topology
+  // trees are rebuilt before the next cycle.
+  bool topology_dirty = true;
 
   // Set when queues or quota objects changed: the tree is rebuilt and
   // pending workloads re-routed before the next cycle or query.

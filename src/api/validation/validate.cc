@@ -175,6 +175,12 @@ Status Validate(const api::Object& object, const ValidateOptions& options) {
                            errs);
         } else if constexpr (std::is_same_v<T, api::Configuration>) {
           ValidateConfiguration(v, errs);
+        } else if constexpr (std::is_same_v<T, api::Topology>) {
+          ValidateTopology(v, errs);
+        } else if constexpr (std::is_same_v<T, api::Node>) {
+          ValidateNode(v, errs);
+        } else if constexpr (std::is_same_v<T, api::Pod>) {
+          ValidatePod(v, errs);
         } else {
           static_assert(!sizeof(T), "every api::ObjectValue alternative needs a validator");
         }

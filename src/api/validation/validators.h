@@ -53,5 +53,8 @@ void ValidatePriorityClass(const api::PriorityClass& pc, FieldErrors& errs);
 void ValidateAdmissionCheck(const api::AdmissionCheck& ac, FieldErrors& errs);
 void ValidateNamespace(const api::Namespace& ns, FieldErrors& errs);
 void ValidateConfiguration(const api::Configuration& config, FieldErrors& errs);
+void ValidateTopology(const api::Topology& topology, FieldErrors& errs);
+void ValidateNode(const api::Node& node, FieldErrors& errs);
+void ValidatePod(const api::Pod& pod, FieldErrors& errs);
 
 }  // namespace kuota::validation

@@ -228,8 +228,8 @@ TEST(DecodeErrorTest, Table) {
        "Invalid: document 1 (line 1): kind: Required value"},
       {"kind is not a string", "apiVersion: v1\nkind: [Namespace]\n",
        "Invalid: document 1 (line 2): kind: expected a string, got a list"},
-      {"unsupported kind", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n",
-       "Invalid: document 1 (Pod \"p\", line 2): unsupported apiVersion/kind \"v1/Pod\""},
+      {"unsupported kind", "apiVersion: v1\nkind: Service\nmetadata: {name: p}\n",
+       "Invalid: document 1 (Service \"p\", line 2): unsupported apiVersion/kind \"v1/Service\""},
       {"unsupported version",
        "apiVersion: kueue.x-k8s.io/v1beta3\nkind: ClusterQueue\nmetadata: {name: cq}\n",
        "Invalid: document 1 (ClusterQueue \"cq\", line 2): "
@@ -305,7 +305,7 @@ TEST(DecodeErrorTest, ValuesInMessagesAreQuotedAndTruncated) {
 }
 
 TEST(DecodeErrorTest, StatusCodes) {
-  Result<std::vector<DecodedObject>> r = DecodeDocuments("apiVersion: v1\nkind: Pod\n");
+  Result<std::vector<DecodedObject>> r = DecodeDocuments("apiVersion: v1\nkind: Service\n");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalid);
   DecodeOptions small;
@@ -314,6 +314,68 @@ TEST(DecodeErrorTest, StatusCodes) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kTooLarge);
   EXPECT_EQ(r.status().message(), "input is 31 bytes, over the limit of 10 bytes");
+}
+
+TEST(DecodeErrorTest, TopologyKinds) {
+  const DecodeErrorCase cases[] = {
+      {"topology level without nodeLabel",
+       "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata: {name: t}\n"
+       "spec:\n  levels:\n  - {nodeLabl: rack}\n",
+       "Invalid: document 1 (Topology \"t\", line 6): spec.levels[0].nodeLabl: unknown field"},
+      {"topology without levels",
+       "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata: {name: t}\nspec: {}\n",
+       "Invalid: document 1 (Topology \"t\", line 4): spec.levels: Required value"},
+      {"node with an unknown status field",
+       "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n  allocatable: {cpu: 1}\n"
+       "  allocatible: {cpu: 1}\n",
+       "Invalid: document 1 (Node \"n\", line 6): status.allocatible: unknown field"},
+      {"node allocatable not a quantity",
+       "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n  allocatable: {cpu: lots}\n",
+       "Invalid: document 1 (Node \"n\", line 5): status.allocatable[cpu]: "
+       "invalid quantity \"lots\": want a number such as 1, 0.5, 500m, 2Gi or 1e3"},
+      {"node condition without status",
+       "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n  conditions:\n"
+       "  - type: Ready\n",
+       "Invalid: document 1 (Node \"n\", line 6): status.conditions[0].status: Required value"},
+      {"pod nodeName not a string",
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\nspec:\n"
+       "  nodeName: [a]\n  containers: [{name: c}]\n",
+       "Invalid: document 1 (Pod \"p\", line 5): spec.nodeName: expected a string, got a list"},
+      {"pod unknown status field",
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\nstatus:\n"
+       "  phaze: Running\n",
+       "Invalid: document 1 (Pod \"p\", line 5): status.phaze: unknown field"},
+      {"topologyRequest unknown field",
+       std::string(kWlHead) + "    topologyRequest: {requred: rack}\n",
+       "Invalid: document 1 (Workload \"wl\", line 11): "
+       "spec.podSets[0].topologyRequest.requred: unknown field"},
+      {"topologyRequest slice size not an integer",
+       std::string(kWlHead) + "    topologyRequest: {podSetSliceSize: two}\n",
+       "Invalid: document 1 (Workload \"wl\", line 11): "
+       "spec.podSets[0].topologyRequest.podSetSliceSize: expected a decimal integer, got a string "
+       "(value \"two\")"},
+      {"v1beta1 assignment domain without count",
+       std::string(kWlHead) + "status:\n"                    // 11
+                              "  admission:\n"               // 12
+                              "    clusterQueue: cq\n"       // 13
+                              "    podSetAssignments:\n"     // 14
+                              "    - name: main\n"           // 15
+                              "      topologyAssignment:\n"  // 16
+                              "        levels: [rack]\n"     // 17
+                              "        domains:\n"           // 18
+                              "        - values: [r1]\n",    // 19
+       "Invalid: document 1 (Workload \"wl\", line 19): "
+       "status.admission.podSetAssignments[0].topologyAssignment.domains[0].count: "
+       "Required value"},
+      {"v1beta1 assignment with v1beta2 slices",
+       std::string(kWlHead) +
+           "status:\n  admission:\n    clusterQueue: cq\n    podSetAssignments:\n"
+           "    - name: main\n      topologyAssignment:\n        levels: [rack]\n"
+           "        slices: []\n",  // 18
+       "Invalid: document 1 (Workload \"wl\", line 18): "
+       "status.admission.podSetAssignments[0].topologyAssignment.slices: unknown field"},
+  };
+  ExpectDecodeErrors(cases);
 }
 
 }  // namespace

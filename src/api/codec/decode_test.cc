@@ -798,5 +798,236 @@ TEST(DecodeObjectTest, ExactlyOne) {
       DecodeObject("---\napiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\n").ok());
 }
 
+TEST(DecodeTest, TopologyBothVersions) {
+  for (const char* version : {"v1beta1", "v1beta2"}) {
+    api::Object o = MustDecode(std::string("apiVersion: kueue.x-k8s.io/") + version + R"(
+kind: Topology
+metadata: {name: default}
+spec:
+  levels:
+  - nodeLabel: cloud.com/block
+  - nodeLabel: cloud.com/rack
+  - nodeLabel: kubernetes.io/hostname
+)");
+    const auto& t = As<api::Topology>(o);
+    EXPECT_EQ(t.metadata.name, "default");
+    EXPECT_EQ(t.levels, (std::vector<std::string>{"cloud.com/block", "cloud.com/rack",
+                                                  "kubernetes.io/hostname"}))
+        << version;
+  }
+}
+
+// What `kubectl get node -o yaml` prints: every field decodes, the ones
+// topology-aware scheduling does not read are ignored.
+TEST(DecodeTest, NodeAsKubectlPrintsIt) {
+  api::Object o = MustDecode(R"(
+apiVersion: v1
+kind: Node
+metadata:
+  annotations:
+    node.alpha.kubernetes.io/ttl: "0"
+    volumes.kubernetes.io/controller-managed-attach-detach: "true"
+  creationTimestamp: "2026-01-01T00:00:00Z"
+  labels:
+    beta.kubernetes.io/arch: amd64
+    cloud.com/block: b1
+    cloud.com/rack: r1
+    kubernetes.io/hostname: node-1
+  name: node-1
+  resourceVersion: "4242"
+  uid: 5d3c0f7e-0000-4000-8000-000000000001
+spec:
+  podCIDR: 10.244.0.0/24
+  podCIDRs: [10.244.0.0/24]
+  providerID: kind://docker/kind/node-1
+  taints:
+  - effect: NoSchedule
+    key: gpu
+    value: "true"
+    timeAdded: "2026-01-01T00:00:00Z"
+  unschedulable: true
+status:
+  addresses:
+  - {address: 172.18.0.2, type: InternalIP}
+  - {address: node-1, type: Hostname}
+  allocatable: {cpu: "8", ephemeral-storage: 101445540Ki, hugepages-1Gi: "0",
+                memory: 32Gi, nvidia.com/gpu: "4", pods: "110"}
+  capacity: {cpu: "8", memory: 32Gi, pods: "110"}
+  conditions:
+  - lastHeartbeatTime: "2026-01-01T00:00:00Z"
+    lastTransitionTime: "2026-01-01T00:00:00Z"
+    message: kubelet has sufficient memory available
+    reason: KubeletHasSufficientMemory
+    status: "False"
+    type: MemoryPressure
+  - lastHeartbeatTime: "2026-01-01T00:00:00Z"
+    lastTransitionTime: "2026-01-01T00:00:00Z"
+    message: kubelet is posting ready status
+    reason: KubeletReady
+    status: "True"
+    type: Ready
+  daemonEndpoints: {kubeletEndpoint: {Port: 10250}}
+  images:
+  - names: [registry.k8s.io/pause:3.10]
+    sizeBytes: 320368
+  nodeInfo: {architecture: amd64, kubeletVersion: v1.34.0, osImage: Debian}
+  runtimeHandlers: [{features: {recursiveReadOnlyMounts: true}, name: runc}]
+  features: {supplementalGroupsPolicy: true}
+)");
+  const auto& n = As<api::Node>(o);
+  EXPECT_EQ(n.metadata.name, "node-1");
+  EXPECT_EQ(n.metadata.labels.at("cloud.com/rack"), "r1");
+  EXPECT_TRUE(n.unschedulable);
+  ASSERT_EQ(n.taints.size(), 1u);
+  EXPECT_EQ(n.taints[0].key, "gpu");
+  EXPECT_EQ(n.taints[0].effect, "NoSchedule");
+  EXPECT_EQ(Milli(n.allocatable, "cpu"), 8000);
+  EXPECT_EQ(Milli(n.allocatable, "nvidia.com/gpu"), 4000);
+  EXPECT_EQ(Milli(n.allocatable, "pods"), 110000);
+  EXPECT_EQ(Milli(n.allocatable, "memory"), 32LL * 1024 * 1024 * 1024 * 1000);
+  EXPECT_TRUE(n.ready);  // MemoryPressure False is not Ready False
+}
+
+TEST(DecodeTest, NodeReadyOnlyFalseWhenReadyConditionSaysFalse) {
+  auto ready = [](const std::string& conditions) {
+    return As<api::Node>(MustDecode("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n"
+                                    "status:\n  conditions: " +
+                                    conditions + "\n"))
+        .ready;
+  };
+  EXPECT_TRUE(ready("[]"));
+  EXPECT_TRUE(ready("[{type: Ready, status: \"True\"}]"));
+  EXPECT_TRUE(ready("[{type: Ready, status: Unknown}]"));
+  EXPECT_FALSE(ready("[{type: Ready, status: \"False\"}]"));
+  EXPECT_TRUE(As<api::Node>(MustDecode("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n")).ready);
+}
+
+// What `kubectl get pod -o yaml` prints for a running pod.
+TEST(DecodeTest, PodAsKubectlPrintsIt) {
+  api::Object o = MustDecode(R"(
+apiVersion: v1
+kind: Pod
+metadata:
+  creationTimestamp: "2026-01-01T00:00:00Z"
+  labels: {app: web}
+  name: web-1
+  namespace: default
+  resourceVersion: "77"
+  uid: 5d3c0f7e-0000-4000-8000-000000000002
+spec:
+  containers:
+  - image: nginx
+    imagePullPolicy: Always
+    name: web
+    resources:
+      requests: {cpu: 500m, memory: 1Gi}
+    terminationMessagePath: /dev/termination-log
+    terminationMessagePolicy: File
+    volumeMounts:
+    - {mountPath: /var/run/secrets/kubernetes.io/serviceaccount, name: kube-api-access, readOnly: true}
+  dnsPolicy: ClusterFirst
+  enableServiceLinks: true
+  nodeName: node-1
+  preemptionPolicy: PreemptLowerPriority
+  priority: 0
+  restartPolicy: Always
+  schedulerName: default-scheduler
+  securityContext: {}
+  serviceAccountName: default
+  terminationGracePeriodSeconds: 30
+  tolerations:
+  - {effect: NoExecute, key: node.kubernetes.io/not-ready, operator: Exists, tolerationSeconds: 300}
+  volumes:
+  - name: kube-api-access
+    projected: {defaultMode: 420, sources: [{serviceAccountToken: {expirationSeconds: 3607, path: token}}]}
+status:
+  conditions:
+  - {lastProbeTime: null, lastTransitionTime: "2026-01-01T00:00:00Z", status: "True", type: Ready}
+  containerStatuses:
+  - {containerID: "containerd://abc", image: "docker.io/library/nginx:latest", name: web, ready: true,
+     restartCount: 0, started: true, state: {running: {startedAt: "2026-01-01T00:00:01Z"}}}
+  hostIP: 172.18.0.2
+  hostIPs: [{ip: 172.18.0.2}]
+  phase: Running
+  podIP: 10.244.0.5
+  podIPs: [{ip: 10.244.0.5}]
+  qosClass: Burstable
+  startTime: "2026-01-01T00:00:00Z"
+)");
+  const auto& p = As<api::Pod>(o);
+  EXPECT_EQ(p.metadata.namespace_, "default");
+  EXPECT_EQ(p.metadata.name, "web-1");
+  EXPECT_EQ(p.node_name, "node-1");
+  EXPECT_EQ(p.phase, "Running");
+  ASSERT_EQ(p.spec.containers.size(), 1u);
+  EXPECT_EQ(Milli(p.spec.containers[0].resources.requests, "cpu"), 500);
+  EXPECT_EQ(p.spec.tolerations.size(), 1u);
+}
+
+TEST(DecodeTest, WorkloadTopologyRequestAndAssignment) {
+  api::Object o = MustDecode(KueueHead("Workload", "w") + R"(  podSets:
+  - name: workers
+    count: 4
+    template:
+      spec:
+        containers: [{name: c, resources: {requests: {cpu: 1}}}]
+    topologyRequest:
+      required: cloud.com/rack
+      podIndexLabel: kubernetes.io/job-completion-index
+      subGroupIndexLabel: jobset.sigs.k8s.io/job-index
+      subGroupCount: 2
+      podSetGroupName: group-a
+      podSetSliceRequiredTopology: kubernetes.io/hostname
+      podSetSliceSize: 2
+  - name: launcher
+    template:
+      spec:
+        containers: [{name: c}]
+    topologyRequest: {unconstrained: true}
+status:
+  admission:
+    clusterQueue: cq
+    podSetAssignments:
+    - name: workers
+      flavors: {cpu: tas}
+      count: 4
+      topologyAssignment:
+        levels: [cloud.com/rack, kubernetes.io/hostname]
+        domains:
+        - {values: [r1, node-1], count: 2}
+        - {values: [r1, node-2], count: 2}
+      delayedTopologyRequest: Ready
+    - name: launcher
+      flavors: {cpu: tas}
+      count: 1
+)");
+  const auto& wl = As<api::Workload>(o);
+  ASSERT_EQ(wl.spec.pod_sets.size(), 2u);
+  const auto& req = wl.spec.pod_sets[0].topology_request;
+  ASSERT_TRUE(req.has_value());
+  EXPECT_EQ(req->required, "cloud.com/rack");
+  EXPECT_FALSE(req->preferred.has_value());
+  EXPECT_FALSE(req->unconstrained.has_value());
+  EXPECT_EQ(req->pod_index_label, "kubernetes.io/job-completion-index");
+  EXPECT_EQ(req->sub_group_index_label, "jobset.sigs.k8s.io/job-index");
+  EXPECT_EQ(req->sub_group_count, 2);
+  EXPECT_EQ(req->pod_set_group_name, "group-a");
+  EXPECT_EQ(req->pod_set_slice_required_topology, "kubernetes.io/hostname");
+  EXPECT_EQ(req->pod_set_slice_size, 2);
+  ASSERT_TRUE(wl.spec.pod_sets[1].topology_request.has_value());
+  EXPECT_EQ(wl.spec.pod_sets[1].topology_request->unconstrained, true);
+  ASSERT_TRUE(wl.status.admission.has_value());
+  const auto& psas = wl.status.admission->pod_set_assignments;
+  ASSERT_EQ(psas.size(), 2u);
+  ASSERT_TRUE(psas[0].topology_assignment.has_value());
+  const api::TopologyAssignment& ta = *psas[0].topology_assignment;
+  EXPECT_EQ(ta.levels, (std::vector<std::string>{"cloud.com/rack", "kubernetes.io/hostname"}));
+  ASSERT_EQ(ta.domains.size(), 2u);
+  EXPECT_EQ(ta.domains[1].values, (std::vector<std::string>{"r1", "node-2"}));
+  EXPECT_EQ(ta.domains[1].count, 2);
+  EXPECT_FALSE(psas[1].topology_assignment.has_value());
+  EXPECT_FALSE(wl.spec.pod_sets[0].template_.spec.containers.empty());
+}
+
 }  // namespace
 }  // namespace kuota::codec

@@ -259,5 +259,170 @@ TEST(DecodeV1beta2Test, V1beta1OnlyFieldsAreErrors) {
   testing::ExpectDecodeErrors(cases);
 }
 
+// A v1beta2 Workload admitted with `topologyAssignment` (YAML text from
+// line 14 on), whose pod set has a topologyRequest.
+std::string WorkloadWithAssignment(const std::string& assignment) {
+  return "apiVersion: kueue.x-k8s.io/v1beta2\n"               // 1
+         "kind: Workload\n"                                   // 2
+         "metadata: {name: w, namespace: ns}\n"               // 3
+         "spec:\n"                                            // 4
+         "  podSets:\n"                                       // 5
+         "  - name: main\n"                                   // 6
+         "    count: 6\n"                                     // 7
+         "    template: {spec: {containers: [{name: c}]}}\n"  // 8
+         "    topologyRequest: {preferred: block, podSetSliceRequiredTopology: rack,"
+         " podSetSliceSize: 2}\n"         // 9
+         "status:\n"                      // 10
+         "  admission:\n"                 // 11
+         "    clusterQueue: cq\n"         // 12
+         "    podSetAssignments:\n"       // 13
+         "    - name: main\n"             // 14
+         "      topologyAssignment:\n" +  // 15
+         assignment;
+}
+
+// Kueue's examples 1 to 4 (apis/kueue/v1beta2/workload_types.go): the
+// slices expand to the domains v1beta1 lists.
+TEST(DecodeV1beta2Test, TopologyAssignmentSlicesExpandToDomains) {
+  using Domains = std::vector<std::pair<std::vector<std::string>, int32_t>>;
+  auto domains_of = [](const std::string& assignment) {
+    auto wl = MustDecodeAs<api::Workload>(WorkloadWithAssignment(assignment));
+    Domains out;
+    if (!wl.status.admission || wl.status.admission->pod_set_assignments.empty() ||
+        !wl.status.admission->pod_set_assignments[0].topology_assignment) {
+      ADD_FAILURE() << "no topologyAssignment";
+      return out;
+    }
+    for (const auto& d : wl.status.admission->pod_set_assignments[0].topology_assignment->domains)
+      out.emplace_back(d.values, d.count);
+    return out;
+  };
+  const Domains racks = {{{"block-1", "rack-1"}, 4}, {{"block-1", "rack-2"}, 2}};
+  EXPECT_EQ(domains_of("        levels: [block, rack]\n"
+                       "        slices:\n"
+                       "        - domainCount: 2\n"
+                       "          valuesPerLevel:\n"
+                       "          - individual: {roots: [block-1, block-1]}\n"
+                       "          - individual: {roots: [rack-1, rack-2]}\n"
+                       "          podCounts: {individual: [4, 2]}\n"),
+            racks);
+  EXPECT_EQ(domains_of("        levels: [block, rack]\n"
+                       "        slices:\n"
+                       "        - domainCount: 2\n"
+                       "          valuesPerLevel:\n"
+                       "          - universal: block-1\n"
+                       "          - individual: {prefix: rack-, roots: ['1', '2']}\n"
+                       "          podCounts: {individual: [4, 2]}\n"),
+            racks);
+  const Domains nodes = {{{"block-1-rack-1-node-1"}, 1},
+                         {{"block-1-rack-1-node-2"}, 1},
+                         {{"block-1-rack-2-node-1"}, 1}};
+  EXPECT_EQ(domains_of("        levels: [kubernetes.io/hostname]\n"
+                       "        slices:\n"
+                       "        - domainCount: 3\n"
+                       "          valuesPerLevel:\n"
+                       "          - individual:\n"
+                       "              prefix: block-1-rack-\n"
+                       "              roots: [1-node-1, 1-node-2, 2-node-1]\n"
+                       "          podCounts: {universal: 1}\n"),
+            nodes);
+  EXPECT_EQ(domains_of("        levels: [kubernetes.io/hostname]\n"
+                       "        slices:\n"
+                       "        - domainCount: 2\n"
+                       "          valuesPerLevel: [{individual: {prefix: block-1-rack-1-node-,"
+                       " roots: ['1', '2']}}]\n"
+                       "          podCounts: {universal: 1}\n"
+                       "        - domainCount: 1\n"
+                       "          valuesPerLevel: [{individual: {prefix: block-1-rack-,"
+                       " suffix: -node-1, roots: ['2']}}]\n"
+                       "          podCounts: {universal: 1}\n"),
+            nodes);
+  EXPECT_EQ(domains_of("        levels: [kubernetes.io/hostname]\n"), Domains{});
+}
+
+TEST(DecodeV1beta2Test, TopologyRequestReadsAsV1beta1) {
+  auto wl = MustDecodeAs<api::Workload>(WorkloadWithAssignment("        levels: [rack]\n"));
+  ASSERT_EQ(wl.spec.pod_sets.size(), 1u);
+  const auto& req = wl.spec.pod_sets[0].topology_request;
+  ASSERT_TRUE(req.has_value());
+  EXPECT_EQ(req->preferred, "block");
+  EXPECT_EQ(req->pod_set_slice_required_topology, "rack");
+  EXPECT_EQ(req->pod_set_slice_size, 2);
+}
+
+TEST(DecodeV1beta2Test, TopologyAssignmentErrors) {
+  const std::string slice_head =
+      "        levels: [block, rack]\n"  // 16
+      "        slices:\n"                // 17
+      "        - domainCount: 2\n";      // 18
+  const testing::DecodeErrorCase cases[] = {
+      {"v1beta1 domains", WorkloadWithAssignment("        levels: [rack]\n        domains: []\n"),
+       "Invalid: document 1 (Workload \"w\", line 17): "
+       "status.admission.podSetAssignments[0].topologyAssignment.domains: unknown field: "
+       "kueue.x-k8s.io/v1beta2 lists domains in slices"},
+      {"levels missing", WorkloadWithAssignment("        slices: []\n"),
+       "Invalid: document 1 (Workload \"w\", line 16): "
+       "status.admission.podSetAssignments[0].topologyAssignment.levels: Required value"},
+      {"both universal and individual",
+       WorkloadWithAssignment(slice_head +
+                              "          valuesPerLevel:\n"                                // 19
+                              "          - {universal: b, individual: {roots: [x, y]}}\n"  // 20
+                              "          - universal: r\n"
+                              "          podCounts: {universal: 1}\n"),
+       "Invalid: document 1 (Workload \"w\", line 20): "
+       "status.admission.podSetAssignments[0].topologyAssignment.slices[0].valuesPerLevel[0]: "
+       "exactly one of the fields in [universal individual] must be set"},
+      {"neither pod count",
+       WorkloadWithAssignment(slice_head +
+                              "          valuesPerLevel: [{universal: b}, {universal: r}]\n"
+                              "          podCounts: {}\n"),  // 20
+       "Invalid: document 1 (Workload \"w\", line 20): "
+       "status.admission.podSetAssignments[0].topologyAssignment.slices[0].podCounts: "
+       "exactly one of the fields in [universal individual] must be set"},
+      {"roots of the wrong length",
+       WorkloadWithAssignment(slice_head + "          valuesPerLevel:\n"  // 19
+                                           "          - universal: b\n"
+                                           "          - individual: {roots: [x]}\n"
+                                           "          podCounts: {universal: 1}\n"),
+       "Invalid: document 1 (Workload \"w\", line 20): "
+       "status.admission.podSetAssignments[0].topologyAssignment.slices[0].valuesPerLevel[1]: "
+       "valuesPerLevel.individual, if set, must have roots of length equal to domainCount of "
+       "this TopologyAssignmentSlice"},
+      {"pod counts of the wrong length",
+       WorkloadWithAssignment(slice_head +
+                              "          valuesPerLevel: [{universal: b}, {universal: r}]\n"
+                              "          podCounts: {individual: [1, 2, 3]}\n"),  // 20
+       "Invalid: document 1 (Workload \"w\", line 20): "
+       "status.admission.podSetAssignments[0].topologyAssignment.slices[0].podCounts: "
+       "podCounts.individual must have length equal to domainCount"},
+      {"fewer values than levels",
+       WorkloadWithAssignment(slice_head + "          valuesPerLevel: [{universal: b}]\n"
+                                           "          podCounts: {universal: 1}\n"),
+       "Invalid: document 1 (Workload \"w\", line 18): "
+       "status.admission.podSetAssignments[0].topologyAssignment.slices[0].valuesPerLevel: "
+       "valuesPerLevel must have the same length as the number of levels in this "
+       "TopologyAssignment"},
+      {"domainCount zero",
+       WorkloadWithAssignment("        levels: [rack]\n"
+                              "        slices:\n"
+                              "        - domainCount: 0\n"  // 18
+                              "          valuesPerLevel: [{universal: r}]\n"
+                              "          podCounts: {universal: 1}\n"),
+       "Invalid: document 1 (Workload \"w\", line 18): "
+       "status.admission.podSetAssignments[0].topologyAssignment.slices[0].domainCount: "
+       "Invalid value: should be greater than or equal to 1 (value \"0\")"},
+      {"too many domains",
+       WorkloadWithAssignment("        levels: [rack]\n"
+                              "        slices:\n"
+                              "        - domainCount: 2000000000\n"
+                              "          valuesPerLevel: [{universal: r}]\n"
+                              "          podCounts: {universal: 1}\n"),
+       "Invalid: document 1 (Workload \"w\", line 18): "
+       "status.admission.podSetAssignments[0].topologyAssignment.slices[0].domainCount: the "
+       "slices hold more than 100000 domains in all, over Kuota's limit"},
+  };
+  testing::ExpectDecodeErrors(cases);
+}
+
 }  // namespace
 }  // namespace kuota::codec

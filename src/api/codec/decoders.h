@@ -25,6 +25,18 @@ Status DecodeToleration(MapReader& r, api::Toleration& out);
 // api/pod_spec.h; every other real PodSpec/Container field is ignored
 // (pod_template_decoder.cc).
 Status DecodePodTemplateSpec(MapReader& r, api::PodTemplateSpec& out);
+// A PodSpec alone (a Pod's spec); nodeName is ignored, the caller reads it.
+Status DecodePodSpec(MapReader& r, api::PodSpec& out);
+
+// A Workload's topology fields (topology_assignment_decoder.cc): a pod set's
+// topologyRequest, and a pod set assignment's topologyAssignment as v1beta1
+// lists it (levels, domains) or v1beta2 packs it (levels, slices), read into
+// the same list of domains. v1beta2's podsetSliceRequiredTopologyConstraints
+// is dropped, as Kueue's conversion to v1beta1 drops it.
+Status DecodePodSetTopologyRequest(MapReader& r, api::PodSetTopologyRequest& out);
+Status DecodePodSetTopologyRequestV1beta2(MapReader& r, api::PodSetTopologyRequest& out);
+Status DecodeTopologyAssignment(MapReader& r, api::TopologyAssignment& out);
+Status DecodeTopologyAssignmentV1beta2(MapReader& r, api::TopologyAssignment& out);
 
 // Quota shared by ClusterQueue and Cohort (quota_decoder.cc).
 Status DecodeResourceGroup(MapReader& r, api::ResourceGroup& out);
@@ -47,6 +59,12 @@ Status DecodeAdmissionCheck(MapReader& r, api::AdmissionCheck& out);
 Status DecodeAdmissionCheckV1beta2(MapReader& r, api::AdmissionCheck& out);  // no retryDelayMinutes
 Status DecodeNamespace(MapReader& r, api::Namespace& out);
 Status DecodeConfiguration(MapReader& r, api::Configuration& out);
+// Topology-aware scheduling's inputs (topology_decoder.cc): Topology (both
+// kueue.x-k8s.io versions), and v1 Node and Pod with every real field of
+// theirs accepted.
+Status DecodeTopology(MapReader& r, api::Topology& out);
+Status DecodeNode(MapReader& r, api::Node& out);
+Status DecodePod(MapReader& r, api::Pod& out);
 // config.kueue.x-k8s.io/v1beta2: a fairSharing or waitForPodsReady section
 // turns its feature on (no `enable`).
 Status DecodeConfigurationV1beta2(MapReader& r, api::Configuration& out);

@@ -73,6 +73,18 @@ Status DecodeAffinity(MapReader& r, api::NodeAffinity& out) {
   return Status::Ok();
 }
 
+Status DecodeTemplateMetadata(MapReader& r, api::PodTemplateSpec& out) {
+  // Every ObjectMeta field is accepted (serialized templates often carry
+  // `creationTimestamp: null`); only labels and annotations matter.
+  api::ObjectMeta meta;
+  KUOTA_RETURN_IF_ERROR(DecodeObjectMeta(r, meta));
+  out.labels = std::move(meta.labels);
+  out.annotations = std::move(meta.annotations);
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status DecodePodSpec(MapReader& r, api::PodSpec& out) {
   KUOTA_RETURN_IF_ERROR(r.ObjectList("initContainers", out.init_containers, DecodeContainer));
   KUOTA_RETURN_IF_ERROR(r.ObjectList("containers", out.containers, DecodeContainer));
@@ -119,18 +131,6 @@ Status DecodePodSpec(MapReader& r, api::PodSpec& out) {
             "hostnameOverride"});
   return Status::Ok();
 }
-
-Status DecodeTemplateMetadata(MapReader& r, api::PodTemplateSpec& out) {
-  // Every ObjectMeta field is accepted (serialized templates often carry
-  // `creationTimestamp: null`); only labels and annotations matter.
-  api::ObjectMeta meta;
-  KUOTA_RETURN_IF_ERROR(DecodeObjectMeta(r, meta));
-  out.labels = std::move(meta.labels);
-  out.annotations = std::move(meta.annotations);
-  return Status::Ok();
-}
-
-}  // namespace
 
 Status DecodePodTemplateSpec(MapReader& r, api::PodTemplateSpec& out) {
   KUOTA_RETURN_IF_ERROR(r.Object("metadata", out, DecodeTemplateMetadata));

@@ -2,7 +2,9 @@
 // and the status that scenario files may set (admission, conditions,
 // admission check states, requeue state, reclaimable pods). v1beta2 names
 // the priority class by spec.priorityClassRef {group, kind, name} where
-// v1beta1 has spec.priorityClassName and spec.priorityClassSource.
+// v1beta1 has spec.priorityClassName and spec.priorityClassSource; a pod set
+// assignment's topologyAssignment is v1beta1's domain list or v1beta2's
+// slices (topology_assignment_decoder.cc).
 #include "api/codec/decoders.h"
 
 #include "api/priority_class.h"
@@ -11,6 +13,7 @@
 namespace kuota::codec {
 namespace {
 
+template <bool kV1beta2>
 Status DecodePodSet(MapReader& r, api::PodSet& out) {
   out.name = "main";  // CRD default
   out.count = 1;      // CRD default
@@ -19,8 +22,8 @@ Status DecodePodSet(MapReader& r, api::PodSet& out) {
   KUOTA_RETURN_IF_ERROR(r.Object("template", out.template_, DecodePodTemplateSpec));
   KUOTA_RETURN_IF_ERROR(r.Int32("count", out.count));
   KUOTA_RETURN_IF_ERROR(r.OptInt32("minCount", out.min_count));
-  r.Ignore({"topologyRequest"});
-  return Status::Ok();
+  return r.OptObject("topologyRequest", out.topology_request,
+                     kV1beta2 ? DecodePodSetTopologyRequestV1beta2 : DecodePodSetTopologyRequest);
 }
 
 // spec.priorityClassRef: kueue.x-k8s.io/WorkloadPriorityClass or
@@ -51,7 +54,7 @@ Status DecodePriorityClassRef(MapReader& r, api::WorkloadSpec& out) {
 template <bool kV1beta2>
 Status DecodeWorkloadSpec(MapReader& r, api::WorkloadSpec& out) {
   KUOTA_RETURN_IF_ERROR(r.Require("podSets"));
-  KUOTA_RETURN_IF_ERROR(r.ObjectList("podSets", out.pod_sets, DecodePodSet));
+  KUOTA_RETURN_IF_ERROR(r.ObjectList("podSets", out.pod_sets, DecodePodSet<kV1beta2>));
   KUOTA_RETURN_IF_ERROR(r.String("queueName", out.queue_name));
   if constexpr (kV1beta2) {
     for (std::string_view key : {"priorityClassName", "priorityClassSource"}) {
@@ -69,20 +72,26 @@ Status DecodeWorkloadSpec(MapReader& r, api::WorkloadSpec& out) {
   return r.OptInt32("maximumExecutionTimeSeconds", out.maximum_execution_time_seconds);
 }
 
+template <bool kV1beta2>
 Status DecodePodSetAssignment(MapReader& r, api::PodSetAssignment& out) {
   out.name = "main";  // CRD default
   KUOTA_RETURN_IF_ERROR(r.String("name", out.name));
   KUOTA_RETURN_IF_ERROR(r.StringMap("flavors", out.flavors));
   KUOTA_RETURN_IF_ERROR(r.ResourceList("resourceUsage", out.resource_usage));
   KUOTA_RETURN_IF_ERROR(r.OptInt32("count", out.count));
-  r.Ignore({"topologyAssignment", "delayedTopologyRequest"});
+  KUOTA_RETURN_IF_ERROR(
+      r.OptObject("topologyAssignment", out.topology_assignment,
+                  kV1beta2 ? DecodeTopologyAssignmentV1beta2 : DecodeTopologyAssignment));
+  r.Ignore({"delayedTopologyRequest"});
   return Status::Ok();
 }
 
+template <bool kV1beta2>
 Status DecodeAdmission(MapReader& r, api::Admission& out) {
   KUOTA_RETURN_IF_ERROR(r.Require("clusterQueue"));
   KUOTA_RETURN_IF_ERROR(r.String("clusterQueue", out.cluster_queue));
-  return r.ObjectList("podSetAssignments", out.pod_set_assignments, DecodePodSetAssignment);
+  return r.ObjectList("podSetAssignments", out.pod_set_assignments,
+                      DecodePodSetAssignment<kV1beta2>);
 }
 
 Status DecodeAdmissionCheckState(MapReader& r, api::AdmissionCheckState& out) {
@@ -108,7 +117,7 @@ Status DecodeReclaimablePod(MapReader& r, api::ReclaimablePod& out) {
 
 template <bool kV1beta2>
 Status DecodeWorkloadStatus(MapReader& r, api::WorkloadStatus& out) {
-  KUOTA_RETURN_IF_ERROR(r.OptObject("admission", out.admission, DecodeAdmission));
+  KUOTA_RETURN_IF_ERROR(r.OptObject("admission", out.admission, DecodeAdmission<kV1beta2>));
   KUOTA_RETURN_IF_ERROR(r.ObjectList("conditions", out.conditions, DecodeCondition));
   KUOTA_RETURN_IF_ERROR(
       r.ObjectList("admissionChecks", out.admission_checks, DecodeAdmissionCheckState));

@@ -4,6 +4,7 @@
 // Internal to kuota_validation. Stateless functions; thread-safe.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -54,6 +55,11 @@ void ValidateAdmissionCheck(const api::AdmissionCheck& ac, FieldErrors& errs);
 void ValidateNamespace(const api::Namespace& ns, FieldErrors& errs);
 void ValidateConfiguration(const api::Configuration& config, FieldErrors& errs);
 void ValidateTopology(const api::Topology& topology, FieldErrors& errs);
+// A Workload's topology fields at `path` (workload_topology_validation.cc).
+void ValidatePodSetTopologyRequest(const api::PodSetTopologyRequest& request,
+                                   const std::string& path, FieldErrors& errs);
+void ValidateTopologyAssignment(const api::TopologyAssignment& assignment, const std::string& path,
+                                FieldErrors& errs);
 void ValidateNode(const api::Node& node, FieldErrors& errs);
 void ValidatePod(const api::Pod& pod, FieldErrors& errs);
 

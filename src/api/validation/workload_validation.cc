@@ -4,7 +4,8 @@
 // (non-negative requests, valid selector operators). The webhook's
 // default-on feature gates of Kueue v0.20 are taken as on:
 // WorkloadValidateResourcesAreNonNegative, WorkloadValidationForPodSetMetadata,
-// AdmissionGatedBy, PartialAdmission and ElasticJobsViaWorkloadSlices.
+// AdmissionGatedBy, PartialAdmission, ElasticJobsViaWorkloadSlices and
+// TASValidateWorkloadSliceSize (workload_topology_validation.cc).
 #include <map>
 #include <set>
 #include <string>
@@ -165,6 +166,9 @@ void ValidateAdmission(const api::Workload& wl, FieldErrors& errs) {
     for (const auto& [resource, flavor] : psa.flavors) {
       ValidateNameReference(flavor, Key(Child(p, "flavors"), resource), errs);
     }
+    if (psa.topology_assignment.has_value()) {
+      ValidateTopologyAssignment(*psa.topology_assignment, Child(p, "topologyAssignment"), errs);
+    }
     std::string up = Child(p, "resourceUsage");
     ValidateResourceList(psa.resource_usage, up, errs);
     if (psa.count.has_value()) {
@@ -309,6 +313,9 @@ void ValidateWorkload(const api::Workload& wl, std::string_view priority_class_p
     ValidateLabels(ps.template_.labels, Child(tp, "metadata.labels"), errs);
     ValidateAnnotations(ps.template_.annotations, Child(tp, "metadata.annotations"), errs);
     ValidatePodSpec(ps.template_.spec, Child(tp, "spec"), errs);
+    if (ps.topology_request.has_value()) {
+      ValidatePodSetTopologyRequest(*ps.topology_request, Child(p, "topologyRequest"), errs);
+    }
   }
   // Partial admission is never allowed in an elastic job (workload slices).
   if (min_count_pod_sets > 0) {

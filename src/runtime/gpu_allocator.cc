@@ -16,33 +16,74 @@ std::string JoinIndices(const std::vector<int>& indices) {
 
 }  // namespace
 
-GpuAllocator::GpuAllocator(std::vector<int> indices) : all_(indices.begin(), indices.end()) {}
+GpuAllocator::GpuAllocator(std::vector<int> indices)
+    : GpuAllocator(GpuTopology::Flat(std::move(indices))) {}
+
+GpuAllocator::GpuAllocator(GpuTopology topology)
+    : placer_(std::move(topology)),
+      all_(placer_.topology().indices.begin(), placer_.topology().indices.end()) {}
 
 Result<std::vector<int>> GpuAllocator::Allocate(const std::string& owner, int n) {
   if (owner.empty()) return Status::Invalid("GPU allocation: owner is empty");
-  if (n < 0)
-    return Status::Invalid("GPU allocation for " + owner + ": count " + std::to_string(n) +
-                           " is negative");
+  KUOTA_ASSIGN_OR_RETURN(std::vector<GpuGrant> grants, AllocateGang({GpuRequest{owner, n}}));
+  if (grants.empty()) return std::vector<int>{};
+  return grants.front().indices;
+}
+
+Result<std::vector<GpuGrant>> GpuAllocator::AllocateGang(const std::vector<GpuRequest>& requests) {
+  std::set<std::string> owners;
+  std::string names;
+  for (const auto& r : requests) {
+    if (r.owner.empty()) return Status::Invalid("GPU allocation: owner is empty");
+    if (!owners.insert(r.owner).second) {
+      return Status::Invalid("GPU allocation: owner " + r.owner + " is listed twice");
+    }
+    if (r.count < 0) {
+      return Status::Invalid("GPU allocation for " + r.owner + ": count " +
+                             std::to_string(r.count) + " is negative");
+    }
+    names += (names.empty() ? "" : ",") + r.owner;
+  }
   std::lock_guard<std::mutex> lock(mu_);
-  if (auto it = held_.find(owner); it != held_.end()) {
-    if (static_cast<int>(it->second.size()) == n) return it->second;
-    return Status::Conflict("GPU allocation for " + owner + ": already holds GPUs [" +
-                            JoinIndices(it->second) + "], asked for " + std::to_string(n));
+  std::vector<GpuRequest> fresh;
+  for (const auto& r : requests) {
+    auto it = held_.find(r.owner);
+    if (it == held_.end()) {
+      fresh.push_back(r);
+      continue;
+    }
+    if (static_cast<int>(it->second.size()) != r.count) {
+      return Status::Conflict("GPU allocation for " + r.owner + ": already holds GPUs [" +
+                              JoinIndices(it->second) + "], asked for " + std::to_string(r.count));
+    }
   }
-  if (n == 0) return std::vector<int>{};
-  std::vector<int> picked;
+  std::set<int> free;
   for (int idx : all_) {
-    if (holder_.count(idx) == 0) picked.push_back(idx);
-    if (static_cast<int>(picked.size()) == n) break;
+    if (holder_.count(idx) == 0) free.insert(idx);
   }
-  if (static_cast<int>(picked.size()) < n) {
-    return Status::Unavailable("GPU allocation for " + owner + ": asked for " + std::to_string(n) +
-                               ", only " + std::to_string(all_.size() - holder_.size()) + " of " +
-                               std::to_string(all_.size()) + " free");
+  Result<std::vector<GpuGrant>> placed = placer_.Place(free, fresh);
+  if (!placed.ok()) {
+    return Status(placed.status().code(),
+                  "GPU allocation for " + names + ": " + placed.status().message());
   }
-  for (int idx : picked) holder_[idx] = owner;
-  held_[owner] = picked;
-  return picked;
+  std::map<std::string, GpuGrant> by_owner;
+  for (auto& g : *placed) {
+    for (int idx : g.indices) holder_[idx] = g.owner;
+    held_[g.owner] = g.indices;
+    reason_[g.owner] = g.reason;
+    by_owner[g.owner] = std::move(g);
+  }
+  std::vector<GpuGrant> out;
+  for (const auto& r : requests) {
+    if (r.count == 0) continue;
+    auto it = by_owner.find(r.owner);
+    if (it != by_owner.end()) {
+      out.push_back(std::move(it->second));
+    } else {
+      out.push_back(GpuGrant{r.owner, held_[r.owner], reason_[r.owner]});
+    }
+  }
+  return out;
 }
 
 void GpuAllocator::Release(const std::string& owner) {
@@ -51,9 +92,11 @@ void GpuAllocator::Release(const std::string& owner) {
   if (it == held_.end()) return;
   for (int idx : it->second) holder_.erase(idx);
   held_.erase(it);
+  reason_.erase(owner);
 }
 
-Status GpuAllocator::Restore(const std::string& owner, const std::vector<int>& indices) {
+Status GpuAllocator::Restore(const std::string& owner, const std::vector<int>& indices,
+                             const std::string& reason) {
   if (owner.empty()) return Status::Invalid("GPU restore: owner is empty");
   std::vector<int> sorted = indices;
   std::sort(sorted.begin(), sorted.end());
@@ -84,6 +127,7 @@ Status GpuAllocator::Restore(const std::string& owner, const std::vector<int>& i
   if (sorted.empty()) return Status::Ok();
   for (int idx : sorted) holder_[idx] = owner;
   held_[owner] = sorted;
+  reason_[owner] = reason;
   return Status::Ok();
 }
 
@@ -101,6 +145,12 @@ std::vector<int> GpuAllocator::HeldBy(const std::string& owner) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = held_.find(owner);
   return it == held_.end() ? std::vector<int>{} : it->second;
+}
+
+std::string GpuAllocator::ReasonOf(const std::string& owner) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = reason_.find(owner);
+  return it == reason_.end() ? std::string() : it->second;
 }
 
 std::map<int, std::string> GpuAllocator::Holders() const {

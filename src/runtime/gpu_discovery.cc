@@ -1,6 +1,7 @@
 #include "runtime/gpu_discovery.h"
 
 #include "runtime/nvml_api.h"
+#include "runtime/nvml_topology.h"
 
 namespace kuota::runtime {
 
@@ -22,6 +23,8 @@ GpuDiscovery DiscoverNvmlGpus(const std::string& library) {
     return out;
   }
   std::string problems;
+  std::vector<NvmlApi::Device*> devices;
+  std::vector<int> indices;
   for (unsigned int i = 0; i < count; ++i) {
     NvmlApi::Device* dev = nullptr;
     if (NvmlApi::Return rc = nvml->get_handle(i, &dev); rc != 0) {
@@ -37,9 +40,14 @@ GpuDiscovery DiscoverNvmlGpus(const std::string& library) {
     NvmlApi::Memory mem = {};
     if (nvml->get_memory(dev, &mem) == 0) g.memory_bytes = static_cast<int64_t>(mem.total);
     out.gpus.push_back(std::move(g));
+    devices.push_back(dev);
+    indices.push_back(static_cast<int>(i));
   }
+  NvmlLinkReadings links = ReadNvmlLinks(*nvml, devices);
   nvml->shutdown();
+  out.topology = TopologyFromNvml(indices, links);
   out.note = "NVML: " + std::to_string(out.gpus.size()) + " GPU(s)" + problems;
+  if (!links.note.empty()) out.note += "; topology: " + links.note;
   return out;
 }
 
@@ -51,6 +59,9 @@ Result<GpuDiscovery> DeclaredGpus(int count) {
   for (int i = 0; i < count; ++i) {
     out.gpus.push_back(GpuInfo{i, "declared-" + std::to_string(i), "", 0});
   }
+  std::vector<int> indices;
+  for (const auto& g : out.gpus) indices.push_back(g.index);
+  out.topology = GpuTopology::Flat(std::move(indices));
   out.note = "declared " + std::to_string(count) + " GPU(s); NVML not consulted";
   return out;
 }

@@ -1,7 +1,7 @@
 // GPU discovery for the local runtime: NVIDIA GPUs through NVML, loaded at
 // run time with dlopen (no NVIDIA headers or libraries needed to build or
-// run), or a declared count for machines without NVML (kuotad --gpus N) and
-// for tests. Thread-safe (NVML is initialised and shut down per call).
+// run), with how they connect, or a declared count for machines without
+// NVML (kuotad --gpus N) and for tests. Thread-safe (NVML is initialised and shut down per call).
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "runtime/gpu_topology.h"
 
 namespace kuota::runtime {
 
@@ -21,6 +22,8 @@ struct GpuInfo {
 
 struct GpuDiscovery {
   std::vector<GpuInfo> gpus;
+  // How they connect (NVML's topology, nvml_topology.h); flat when declared.
+  GpuTopology topology;
   std::string note;  // how they were found, or why there are none
 };
 

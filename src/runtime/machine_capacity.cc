@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "runtime/cgroup_fs.h"
+#include "runtime/gpu_topology_spec.h"
 #include "runtime/os_files.h"
 
 namespace kuota::runtime {
@@ -150,7 +151,9 @@ MachineCapacity DiscoverMachine(const MachineDiscoveryOptions& options) {
     gpus = DiscoverNvmlGpus(options.nvml_library);
   }
   m.gpus = std::move(gpus.gpus);
-  m.notes.push_back("gpu: " + gpus.note);
+  m.gpu_topology = std::move(gpus.topology);
+  std::string layout = FormatGpuTopologySpec(m.gpu_topology);
+  m.notes.push_back("gpu: " + gpus.note + (layout.empty() ? "" : "; topology " + layout));
   return m;
 }
 

@@ -25,6 +25,9 @@ struct MachineCapacity {
   int64_t memory_bytes = 0;  // > 0 unless /proc/meminfo cannot be read
   std::string hostname;
   std::vector<GpuInfo> gpus;
+  // How the GPUs connect: NVML's, or flat for declared ones (kuotad replaces
+  // it with --gpu-topology's).
+  GpuTopology gpu_topology;
   std::vector<std::string> notes;  // one line per finding, for logs and `kuota` output
 };
 

@@ -29,6 +29,13 @@ Result<NvmlApi> LoadNvml(const std::string& library) {
   Load(handle, "nvmlDeviceGetUtilizationRates", &api.get_utilization, &missing);
   Load(handle, "nvmlDeviceGetTemperature", &api.get_temperature, &missing);
   Load(handle, "nvmlDeviceGetPowerUsage", &api.get_power, &missing);
+  std::string optional;  // what an older library lacks is left nullptr
+  Load(handle, "nvmlDeviceGetTopologyCommonAncestor", &api.get_common_ancestor, &optional);
+  Load(handle, "nvmlDeviceGetPciInfo_v3", &api.get_pci_info, &optional);
+  Load(handle, "nvmlDeviceGetNvLinkState", &api.get_nvlink_state, &optional);
+  Load(handle, "nvmlDeviceGetNvLinkRemoteDeviceType", &api.get_nvlink_remote_type, &optional);
+  Load(handle, "nvmlDeviceGetNvLinkRemotePciInfo_v2", &api.get_nvlink_remote_pci, &optional);
+  Load(handle, "nvmlDeviceGetP2PStatus", &api.get_p2p_status, &optional);
   if (!missing.empty()) {
     return Status::Unsupported("NVML library " + library + " lacks " + missing);
   }

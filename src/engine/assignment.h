@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,6 +14,7 @@
 
 #include "engine/flavor_resource.h"
 #include "engine/fr_id_set.h"
+#include "engine/topology_tree.h"
 #include "engine/workload_info.h"
 
 namespace kuota::engine {
@@ -75,12 +77,22 @@ class ResourceAssignments {
   std::vector<Entry> entries_;  // ascending by resource, no duplicates
 };
 
+// A pod set's topology placement: the assignment written to the Workload
+// and what it uses on each leaf.
+struct PodSetTopology {
+  std::string flavor;
+  api::TopologyAssignment assignment;
+  std::vector<TasUse> usage;
+  std::vector<const TopologyLeaf*> leaves;  // beside usage: the leaf of each entry
+};
+
 struct PodSetAssignmentResult {
   std::string name;
   int32_t count = 0;
   ResourceAssignments flavors;
   std::vector<std::string> reasons;
   bool failed = false;
+  std::optional<PodSetTopology> topology;
 };
 
 struct Assignment {

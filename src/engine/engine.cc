@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "engine/queue_manager.h"
+#include "engine/topology_assigner.h"
 
 namespace kuota::engine {
 namespace {
@@ -114,6 +115,10 @@ Status Engine::Delete(const std::string& kind, const std::string& ns, const std:
 
 void Engine::Refresh() {
   EngineState& s = *state_;
+  if (s.dirty || s.topology_dirty) {
+    s.tas.Rebuild(s.flavors, s.topologies, s.nodes, s.pods);
+    s.topology_dirty = false;
+  }
   if (!s.dirty) return;
   s.dirty = false;
   for (auto& [key, wl] : s.workloads) {
@@ -296,6 +301,9 @@ void Engine::AddWorkload(const api::Workload& obj) {
     const api::Condition* qr = api::FindCondition(st.conditions, api::kQuotaReserved);
     wl->quota_reserved_at = qr->last_transition_time.value_or(now);
     ClusterQueueNode* cq = s.tree.FindClusterQueue(st.admission->cluster_queue);
+    // Its pods are on their nodes whether or not its ClusterQueue exists.
+    wl->tas_usage = TopologyUsageOf(s.tas, *wl, *st.admission);
+    AddTopologyUsage(wl->tas_usage);
     if (cq) {
       HoldQuota(s, wl, cq, std::move(admission));
       if (api::IsConditionTrue(st.conditions, api::kAdmitted)) wl->state = WorkloadState::kAdmitted;

@@ -14,6 +14,7 @@
 #include "base/clock.h"
 #include "engine/flavor_resource.h"
 #include "engine/quota_tree.h"
+#include "engine/topology_tree.h"
 #include "engine/workload_info.h"
 
 namespace kuota::engine {
@@ -44,6 +45,7 @@ struct EngineState {
   // Set when a Topology, Node, Pod or ResourceFlavor changed: the topology
   // trees are rebuilt before the next cycle.
   bool topology_dirty = true;
+  TasState tas;  // topology trees and the usage on their leaves
 
   // Set when queues or quota objects changed: the tree is rebuilt and
   // pending workloads re-routed before the next cycle or query.

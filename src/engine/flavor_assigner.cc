@@ -282,6 +282,14 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode
           psa.reasons.push_back(std::move(why));
           continue;
         }
+        if (topology_ != nullptr && i < wl.object.spec.pod_sets.size()) {
+          why = topology_->FlavorMismatch(cq, wl.object.spec.pod_sets[i], ps, fit->second,
+                                          group.covered);
+          if (!why.empty()) {
+            psa.reasons.push_back(std::move(why));
+            continue;
+          }
+        }
         Rep rep;
         assign.clear();
         for (const auto& [r, v] : group_reqs) {
@@ -343,7 +351,59 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode
   out.mode = worst;
   std::sort(used.begin(), used.end());
   out.usage.assign(used.begin(), used.end());
+  if (topology_ != nullptr && out.mode != Mode::kNoFit && topology_->AnyRequested(wl, cq)) {
+    AssignTopology(wl, cq, out);
+  }
   return out;
+}
+
+void FlavorAssigner::AssignTopology(const WorkloadInfo& wl, const ClusterQueueNode& cq,
+                                    Assignment& out) const {
+  auto recompute_mode = [&out] {
+    Mode m = Mode::kFit;
+    for (const auto& p : out.pod_sets) {
+      if (p.failed) {
+        m = Mode::kNoFit;
+        continue;
+      }
+      for (const auto& [r, ra] : p.flavors) m = std::min(m, CoarseMode(ra.mode));
+    }
+    out.mode = m;
+  };
+  auto mark_preempt = [](PodSetAssignmentResult& p) {
+    ResourceAssignments marked;
+    for (const auto& [r, ra] : p.flavors) {
+      ResourceAssignment x = ra;
+      if (x.mode == FitMode::kFit) x.mode = FitMode::kPreempt;
+      marked.insert_or_assign(r, x);
+    }
+    p.flavors = std::move(marked);
+  };
+  if (out.mode == Mode::kFit) {
+    if (auto failure = topology_->Place(wl, cq, out, /*simulate_empty=*/false)) {
+      PodSetAssignmentResult& p = out.pod_sets[failure->pod_set];
+      p.reasons.push_back(std::move(failure->reason));
+      mark_preempt(p);
+      recompute_mode();
+    }
+  }
+  if (out.mode != Mode::kPreempt) return;
+  std::optional<TopologyAssigner::Failure> failure =
+      topology_->Place(wl, cq, out, /*simulate_empty=*/true);
+  for (size_t i = 0; i < out.pod_sets.size(); ++i) {
+    PodSetAssignmentResult& p = out.pod_sets[i];
+    const bool placed = p.topology.has_value();
+    p.topology.reset();
+    if (failure) {
+      if (i == failure->pod_set) {
+        p.reasons.push_back(failure->reason);
+        p.failed = true;
+      }
+    } else if (placed) {
+      mark_preempt(p);
+    }
+  }
+  recompute_mode();
 }
 
 }  // namespace kuota::engine

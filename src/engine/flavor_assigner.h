@@ -17,6 +17,7 @@
 #include "api/resource_flavor.h"
 #include "engine/assignment.h"
 #include "engine/cluster_queue_node.h"
+#include "engine/topology_assigner.h"
 #include "engine/workload_info.h"
 
 namespace kuota::engine {
@@ -38,6 +39,10 @@ class FlavorAssigner {
                  PreemptionOracle* oracle)
       : flavors_(flavors), frs_(frs), fair_sharing_(fair_sharing), oracle_(oracle) {}
 
+  // Topology-aware scheduling: flavors are checked against pod sets'
+  // topology requests, and topology pod sets placed (borrowed; may be null).
+  void set_topology(TopologyAssigner* topology) { topology_ = topology; }
+
   // Assigns flavors for the pod sets at `counts` (empty: the full counts).
   Assignment Assign(const WorkloadInfo& wl, const ClusterQueueNode& cq,
                     const std::vector<int32_t>& counts = {}) const;
@@ -55,6 +60,10 @@ class FlavorAssigner {
   // node labels satisfy the pod's nodeSelector and required node affinity.
   bool FlavorSuits(const api::ResourceFlavor& flavor, const PodSetInfo& ps,
                    std::string* reason) const;
+  // Kueue's TAS step after quota: a Fit whose topology placement fails
+  // becomes Preempt; a Preempt that cannot be placed even on empty nodes
+  // becomes NoFit (else every topology pod set is Preempt: fragmentation).
+  void AssignTopology(const WorkloadInfo& wl, const ClusterQueueNode& cq, Assignment& out) const;
   FitMode FitsQuota(const ClusterQueueNode& cq, const WorkloadInfo& wl, FrId fr, int64_t assumed,
                     int64_t request, int* borrow, std::string* reason) const;
 
@@ -62,6 +71,7 @@ class FlavorAssigner {
   const FlavorResourceTable& frs_;
   const api::FairSharingConfig& fair_sharing_;
   PreemptionOracle* oracle_;  // borrowed; may be null (then no preemption)
+  TopologyAssigner* topology_ = nullptr;
   // Scratch of Assign, kept for its capacity (no allocation per head).
   mutable std::vector<std::pair<std::string_view, int64_t>> reqs_;
   mutable std::vector<std::pair<size_t, int64_t>> group_reqs_;

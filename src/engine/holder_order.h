@@ -88,9 +88,9 @@ class HolderOrder {
   size_t used_ = 0;               // cached_[0, used_) are valid
   View scratch_;                  // unfrozen
   std::vector<uint32_t> cursor_;  // Build's fill cursors
-  std::vector<std::pair<WorkloadInfo*, int32_t>> walk_;        // Build's holders and cq indexes
-  std::vector<Holder> merged_;                                 // Build's merge output (swapped in)
-  std::vector<uint32_t> slot_;                                 // Build's holders by hint
+  std::vector<std::pair<WorkloadInfo*, int32_t>> walk_;  // Build's holders and cq indexes
+  std::vector<Holder> merged_;                           // Build's merge output (swapped in)
+  std::vector<uint32_t> slot_;                           // Build's holders by hint
 };
 
 }  // namespace kuota::engine

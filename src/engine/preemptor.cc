@@ -1,4 +1,5 @@
 #include "engine/preemptor.h"
+#include "engine/topology_assigner.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -16,10 +17,12 @@ namespace kuota::engine {
 
 void RemoveWorkloadUsage(const WorkloadInfo& wl) {
   for (const auto& [fr, v] : wl.usage) wl.admitted_in->RemoveUsage(fr, v);
+  RemoveTopologyUsage(wl.tas_usage);
 }
 
 void AddWorkloadUsage(const WorkloadInfo& wl) {
   for (const auto& [fr, v] : wl.usage) wl.admitted_in->AddUsage(fr, v);
+  AddTopologyUsage(wl.tas_usage);
 }
 
 bool UsesResources(const WorkloadInfo& wl, const FrIdSet& need) {
@@ -158,11 +161,12 @@ bool Preemptor::Fits(const ClusterQueueNode& cq, const FrUsage& usage, bool allo
 
 template <class Victim, class WorkloadOf>
 void Preemptor::FillBackIn(std::vector<Victim>& victims, WorkloadOf workload_of,
-                           const ClusterQueueNode& cq, const FrUsage& usage, bool allow_borrowing) {
+                           const ClusterQueueNode& cq, const FrUsage& usage,
+                           bool allow_borrowing) const {
   for (int i = static_cast<int>(victims.size()) - 2; i >= 0; --i) {
     const WorkloadInfo& w = *workload_of(victims[static_cast<size_t>(i)]);
     AddWorkloadUsage(w);
-    if (Fits(cq, usage, allow_borrowing)) {
+    if (FitsAll(cq, usage, allow_borrowing)) {
       victims[static_cast<size_t>(i)] = victims.back();
       victims.pop_back();
     } else {
@@ -635,7 +639,7 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
       }
       RemoveWorkloadUsage(*x.wl);
       targets.push_back(x);
-      return Fits(cq, usage, borrow);
+      return FitsAll(cq, usage, borrow);
     };
     for (int g = 0; g < 6; ++g) {
       // With borrowing forbidden every P candidate is ReclaimWithoutBorrowing,
@@ -780,7 +784,7 @@ std::vector<PreemptionTarget> Preemptor::Fair(const WorkloadInfo& wl, const Clus
   bool fits = false;
   auto check_fit = [&]() {
     for (const auto& [fr, v] : usage) q.RemoveUsage(fr, v);
-    fits = Fits(cq, usage, true);
+    fits = FitsAll(cq, usage, true);
     for (const auto& [fr, v] : usage) q.AddUsage(fr, v);
   };
   const auto& strategies = fair_sharing_.preemption_strategies;

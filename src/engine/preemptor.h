@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 
 #include "api/configuration.h"
 #include "engine/flavor_assigner.h"
@@ -47,6 +48,10 @@ class Preemptor final : public PreemptionOracle {
   // every candidate it may take removed is answered without simulating it.
   // Off, every attempt is simulated; tests compare the two.
   void set_dry_run(bool on) { dry_run_ = on; }
+
+  // An extra condition for "the workload fits" while victims are removed
+  // (topology placement); empty: none.
+  void set_extra_fit(std::function<bool()> fit) { extra_fit_ = std::move(fit); }
 
   // The quota holders in candidate order; the scheduler freezes it while it
   // nominates, so each tree's list is built once per cycle.
@@ -110,6 +115,10 @@ class Preemptor final : public PreemptionOracle {
   bool CandidateValid(const Candidate& c, const ClusterQueueNode& cq, const FrIdSet& need,
                       bool borrow) const;
   static bool Fits(const ClusterQueueNode& cq, const FrUsage& usage, bool allow_borrowing);
+  // Fits, and the extra condition.
+  bool FitsAll(const ClusterQueueNode& cq, const FrUsage& usage, bool allow_borrowing) const {
+    return Fits(cq, usage, allow_borrowing) && (!extra_fit_ || extra_fit_());
+  }
   static bool CandidateBefore(const WorkloadInfo* a, const WorkloadInfo* b,
                               const ClusterQueueNode* own);
   std::vector<PreemptionTarget> FillBack(std::vector<PreemptionTarget> targets,
@@ -119,25 +128,26 @@ class Preemptor final : public PreemptionOracle {
   // The fill-back loop both serve: from the second-to-last victim down, put
   // each one's usage back and drop it when the workload still fits.
   template <class Victim, class WorkloadOf>
-  static void FillBackIn(std::vector<Victim>& victims, WorkloadOf workload_of,
-                         const ClusterQueueNode& cq, const FrUsage& usage, bool allow_borrowing);
+  void FillBackIn(std::vector<Victim>& victims, WorkloadOf workload_of, const ClusterQueueNode& cq,
+                  const FrUsage& usage, bool allow_borrowing) const;
   static const char* ReasonOf(Variant v);
 
   const FlavorResourceTable& frs_;
   const api::FairSharingConfig& fair_sharing_;
   HolderOrder holders_;
   bool dry_run_ = true;
+  std::function<bool()> extra_fit_;
   // Scratch of Classic, kept to reuse its capacity.
   std::vector<std::pair<FrId, int64_t>> rem_;
   std::vector<Ancestor> ancestors_;
   std::vector<CqInfo> cq_info_;
   std::vector<uint64_t> group_bits_;    // per group, a bit per holder position: may be a candidate
   std::vector<uint64_t> attempt_bits_;  // an attempt's copy, less dead ClusterQueues' holders
-  std::vector<Candidate> victims_;  // Classic's answer
-  FrIdSet sim_need_;                // SimulatePreemption's `need` and `usage`
+  std::vector<Candidate> victims_;      // Classic's answer
+  FrIdSet sim_need_;                    // SimulatePreemption's `need` and `usage`
   FrUsage sim_usage_;
   FrUsage removed_;  // the dry run's scratch (MemoFor, Classic): one ClusterQueue's removals
-  std::vector<uint8_t> dead_;  // per ClusterQueue of the tree: no valid candidate left
+  std::vector<uint8_t> dead_;     // per ClusterQueue of the tree: no valid candidate left
   std::deque<CohortMemo> memos_;  // [0, memos_used_) made in generation memo_generation_
   size_t memos_used_ = 0;
   uint64_t memo_generation_ = 0;

@@ -1,4 +1,5 @@
 #include "engine/queue_manager.h"
+#include "engine/topology_assigner.h"
 
 #include <algorithm>
 #include <set>
@@ -168,6 +169,9 @@ void ReturnToPending(EngineState& s, WorkloadInfo* wl, const std::string& evicte
 }
 
 void ReleaseQuota(EngineState&, WorkloadInfo* wl) {
+  // Its pods leave their nodes even when its ClusterQueue is gone.
+  RemoveTopologyUsage(wl->tas_usage);
+  wl->tas_usage.clear();
   if (wl->admitted_in == nullptr) return;
   for (const auto& [fr, v] : wl->usage) wl->admitted_in->RemoveUsage(fr, v);
   wl->admitted_in->RemoveAdmitted(wl);

@@ -87,7 +87,7 @@ class QuotaNode {
   }
 
   std::string name_;
-  CohortNode* parent_ = nullptr;  // borrowed; the QuotaTree owns all nodes
+  CohortNode* parent_ = nullptr;        // borrowed; the QuotaTree owns all nodes
   std::vector<FrQuota> quota_;          // indexed by FrId
   std::vector<char> has_quota_;         // indexed by FrId
   std::vector<FrId> quota_frs_;         // frs with declared quota

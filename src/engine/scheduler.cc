@@ -45,7 +45,10 @@ struct Scheduler::Entry {
 Scheduler::Scheduler(EngineState& state)
     : s_(state),
       preemptor_(state.frs, state.config.fair_sharing),
-      assigner_(state.flavors, state.frs, state.config.fair_sharing, &preemptor_) {}
+      topology_(state.flavors, state.tas),
+      assigner_(state.flavors, state.frs, state.config.fair_sharing, &preemptor_) {
+  assigner_.set_topology(&topology_);
+}
 
 Scheduler::~Scheduler() = default;
 
@@ -82,11 +85,47 @@ void Scheduler::Nominate(Entry& e) {
     e.message = wl.spec_error;
     return;
   }
+  AssignAndTarget(e);
+}
+
+std::vector<PreemptionTarget> Scheduler::Targets(const WorkloadInfo& wl, const ClusterQueueNode& cq,
+                                                 const Assignment& a) {
+  if (!topology_.AnyRequested(wl, cq)) {
+    return preemptor_.GetTargets(wl, cq, a.NeedPreemption(), a.usage);
+  }
+  // Victims must also leave room on the topology (Kueue's workloadFits).
+  Assignment scratch = a;
+  preemptor_.set_extra_fit([&] { return !topology_.Place(wl, cq, scratch, false).has_value(); });
+  std::vector<PreemptionTarget> targets =
+      preemptor_.GetTargets(wl, cq, a.NeedPreemption(), a.usage);
+  preemptor_.set_extra_fit(nullptr);
+  return targets;
+}
+
+void Scheduler::PlaceForPreemption(Entry& e) {
+  if (e.assignment.mode != Mode::kPreempt || !topology_.AnyRequested(*e.wl, *e.cq)) return;
+  if (e.targets.empty()) {
+    topology_.Place(*e.wl, *e.cq, e.assignment, /*simulate_empty=*/true);
+    return;
+  }
+  for (const auto& t : e.targets) RemoveWorkloadUsage(*t.workload);
+  topology_.Place(*e.wl, *e.cq, e.assignment, /*simulate_empty=*/false);
+  for (const auto& t : e.targets) AddWorkloadUsage(*t.workload);
+}
+
+void Scheduler::AssignAndTarget(Entry& e) {
+  WorkloadInfo& wl = *e.wl;
+  ClusterQueueNode& cq = *e.cq;
+  e.targets.clear();
+  e.message.clear();
   e.assignment = assigner_.Assign(wl, cq);
   if (e.assignment.mode == Mode::kFit) return;
   if (e.assignment.mode == Mode::kPreempt) {
-    e.targets = preemptor_.GetTargets(wl, cq, e.assignment.NeedPreemption(), e.assignment.usage);
-    if (!e.targets.empty()) return;
+    e.targets = Targets(wl, cq, e.assignment);
+    if (!e.targets.empty()) {
+      PlaceForPreemption(e);
+      return;
+    }
   }
   // Partial admission: shrink pod sets with minCount as little as needed.
   if (PodSetReducer::CanReduce(wl.pod_sets)) {
@@ -97,7 +136,7 @@ void Scheduler::Nominate(Entry& e) {
       t->clear();
       if (a->mode == Mode::kFit) return true;
       if (a->mode == Mode::kPreempt) {
-        *t = preemptor_.GetTargets(wl, cq, a->NeedPreemption(), a->usage);
+        *t = Targets(wl, cq, *a);
         return !t->empty();
       }
       return false;
@@ -107,16 +146,27 @@ void Scheduler::Nominate(Entry& e) {
     auto counts = reducer.Reduce([&](const std::vector<int32_t>& c) { return attempt(c, &a, &t); });
     if (counts) {
       attempt(*counts, &e.assignment, &e.targets);
+      PlaceForPreemption(e);
       return;
     }
   }
+  PlaceForPreemption(e);
   // A Preempt without victims gets a suffix in Process: room for it now.
   e.message =
       e.assignment.Message(e.assignment.mode == Mode::kPreempt ? kNoCandidatesSuffix.size() : 0);
 }
 
+void Scheduler::ReserveTopology(const Assignment& a) {
+  for (const auto& p : a.pod_sets) {
+    if (!p.topology) continue;
+    AddTopologyUsage(p.topology->usage);
+    cycle_tas_.insert(cycle_tas_.end(), p.topology->usage.begin(), p.topology->usage.end());
+  }
+}
+
 bool Scheduler::FitsAfterRemovals(const ClusterQueueNode& cq, const FrUsage& usage,
-                                  const std::vector<WorkloadInfo*>& extra) const {
+                                  const std::vector<WorkloadInfo*>& extra,
+                                  const Assignment* topology) const {
   std::vector<WorkloadInfo*> removed(preempted_);
   removed.insert(removed.end(), extra.begin(), extra.end());
   std::sort(removed.begin(), removed.end());
@@ -126,6 +176,7 @@ bool Scheduler::FitsAfterRemovals(const ClusterQueueNode& cq, const FrUsage& usa
   for (const auto& [fr, v] : usage) {
     if (v > std::max<int64_t>(0, cq.Available(fr))) fits = false;
   }
+  if (fits && topology != nullptr) fits = topology_.StillFits(*topology);
   for (WorkloadInfo* w : removed) AddWorkloadUsage(*w);
   return fits;
 }
@@ -133,6 +184,17 @@ bool Scheduler::FitsAfterRemovals(const ClusterQueueNode& cq, const FrUsage& usa
 void Scheduler::Process(Entry& e, CycleResult& out) {
   if (e.inadmissible) return;
   ClusterQueueNode& cq = *e.cq;
+  // Kueue's TASRecomputeAssignmentWithinSchedulingCycle: heads nominated
+  // side by side may have picked the same nodes; one whose quota still fits
+  // but whose placement no longer does is assigned again.
+  if (TopologyAssigner::HasTopology(e.assignment)) {
+    std::vector<WorkloadInfo*> mine;
+    for (const auto& t : e.targets) mine.push_back(t.workload);
+    if (FitsAfterRemovals(cq, e.assignment.usage, mine) &&
+        !FitsAfterRemovals(cq, e.assignment.usage, mine, &e.assignment)) {
+      AssignAndTarget(e);
+    }
+  }
   const Mode mode = e.assignment.mode;
   if (mode == Mode::kNoFit) return;
   if (mode == Mode::kPreempt && e.targets.empty()) {
@@ -140,6 +202,7 @@ void Scheduler::Process(Entry& e, CycleResult& out) {
     e.message += kNoCandidatesSuffix;
     if (cq.spec().preemption.reclaim_within_cohort != api::ReclaimWithinCohortPolicy::kAny) {
       taken_by_.emplace_back(e.wl, QuotaTree::Root(&cq));
+      ReserveTopology(e.assignment);
       // Hold back the capacity this workload could reclaim, so that others
       // processed later in the cycle cannot borrow it.
       const size_t first = cycle_usage_.size();
@@ -172,7 +235,7 @@ void Scheduler::Process(Entry& e, CycleResult& out) {
       return;
     }
   }
-  if (!FitsAfterRemovals(cq, e.assignment.usage, mine)) {
+  if (!FitsAfterRemovals(cq, e.assignment.usage, mine, &e.assignment)) {
     e.status = Entry::Status::kSkipped;
     e.requeue = Entry::Requeue::kFailedAfterNomination;
     e.message = "Workload no longer fits after processing another workload";
@@ -204,6 +267,7 @@ void Scheduler::Process(Entry& e, CycleResult& out) {
       cq.AddUsage(fr, v);
       cycle_usage_.push_back({&cq, fr, v});
     }
+    ReserveTopology(e.assignment);
     for (const auto& t : e.targets) {
       PreemptionDecision d;
       d.workload = t.workload->key;
@@ -232,7 +296,11 @@ void Scheduler::Process(Entry& e, CycleResult& out) {
 void Scheduler::Admit(Entry& e, CycleResult& out) {
   const Time now = cycle_now_;
   std::vector<PodSetAdmission> admission;
+  std::vector<TasUse> tas_usage;
   for (const auto& psa : e.assignment.pod_sets) {
+    if (psa.topology) {
+      tas_usage.insert(tas_usage.end(), psa.topology->usage.begin(), psa.topology->usage.end());
+    }
     PodSetAdmission a;
     a.name = psa.name;
     a.count = psa.count;
@@ -245,6 +313,8 @@ void Scheduler::Admit(Entry& e, CycleResult& out) {
   WorkloadInfo& wl = *e.wl;
   wl.preempting = false;
   HoldQuota(s_, &wl, e.cq, std::move(admission));
+  wl.tas_usage = std::move(tas_usage);
+  AddTopologyUsage(wl.tas_usage);
   wl.quota_reserved_at = now;
   auto& st = wl.object.status;
   api::Admission adm;
@@ -255,6 +325,9 @@ void Scheduler::Admit(Entry& e, CycleResult& out) {
     psa.count = a.count;
     psa.flavors = a.flavors;
     for (const auto& [r, v] : a.usage) psa.resource_usage[r] = api::Quantity::FromMilli(v);
+    for (const auto& p : e.assignment.pod_sets) {
+      if (p.name == a.name && p.topology) psa.topology_assignment = p.topology->assignment;
+    }
     adm.pod_set_assignments.push_back(std::move(psa));
   }
   st.admission = std::move(adm);
@@ -406,6 +479,8 @@ CycleResult Scheduler::RunCycle() {
 
   for (const auto& u : cycle_usage_) u.cq->RemoveUsage(u.fr, u.value);
   cycle_usage_.clear();
+  RemoveTopologyUsage(cycle_tas_);
+  cycle_tas_.clear();
   out.pending.reserve(entries.size());
   for (size_t i = 0; i < n; ++i) {
     // The conditions and pending reason Requeue writes are cold: asked for

@@ -58,9 +58,20 @@ class Scheduler {
  private:
   struct Entry;
   void Nominate(Entry& e);
+  // Flavors, preemption targets and partial admission for a nominated head.
+  void AssignAndTarget(Entry& e);
+  // Victims for `a` (topology-checked when `a` places pod sets by topology).
+  std::vector<PreemptionTarget> Targets(const WorkloadInfo& wl, const ClusterQueueNode& cq,
+                                        const Assignment& a);
+  // Kueue's updateAssignmentForTAS: a Preempt's topology placement, with its
+  // victims gone (or, without victims, on empty nodes: what it reserves).
+  void PlaceForPreemption(Entry& e);
   void Process(Entry& e, CycleResult& out);
   bool FitsAfterRemovals(const ClusterQueueNode& cq, const FrUsage& usage,
-                         const std::vector<WorkloadInfo*>& extra) const;
+                         const std::vector<WorkloadInfo*>& extra,
+                         const Assignment* topology = nullptr) const;
+  // Holds `a`'s topology usage on the cells until the cycle ends.
+  void ReserveTopology(const Assignment& a);
   void Admit(Entry& e, CycleResult& out);
   void Requeue(Entry& e);
   void Evict(WorkloadInfo* victim, const PreemptionDecision& d);
@@ -68,6 +79,7 @@ class Scheduler {
 
   EngineState& s_;
   Preemptor preemptor_;
+  TopologyAssigner topology_;
   FlavorAssigner assigner_;
   // The cycle's one instant: every admission, requeue and eviction it
   // decides carries it, so no observer sees a workload admitted before the
@@ -85,7 +97,8 @@ class Scheduler {
     int64_t value;
   };
   std::vector<CycleUsage> cycle_usage_;
-  std::vector<Entry> entries_;  // this cycle's heads; kept for its capacity
+  std::vector<TasUse> cycle_tas_;  // topology usage held for this cycle only
+  std::vector<Entry> entries_;     // this cycle's heads; kept for its capacity
 };
 
 }  // namespace kuota::engine

@@ -17,6 +17,13 @@
 namespace kuota::engine {
 
 class ClusterQueueNode;
+struct TasCell;
+
+// A topology-placed holder's usage on one leaf: milli-units by resource index.
+struct TasUse {
+  TasCell* cell = nullptr;  // borrowed from TasState
+  std::vector<int64_t> amount;
+};
 
 // Requests as (resource name, milli-units) pairs sorted by name.
 using Requests = std::vector<std::pair<std::string, int64_t>>;
@@ -74,6 +81,7 @@ struct WorkloadInfo {
   ClusterQueueNode* admitted_in = nullptr;  // borrowed
   std::vector<PodSetAdmission> admission;
   std::vector<std::pair<FrId, int64_t>> usage;
+  std::vector<TasUse> tas_usage;  // on the topology's leaves, when placed by topology
   Time quota_reserved_at;
   bool evicted = false;  // an eviction was decided and not yet carried out
   // Its position in the last holder order built for its tree while it held

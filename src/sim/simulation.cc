@@ -16,7 +16,6 @@ namespace kuota::sim {
 Result<Report> Simulate(std::string_view state_text, const SimulateOptions& options) {
   codec::DecodeOptions dopts;
   dopts.skip_kinds.insert("conformance/v1/Expectation");
-  dopts.skip_kinds.insert(std::string(kNodeKind));
   dopts.skip_kinds.insert(std::string(kStepKind));
   dopts.validate_names = false;  // what-if files may use test names ("a_incoming")
   KUOTA_ASSIGN_OR_RETURN(std::vector<codec::DecodedObject> docs,
@@ -67,7 +66,13 @@ Result<Report> Simulate(std::string_view state_text, const SimulateOptions& opti
       a.admitted = wl->state == engine::WorkloadState::kAdmitted;
       a.pods_ready = api::IsConditionTrue(wl->object.status.conditions, api::kPodsReady);
       for (const auto& ps : wl->admission) {
-        a.pod_sets[ps.name] = PodSetResult{ps.count, ps.flavors};
+        PodSetResult r{ps.count, ps.flavors, std::nullopt};
+        if (wl->object.status.admission) {
+          for (const auto& psa : wl->object.status.admission->pod_set_assignments) {
+            if (psa.name == ps.name) r.topology = psa.topology_assignment;
+          }
+        }
+        a.pod_sets[ps.name] = std::move(r);
       }
       report.admitted[wl->key] = std::move(a);
     } else if (wl->state == engine::WorkloadState::kPending ||
@@ -94,6 +99,13 @@ std::string ReportToJson(const Report& report) {
     nlohmann::ordered_json ps = nlohmann::ordered_json::object();
     for (const auto& [name, p] : a.pod_sets) {
       ps[name] = {{"count", p.count}, {"flavors", p.flavors}};
+      if (p.topology) {
+        nlohmann::json domains = nlohmann::json::array();
+        for (const auto& d : p.topology->domains) {
+          domains.push_back({{"values", d.values}, {"count", d.count}});
+        }
+        ps[name]["topology"] = {{"levels", p.topology->levels}, {"domains", domains}};
+      }
     }
     j["podSets"] = ps;
     out["admitted"][key] = j;

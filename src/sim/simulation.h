@@ -7,8 +7,11 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "api/workload.h"
 
 #include "base/result.h"
 #include "base/time.h"
@@ -17,7 +20,8 @@ namespace kuota::sim {
 
 struct PodSetResult {
   int32_t count = 0;
-  std::map<std::string, std::string> flavors;  // resource -> flavor
+  std::map<std::string, std::string> flavors;       // resource -> flavor
+  std::optional<api::TopologyAssignment> topology;  // placed by topology
 };
 
 struct AdmittedResult {

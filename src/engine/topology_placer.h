@@ -1,0 +1,73 @@
+// TopologyPlacer: Kueue's topology-aware placement of one pod set on one
+// flavor's TopologyTree. It counts how many pods (and slices) fit in every
+// domain, finds the level whose domains hold the pod set (required: only
+// the requested level; preferred: climbing to the top, then several
+// domains), and walks down choosing domains: BestFit (most room first, then
+// the tightest domain that holds the rest) or, for unconstrained pod sets,
+// LeastFreeCapacity. The result is the pod count per leaf. Stateless apart
+// from scratch buffers; single-threaded.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "api/topology.h"
+#include "api/workload.h"
+#include "engine/topology_tree.h"
+
+namespace kuota::engine {
+
+// Usage assumed on top of the cells (pod sets placed earlier in the same
+// workload or cycle), milli-units by resource index.
+using AssumedUsage = std::unordered_map<const TasCell*, std::vector<int64_t>>;
+
+struct TopologyPodSetRequest {
+  const api::PodSetTopologyRequest* request = nullptr;  // null: implied
+  bool implied = false;  // no topologyRequest, on a ClusterQueue whose flavors all have topologies
+  int32_t count = 0;
+  std::vector<int64_t> per_pod;        // by resource index, with "pods"
+  const api::PodSpec* spec = nullptr;  // selectors, affinity, tolerations
+};
+
+struct TopologyPlacement {
+  api::TopologyAssignment assignment;
+  // (leaf index, pods) for usage accounting.
+  std::vector<std::pair<int, int32_t>> leaves;
+};
+
+class TopologyPlacer {
+ public:
+  // `names` gives resource names for messages (borrowed; may be null).
+  explicit TopologyPlacer(const TasState* names = nullptr) : names_(names) {}
+  // Places `req` on `tree`; `simulate_empty`: as if no topology-placed
+  // workload held anything. On failure returns nullopt and sets `reason`
+  // (Kueue's message, e.g. `topology "t" allows to fit only 3 out of 4 pod(s)`).
+  std::optional<TopologyPlacement> Place(const TopologyTree& tree, const TopologyPodSetRequest& req,
+                                         const AssumedUsage& assumed, bool simulate_empty,
+                                         std::string* reason);
+
+  // Whether the tree has the levels the request names (Kueue's HasLevel).
+  static bool HasLevels(const TopologyTree& tree, const api::PodSetTopologyRequest* req);
+
+ private:
+  struct State {
+    int32_t pods = 0;
+    int32_t slices = 0;
+  };
+  std::vector<int> Sorted(std::vector<int> domains, bool least_free) const;
+  int BestFit(const std::vector<int>& domains, size_t from, int32_t needed, bool slices) const;
+  std::vector<int> Minimum(const std::vector<int>& domains, int32_t count, int32_t slice_size,
+                           bool least_free, bool slices);
+
+  const TasState* names_;
+  const TopologyTree* tree_ = nullptr;
+  std::vector<State> st_;
+};
+
+// Adds `k` pods of `per_pod` to `usage` (resized as needed).
+void AddUsage(std::vector<int64_t>& usage, const std::vector<int64_t>& per_pod, int64_t k);
+
+}  // namespace kuota::engine

@@ -5,6 +5,8 @@
 
 #include "jobctl/job_spec.h"
 #include "jobctl/pod_spec_schema.h"
+#include "jobs/job_fields.h"
+#include "jobs/topology_request.h"
 
 namespace kuota::jobs {
 namespace {
@@ -13,6 +15,33 @@ int64_t IntOr(const Json& obj, const char* key, int64_t fallback) {
   auto it = obj.find(key);
   if (it == obj.end() || !it->is_number_integer()) return fallback;
   return it->get<int64_t>();
+}
+
+constexpr const char* kElasticJobAnnotation = "kueue.x-k8s.io/elastic-job";
+// Where Kueue's Job webhook names the pod template's metadata.
+constexpr const char* kJobTemplateMetaPath = "spec.template.metadata";
+
+// Kueue's Job webhook on the template's topology annotations: Kueue's checks,
+// then elastic jobs (kueue.x-k8s.io/elastic-job: "true") take no required or
+// preferred topology, then a slice holds at most the Job's pods.
+Status ValidateJobTopology(const Json& job) {
+  const Json& spec = SpecOf(job);
+  const Json& meta = ObjAt(ObjAt(spec, "template"), "metadata");
+  KUOTA_RETURN_IF_ERROR(ValidateTopologyAnnotations(meta, kJobTemplateMetaPath));
+  if (MetaMapValue(job, "annotations", kElasticJobAnnotation) == "true") {
+    const Json& annotations = ObjAt(meta, "annotations");
+    for (const auto& [key, what] : {std::pair{kPodSetRequiredTopologyAnnotation, "required"},
+                                    std::pair{kPodSetPreferredTopologyAnnotation, "preferred"}}) {
+      if (annotations.contains(key)) {
+        return Status::Invalid(std::string(kJobTemplateMetaPath) + ".annotations." + key +
+                               ": Forbidden: " + what +
+                               " topology is not supported with elastic jobs");
+      }
+    }
+  }
+  const int64_t parallelism = IntOr(spec, "parallelism", 1);
+  const int64_t count = std::min(parallelism, IntOr(spec, "completions", parallelism));
+  return ValidateSliceSizeUpperBound(meta, kJobTemplateMetaPath, count);
 }
 
 }  // namespace
@@ -43,7 +72,7 @@ Status BatchJob::Validate(const Json& job) const {
     return Status::Invalid("spec.template.spec.restartPolicy: Unsupported value: \"" + rp +
                            "\": supported values: \"OnFailure\", \"Never\"");
   }
-  return Status::Ok();
+  return ValidateJobTopology(job);
 }
 
 bool BatchJob::PodsReady(const Json& job) const {
@@ -111,6 +140,10 @@ Result<Json> BatchJob::BuildWorkload(const Json& job) const {
   }
   tmpl_out["spec"] = template_.value("spec", Json::object());
   pod_set["template"] = tmpl_out;
+  KUOTA_ASSIGN_OR_RETURN(Json topology,
+                         BuildTopologyRequest(ObjAt(template_, "metadata"),
+                                              {.pod_index_label = kJobCompletionIndexLabel}));
+  if (!topology.is_null()) pod_set["topologyRequest"] = std::move(topology);
 
   Json wl = MakeJobWorkload("Job", "batch/v1", "Job", name, ns, uid, QueueName(job),
                             Json::array({pod_set}));

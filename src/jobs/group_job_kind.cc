@@ -142,6 +142,9 @@ Result<Json> GroupJobKind::BuildWorkload(const Json& job) const {
       ps["minCount"] = *set.min_count;
     }
     ps["template"] = WorkloadTemplate(tmpl);
+    KUOTA_ASSIGN_OR_RETURN(Json topology,
+                           BuildTopologyRequest(ObjAt(tmpl, "metadata"), set.index_labels));
+    if (!topology.is_null()) ps["topologyRequest"] = std::move(topology);
     pod_sets.push_back(std::move(ps));
   }
   if (pod_sets.empty()) return Status::Invalid("the job has no pod sets");
@@ -203,6 +206,24 @@ Json GroupJobKind::Stop(const Json& job) const {
 std::string GroupJobKind::PodSetTemplateField(const Json& job, size_t index) const {
   std::vector<PodSetDef> sets = PodSets(job);
   return index < sets.size() ? DottedPath(sets[index].template_path) : "spec";
+}
+
+std::string GroupJobKind::TopologyMetadataPath(const PodSetDef& set) const {
+  return DottedPath(set.template_path) + ".metadata";
+}
+
+Status GroupJobKind::ValidateTopology(const Json& job, bool check_groups) const {
+  std::vector<TopologyPodSet> checked;
+  for (const PodSetDef& set : PodSets(job)) {
+    const Json* tmpl = FindTemplate(job, set);
+    const Json& meta = tmpl != nullptr ? ObjAt(*tmpl, "metadata") : EmptyObject();
+    const std::string path = TopologyMetadataPath(set);
+    KUOTA_RETURN_IF_ERROR(ValidateTopologyAnnotations(meta, path));
+    KUOTA_RETURN_IF_ERROR(ValidateSliceSizeUpperBound(meta, path, set.count));
+    KUOTA_ASSIGN_OR_RETURN(Json request, BuildTopologyRequest(meta, set.index_labels));
+    checked.push_back({set.name, set.count, std::move(request), path + ".annotations"});
+  }
+  return check_groups ? ValidatePodSetGroups(checked) : Status::Ok();
 }
 
 std::string DottedPath(const Json::json_pointer& pointer) {

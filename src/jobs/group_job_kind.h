@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "jobs/job_kind.h"
+#include "jobs/topology_request.h"
 
 namespace kuota::jobs {
 
@@ -35,6 +36,9 @@ struct PodSetDef {
   // The local runtime starts the pods of stage N+1 once every pod of stages
   // up to N is running (Ray's head before its workers).
   int stage = 0;
+  // How the set's pods are numbered, for its topologyRequest (Kueue's
+  // podIndexLabel, subGroupIndexLabel and subGroupCount of the integration).
+  PodSetIndexLabels index_labels;
 };
 
 // What the local runtime sees of one pod set's pods.
@@ -103,6 +107,10 @@ class GroupJobKind : public JobKind {
   // The priority class a job names when it has no kueue.x-k8s.io/priority-class
   // label. Default: the first pod template's priorityClassName.
   virtual std::string PodPriorityClass(const Json& job) const;
+  // Where `set`'s template metadata is, as Kueue's webhook names it in its
+  // topology errors. Default: the template's dotted path + ".metadata"
+  // ("spec.replicatedJobs[0].template.spec.template.metadata").
+  virtual std::string TopologyMetadataPath(const PodSetDef& set) const;
 
   // ---- The same for every kind ----
 
@@ -112,6 +120,13 @@ class GroupJobKind : public JobKind {
   Json Start(const Json& job, const std::vector<PodSetPlacement>& placement) const override;
   Json Stop(const Json& job) const override;
   std::string PodSetTemplateField(const Json& job, size_t index) const override;
+
+  // Kueue's webhook checks of the topology annotations on every pod set's
+  // template (ValidateTASPodSetRequest, then the slice size against the
+  // set's count), and with `check_groups` of the pod set groups they name
+  // (ValidatePodSetGroupingTopology). For a kind's Validate, once the rest
+  // of the job is valid (it reads PodSets).
+  Status ValidateTopology(const Json& job, bool check_groups) const;
 };
 
 // "/spec/tasks/0/template" -> "spec.tasks[0].template".

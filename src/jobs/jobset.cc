@@ -367,7 +367,8 @@ Status JobSetKind::Validate(const Json& job) const {
       return InvalidValue("spec.coordinator.podIndex", pi, "podIndex is out of range");
     }
   }
-  return Status::Ok();
+  // Kueue's webhook: the topology annotations and the pod set groups.
+  return ValidateTopology(job, true);
 }
 
 void JobSetKind::Default(Json& job) const {
@@ -419,6 +420,8 @@ std::vector<PodSetDef> JobSetKind::PodSets(const Json& job) const {
         Json::json_pointer("/spec/replicatedJobs/" + std::to_string(i) + "/template/spec/template");
     s.count = Replicas(r) * PodsPerJob(r);
     s.stage = stages[i];
+    // Pods numbered within their Job, Jobs within the replicated job.
+    s.index_labels = {kCompletionIndexKey, kJobIndexKey, Replicas(r)};
     sets.push_back(std::move(s));
   }
   return sets;

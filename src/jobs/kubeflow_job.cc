@@ -337,6 +337,7 @@ Status KubeflowJobKind::Validate(const Json& job) const {
     }
   }
   KUOTA_RETURN_IF_ERROR(spec_.hooks.validate_kind(*this, job));
+  KUOTA_RETURN_IF_ERROR(ValidateTopology(job, traits.check_pod_set_groups));
   if (const Json* st = FieldOrNull(job, "status"); st != nullptr)
     KUOTA_RETURN_IF_ERROR(CheckStatus(*st));
   return Status::Ok();
@@ -360,9 +361,14 @@ std::vector<PodSetDef> KubeflowJobKind::PodSets(const Json& job) const {
         Json::json_pointer("/spec/" + traits.specs_field + "/" + t.name + "/template");
     d.count = ReplicaCount(job, t.name);
     d.stage = static_cast<int>(std::distance(stages.begin(), stages.find(t.stage)));
+    d.index_labels.pod_index_label = kKubeflowReplicaIndexLabel;
     out.push_back(std::move(d));
   }
   return out;
+}
+
+std::string KubeflowJobKind::TopologyMetadataPath(const PodSetDef& set) const {
+  return SpecsPath() + "[" + TypeOfSet(set.name) + "].template.metadata";
 }
 
 Json::json_pointer KubeflowJobKind::SuspendPath() const {

@@ -55,6 +55,10 @@ struct KubeflowTraits {
   bool image_required = true;                 // every container names an image
   std::string operator_name;                  // training.kubeflow.org/operator-name
   int64_t default_backoff_limit = -1;         // without runPolicy.backoffLimit; -1: unlimited
+  // Kueue's webhook checks the pod set groups the templates name
+  // (kueue.x-k8s.io/podset-group-name): its MPIJob webhook does, its
+  // training-operator one does not.
+  bool check_pod_set_groups = false;
 };
 
 class KubeflowJobKind;
@@ -113,6 +117,8 @@ class KubeflowJobKind final : public GroupJobKind {
   // runPolicy.schedulingPolicy.priorityClass, else the first template's
   // priorityClassName in pod set order (Kueue's KubeflowJob.PriorityClass).
   std::string PodPriorityClass(const Json& job) const override;
+  // "spec.<field>[<Type>].template.metadata", as Kueue keys replica types.
+  std::string TopologyMetadataPath(const PodSetDef& set) const override;
   bool IsFinished(const Json& job, bool* succeeded) const override;
   // Every replica of every type is active or has succeeded, as the status
   // reads, and the job is not suspended.

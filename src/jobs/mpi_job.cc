@@ -139,7 +139,8 @@ const KubeflowKindSpec& MPIJobSpec() {
                  .default_container = "",
                  .image_required = false,
                  .operator_name = "mpi-operator",
-                 .default_backoff_limit = 6},
+                 .default_backoff_limit = 6,
+                 .check_pod_set_groups = true},
       .hooks = {MpiValidateKind, MpiValidateName, MpiPodEnv, MpiIsMasterRole, MpiSucceeded}};
   return kSpec;
 }

@@ -67,7 +67,7 @@ Result<Json> PodGroup::BuildWorkload() const {
     auto it = sets.find(role);
     if (it == sets.end()) {
       order.push_back(role);
-      sets[role] = {{"name", role}, {"count", 1}, {"template", PodSetTemplateOf(*p)}};
+      KUOTA_ASSIGN_OR_RETURN(sets[role], PodSetOfPod(*p, role));
     } else {
       it->second["count"] = it->second["count"].get<int64_t>() + 1;
     }

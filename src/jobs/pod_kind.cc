@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "jobs/job_fields.h"
+#include "jobs/topology_request.h"
 
 namespace kuota::jobs {
 namespace {
@@ -89,7 +90,7 @@ Status ValidateManagedPod(const Json& pod) {
       return Status::Invalid(field + ": Forbidden: only allowed together with the label " +
                              kPodGroupNameLabel);
     }
-    return Status::Ok();
+    return ValidateTopologyAnnotations(Meta(pod), "metadata");
   }
   if (!HasMetaKey(pod, "annotations", kPodGroupTotalCountAnnotation)) return Required(field);
   const std::string count = MetaMapValue(pod, "annotations", kPodGroupTotalCountAnnotation);
@@ -97,13 +98,18 @@ Status ValidateManagedPod(const Json& pod) {
     const Json& value = Meta(pod).at("annotations").at(kPodGroupTotalCountAnnotation);
     return InvalidValue(field, value, "must be a positive integer");
   }
-  return Status::Ok();
+  return ValidateTopologyAnnotations(Meta(pod), "metadata");
 }
 
 void DefaultManagedPodOnCreate(Json& pod) {
   Json& meta = pod["metadata"];
   if (!meta.contains("labels") || !meta["labels"].is_object()) meta["labels"] = Json::object();
   meta["labels"][kManagedLabel] = "true";
+  if (HasMetaKey(pod, "annotations", kPodGroupPodIndexLabelAnnotation)) {
+    // Kueue copies the value even when the named label is absent ("").
+    const std::string from = MetaMapValue(pod, "annotations", kPodGroupPodIndexLabelAnnotation);
+    meta["labels"][kPodGroupPodIndexLabel] = MetaMapValue(pod, "labels", from.c_str());
+  }
   if (!PodGroupName(pod).empty()) {
     if (!meta.contains("annotations") || !meta["annotations"].is_object()) {
       meta["annotations"] = Json::object();
@@ -215,13 +221,21 @@ void SetPodPriority(const Json& pod, Json& workload) {
   }
 }
 
+Result<Json> PodSetOfPod(const Json& pod, const std::string& name) {
+  Json pod_set = {{"name", name}, {"count", 1}, {"template", PodSetTemplateOf(pod)}};
+  KUOTA_ASSIGN_OR_RETURN(
+      Json topology, BuildTopologyRequest(Meta(pod), {.pod_index_label = kPodGroupPodIndexLabel}));
+  if (!topology.is_null()) pod_set["topologyRequest"] = std::move(topology);
+  return pod_set;
+}
+
 Result<Json> BuildSinglePodWorkload(const Json& pod) {
   const Json& meta = Meta(pod);
   const std::string name = meta.value("name", "");
   const std::string ns = meta.value("namespace", "");
   const std::string uid = meta.value("uid", "");
   if (name.empty() || uid.empty()) return Status::Invalid("pod has no name or uid yet");
-  Json pod_set = {{"name", "main"}, {"count", 1}, {"template", PodSetTemplateOf(pod)}};
+  KUOTA_ASSIGN_OR_RETURN(Json pod_set, PodSetOfPod(pod, "main"));
   Json wl = MakeJobWorkload("Pod", "v1", "Pod", name, ns, uid,
                             MetaMapValue(pod, "labels", kQueueNameLabel), Json::array({pod_set}));
   SetPodPriority(pod, wl);

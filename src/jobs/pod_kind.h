@@ -32,10 +32,14 @@ bool IsManagedPod(const Json& pod);
 
 // Kueue's pod webhook on a managed pod: Ok, or Invalid naming the field
 // ("metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: ...") when a
-// group pod lacks a positive integer total count.
+// group pod lacks a positive integer total count, or when its topology
+// annotations are not as Kueue accepts them
+// ("metadata.annotations[kueue.x-k8s.io/podset-slice-size]: ...").
 Status ValidateManagedPod(const Json& pod);
 // Kueue's pod webhook on create of a managed pod: the admission scheduling
-// gate, the managed label and, for a group pod, its role hash annotation.
+// gate, the managed label, for a group pod its role hash annotation, and,
+// when kueue.x-k8s.io/pod-group-pod-index-label names another label, that
+// label's value copied into kueue.x-k8s.io/pod-group-pod-index.
 void DefaultManagedPodOnCreate(Json& pod);
 
 // The pod's group (label), or "" for a single pod.
@@ -59,6 +63,11 @@ Json PodSetTemplateOf(const Json& pod);
 // The Workload's priority fields from the pod: the priority-class label
 // (a WorkloadPriorityClass), else spec.priorityClassName.
 void SetPodPriority(const Json& pod, Json& workload);
+
+// The Workload pod set `name` of count 1 made from `pod`: its template
+// (PodSetTemplateOf) and the topologyRequest its annotations ask for, with
+// podIndexLabel kueue.x-k8s.io/pod-group-pod-index.
+Result<Json> PodSetOfPod(const Json& pod, const std::string& name);
 
 // The Workload of a single (ungrouped) pod: "pod-<name>-<hash>", one pod set
 // "main" of count 1, owned by the pod.

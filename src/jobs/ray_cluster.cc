@@ -31,10 +31,15 @@ const KindInfo& RayClusterKind::Info() const {
 Status RayClusterKind::Validate(const Json& job) const {
   if (!job.is_object()) return InvalidValue("", job, "must be an object");
   KUOTA_RETURN_IF_ERROR(ray::ValidateName(job, ray::kMaxRayClusterNameLength));
-  return ray::ValidateClusterSpec(job, ray::RayClusterSpecAt(), !QueueName(job).empty(),
-                                  "a kueue managed job can use autoscaling only when the "
-                                  "ElasticJobsViaWorkloadSlices feature gate is on and the job is "
-                                  "an elastic job");
+  const bool managed = !QueueName(job).empty();
+  KUOTA_RETURN_IF_ERROR(
+      ray::ValidateClusterSpec(job, ray::RayClusterSpecAt(), managed,
+                               "a kueue managed job can use autoscaling only when the "
+                               "ElasticJobsViaWorkloadSlices feature gate is on and the job is "
+                               "an elastic job"));
+  // Kueue's webhook (managed jobs only): the topology annotations and the
+  // pod set groups.
+  return managed ? ValidateTopology(job, true) : Status::Ok();
 }
 
 bool RayClusterKind::IsFinished(const Json& /*job*/, bool* /*succeeded*/) const {

@@ -141,7 +141,9 @@ Status RayJobKind::Validate(const Json& job) const {
                         "a RayJob with shutdownAfterJobFinishes set to false is not allowed to "
                         "be suspended");
   }
-  return Status::Ok();
+  // Kueue's webhook (managed jobs only): the topology annotations and the
+  // pod set groups.
+  return managed ? ValidateTopology(job, true) : Status::Ok();
 }
 
 void RayJobKind::Default(Json& job) const {

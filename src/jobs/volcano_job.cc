@@ -320,7 +320,8 @@ Status VolcanoJobKind::Validate(const Json& job) const {
         "spec.tasks: Invalid value: job has dependencies between tasks, but doesn't form a "
         "directed acyclic graph(DAG)");
   }
-  return Status::Ok();
+  // As Kueue's webhooks check the other kinds: topology annotations, groups.
+  return ValidateTopology(job, true);
 }
 
 std::string VolcanoJobKind::LocalQueueName(const Json& job) const {
@@ -364,6 +365,7 @@ std::vector<PodSetDef> VolcanoJobKind::PodSets(const Json& job) const {
     s.replicas_path = Json::json_pointer(base + "/replicas");
     s.count = std::max<int64_t>(0, IntAt(t, "replicas", 0));
     s.stage = i < stages.size() ? stages[i] : 0;
+    s.index_labels.pod_index_label = kVolcanoTaskIndexLabel;
     if (n == 1) {
       // The task's own minAvailable, when higher, is a floor too.
       // BuildWorkload keeps it only below the count asked for (the one saved
@@ -405,7 +407,7 @@ void VolcanoJobKind::CustomizePod(const Json& job, const PodPosition& where, Jso
   labels["volcano.sh/job-namespace"] = ns;
   labels["volcano.sh/queue-name"] = queue;
   labels["volcano.sh/task-spec"] = task_name;
-  labels["volcano.sh/task-index"] = index;
+  labels[kVolcanoTaskIndexLabel] = index;
   Json& annotations = pod["metadata"]["annotations"];
   annotations["volcano.sh/job-name"] = name;
   annotations["volcano.sh/task-spec"] = task_name;

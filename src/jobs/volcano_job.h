@@ -56,6 +56,12 @@
 // unset) that kuotad makes for each Volcano Queue (docs/volcano-queues.md), so
 // every Volcano Job is queued when the framework is enabled.
 //
+// Topology (Kueue has no Volcano integration; as its other kinds): each
+// task's template may carry Kueue's kueue.x-k8s.io/podset-*-topology
+// annotations, checked as Kueue's webhooks check them (pod set groups
+// included); the task's pod set asks for them with podIndexLabel
+// volcano.sh/task-index, the label that numbers a task's pods.
+//
 // Stateless; thread-safe.
 #pragma once
 
@@ -69,6 +75,8 @@ namespace kuota::jobs {
 
 // The LocalQueue (and ClusterQueue) of Volcano Queue Q is "volcano-Q".
 inline constexpr char kVolcanoQueuePrefix[] = "volcano-";
+// The label Volcano numbers a task's pods with (0..replicas-1).
+inline constexpr char kVolcanoTaskIndexLabel[] = "volcano.sh/task-index";
 
 class VolcanoJobKind final : public GroupJobKind {
  public:

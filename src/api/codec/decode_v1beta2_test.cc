@@ -340,6 +340,41 @@ TEST(DecodeV1beta2Test, TopologyAssignmentSlicesExpandToDomains) {
   EXPECT_EQ(domains_of("        levels: [kubernetes.io/hostname]\n"), Domains{});
 }
 
+// The v1beta2 slices read as the domains api/conversion writes going down.
+TEST(DecodeV1beta2Test, TopologyAssignmentReadsAsItsV1beta1Twin) {
+  Json wl = Json::parse(R"({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+    "metadata": {"name": "w", "namespace": "ns"},
+    "spec": {"podSets": [{"name": "main", "count": 6,
+      "template": {"spec": {"containers": [{"name": "c"}]}},
+      "topologyRequest": {"required": "rack",
+        "podsetSliceRequiredTopologyConstraints": [{"topology": "rack", "size": 3}]}}]},
+    "status": {"admission": {"clusterQueue": "cq", "podSetAssignments": [{"name": "main",
+      "topologyAssignment": {"levels": ["rack", "kubernetes.io/hostname"], "slices": [
+        {"domainCount": 2, "valuesPerLevel": [{"universal": "r1"},
+          {"individual": {"prefix": "node-", "roots": ["1", "2"]}}],
+         "podCounts": {"individual": [2, 1]}},
+        {"domainCount": 1, "valuesPerLevel": [{"universal": "r2"}, {"universal": "node-9"}],
+         "podCounts": {"universal": 3}}]}}]}}})");
+  auto [v2, v1] = DecodeBothForms<api::Workload>(wl);
+  ASSERT_TRUE(v2.status.admission.has_value());
+  ASSERT_TRUE(v1.status.admission.has_value());
+  const auto& ta2 = v2.status.admission->pod_set_assignments[0].topology_assignment;
+  const auto& ta1 = v1.status.admission->pod_set_assignments[0].topology_assignment;
+  ASSERT_TRUE(ta2.has_value());
+  ASSERT_TRUE(ta1.has_value());
+  EXPECT_EQ(ta2->levels, ta1->levels);
+  ASSERT_EQ(ta2->domains.size(), 3u);
+  ASSERT_EQ(ta1->domains.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(ta2->domains[i].values, ta1->domains[i].values);
+    EXPECT_EQ(ta2->domains[i].count, ta1->domains[i].count);
+  }
+  EXPECT_EQ(ta2->domains[1].values, (std::vector<std::string>{"r1", "node-2"}));
+  EXPECT_EQ(ta2->domains[2].count, 3);
+  EXPECT_EQ(v2.spec.pod_sets[0].topology_request->required, "rack");
+  EXPECT_EQ(v1.spec.pod_sets[0].topology_request->required, "rack");
+}
+
 TEST(DecodeV1beta2Test, TopologyRequestReadsAsV1beta1) {
   auto wl = MustDecodeAs<api::Workload>(WorkloadWithAssignment("        levels: [rack]\n"));
   ASSERT_EQ(wl.spec.pod_sets.size(), 1u);

@@ -3,6 +3,8 @@
 // caller. Pure functions.
 #pragma once
 
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
@@ -21,6 +23,13 @@ Status AdmissionCheckUp(Json& object);
 Status AdmissionCheckDown(Json& object);
 Status ConfigurationUp(Json& object);
 Status ConfigurationDown(Json& object);
+
+// One pod set assignment's topologyAssignment at `path`, v1beta1's domain
+// list to v1beta2's slices (Up) and back (Down), in place
+// (topology_assignment_conversion.cc). Invalid, naming the field, when it
+// cannot be converted.
+Status TopologyAssignmentUp(Json& assignment, const std::string& path);
+Status TopologyAssignmentDown(Json& assignment, const std::string& path);
 
 // Moves object[from] to object[to] (dropping an existing object[to] only when
 // object[from] is present). No-op when `object` is not a JSON object.

@@ -9,7 +9,8 @@ namespace {
 
 // Kinds whose v1beta1 and v1beta2 forms have the same fields.
 bool IsSameInBothVersions(std::string_view kind) {
-  return kind == "ResourceFlavor" || kind == "Cohort" || kind == "WorkloadPriorityClass";
+  return kind == "ResourceFlavor" || kind == "Cohort" || kind == "WorkloadPriorityClass" ||
+         kind == "Topology";
 }
 
 struct Steps {

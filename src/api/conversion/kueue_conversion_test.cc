@@ -140,7 +140,7 @@ TEST(KueueConversion, AdmissionCheckDropsRetryDelayMinutes) {
 }
 
 TEST(KueueConversion, UnchangedKindsOnlyChangeApiVersion) {
-  for (const char* kind : {"ResourceFlavor", "Cohort", "WorkloadPriorityClass"}) {
+  for (const char* kind : {"ResourceFlavor", "Cohort", "WorkloadPriorityClass", "Topology"}) {
     Json v1 = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
                {"kind", kind},
                {"metadata", {{"name", "x"}}},
@@ -164,7 +164,8 @@ TEST(KueueConversion, RefusesWhatItCannotConvert) {
   EXPECT_FALSE(
       Convert(Parse(R"({"apiVersion":"kueue.x-k8s.io/v1alpha1","kind":"Cohort"})"), kV1beta2).ok());
   EXPECT_FALSE(
-      Convert(Parse(R"({"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"Topology"})"), kV1beta2)
+      Convert(Parse(R"({"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"MultiKueueCluster"})"),
+              kV1beta2)
           .ok());
   EXPECT_FALSE(Convert(Parse(R"({"apiVersion":"batch/v1","kind":"Job"})"), kV1beta2).ok());
   EXPECT_FALSE(

@@ -2,7 +2,11 @@
 // v1beta2 spec.priorityClassRef {group, kind, name}
 // (kueue.x-k8s.io/WorkloadPriorityClass or scheduling.k8s.io/PriorityClass);
 // status.accumulatedPastExexcutionTimeSeconds (v1beta1's spelling) is
-// status.accumulatedPastExecutionTimeSeconds.
+// status.accumulatedPastExecutionTimeSeconds; each pod set assignment's
+// topologyAssignment lists domains in v1beta1 and packs them into slices in
+// v1beta2 (topology_assignment_conversion.cc); v1beta2's
+// topologyRequest.podsetSliceRequiredTopologyConstraints has no v1beta1 form
+// and is dropped going down, as Kueue drops it.
 #include "api/conversion/kind_conversions.h"
 
 #include <string>
@@ -12,6 +16,21 @@ namespace {
 
 constexpr const char* kWorkloadSource = "kueue.x-k8s.io/workloadpriorityclass";
 constexpr const char* kPodSource = "scheduling.k8s.io/priorityclass";
+
+// Converts each status.admission.podSetAssignments[].topologyAssignment.
+Status ConvertTopologyAssignments(Json& status, Status (*convert)(Json&, const std::string&)) {
+  Json* admission = ObjectMember(status, "admission");
+  if (admission == nullptr) return Status::Ok();
+  auto it = admission->find("podSetAssignments");
+  if (it == admission->end() || !it->is_array()) return Status::Ok();
+  for (size_t i = 0; i < it->size(); ++i) {
+    Json* assignment = ObjectMember((*it)[i], "topologyAssignment");
+    if (assignment == nullptr) continue;
+    KUOTA_RETURN_IF_ERROR(convert(*assignment, "status.admission.podSetAssignments[" +
+                                                   std::to_string(i) + "].topologyAssignment"));
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -33,12 +52,20 @@ Status WorkloadUp(Json& object) {
   if (Json* status = ObjectMember(object, "status")) {
     RenameField(*status, "accumulatedPastExexcutionTimeSeconds",
                 "accumulatedPastExecutionTimeSeconds");
+    KUOTA_RETURN_IF_ERROR(ConvertTopologyAssignments(*status, &TopologyAssignmentUp));
   }
   return Status::Ok();
 }
 
 Status WorkloadDown(Json& object) {
   if (Json* spec = ObjectMember(object, "spec")) {
+    if (auto pod_sets = spec->find("podSets"); pod_sets != spec->end() && pod_sets->is_array()) {
+      for (Json& pod_set : *pod_sets) {
+        if (Json* request = ObjectMember(pod_set, "topologyRequest")) {
+          request->erase("podsetSliceRequiredTopologyConstraints");
+        }
+      }
+    }
     auto ref_it = spec->find("priorityClassRef");
     if (ref_it != spec->end()) {
       Json ref = std::move(*ref_it);
@@ -74,6 +101,7 @@ Status WorkloadDown(Json& object) {
   if (Json* status = ObjectMember(object, "status")) {
     RenameField(*status, "accumulatedPastExecutionTimeSeconds",
                 "accumulatedPastExexcutionTimeSeconds");
+    KUOTA_RETURN_IF_ERROR(ConvertTopologyAssignments(*status, &TopologyAssignmentDown));
   }
   return Status::Ok();
 }

@@ -4,6 +4,18 @@ namespace kuota::control {
 
 using Json = nlohmann::json;
 
+namespace {
+
+// v1beta1's encoding (what the store keeps): the levels, then one entry per
+// domain with a value per level and its pod count.
+Json ToJson(const api::TopologyAssignment& ta) {
+  Json domains = Json::array();
+  for (const auto& d : ta.domains) domains.push_back({{"values", d.values}, {"count", d.count}});
+  return {{"levels", ta.levels}, {"domains", std::move(domains)}};
+}
+
+}  // namespace
+
 Json ConditionToJson(const api::Condition& c) {
   Json j = {{"type", c.type}, {"status", c.status}, {"reason", c.reason}, {"message", c.message}};
   if (c.last_transition_time) j["lastTransitionTime"] = FormatRfc3339(*c.last_transition_time);
@@ -21,6 +33,7 @@ Json WorkloadStatusToJson(const api::WorkloadStatus& st) {
       for (const auto& [r, q] : psa.resource_usage) usage[r] = q.ToString(api::IsBinaryResource(r));
       p["resourceUsage"] = usage;
       if (psa.count) p["count"] = *psa.count;
+      if (psa.topology_assignment) p["topologyAssignment"] = ToJson(*psa.topology_assignment);
       psas.push_back(std::move(p));
     }
     out["admission"] = {{"clusterQueue", st.admission->cluster_queue},

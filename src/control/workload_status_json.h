@@ -1,5 +1,6 @@
 // Encoding of a Workload's status (admission, conditions, admission checks,
-// requeue state) as the JSON Kueue writes, for the controller.
+// requeue state) as the JSON Kueue writes, for the controller: v1beta1's
+// form, a pod set assignment's topologyAssignment as levels and domains.
 // Stateless functions; thread-safe.
 #pragma once
 

@@ -1,5 +1,7 @@
 #include "engine/topology_placer.h"
 
+#include "api/quantity.h"
+
 #include <algorithm>
 #include <climits>
 #include <map>
@@ -213,8 +215,32 @@ std::optional<TopologyPlacement> TopologyPlacer::Place(const TopologyTree& tree,
       s.slices = 0;
     }
   }
-  auto fail = [&](int32_t fit, int32_t total) {
+  // Kueue's message, then (Kuota's) what a user needs to read it: the
+  // level that had to hold the gang, what one pod asks, and the best room.
+  auto fail = [&](int32_t fit, int32_t total, int at_level) {
     *reason = NotFit(tree.topology_name, fit, total, slice_size);
+    std::string pod;
+    for (size_t r = 0; r < req.per_pod.size(); ++r) {
+      if (req.per_pod[r] == 0 || names_ == nullptr || r >= names_->resource_count()) continue;
+      const std::string& name = names_->ResourceName(r);
+      if (name == "pods") continue;
+      pod += (pod.empty() ? "" : ", ") + name + " " +
+             api::Quantity::FromMilli(req.per_pod[r]).ToString(api::IsBinaryResource(name));
+    }
+    const std::string unit =
+        slice_size == 1 ? "pods" : "slices of " + std::to_string(slice_size) + " pods";
+    *reason += " (";
+    if (at_level >= 0) {
+      *reason += "no " + tree.levels[static_cast<size_t>(at_level)] + " domain has room for " +
+                 std::to_string(total) + " " + unit;
+      if (!pod.empty()) *reason += " of " + pod;
+      *reason += ": the largest free one holds " + std::to_string(std::max(fit, 0));
+    } else {
+      *reason += "the whole topology has room for " + std::to_string(std::max(fit, 0)) + " of " +
+                 std::to_string(total) + " " + unit;
+      if (!pod.empty()) *reason += " of " + pod;
+    }
+    *reason += ")";
     const int excluded =
         excluded_selector + static_cast<int>(excluded_taints.size() + excluded_resources.size());
     if (excluded > 0) {
@@ -264,14 +290,14 @@ std::optional<TopologyPlacement> TopologyPlacer::Place(const TopologyTree& tree,
         fit_level = l;
         break;
       }
-      if (required) return fail(st_[static_cast<size_t>(sorted.back())].pods, slice_count);
+      if (required) return fail(st_[static_cast<size_t>(sorted.back())].pods, slice_count, l);
     }
     if (st_[static_cast<size_t>(top)].slices >= slice_count) {
       fit = {top};
       fit_level = l;
       break;
     }
-    if (required) return fail(st_[static_cast<size_t>(top)].slices, slice_count);
+    if (required) return fail(st_[static_cast<size_t>(top)].slices, slice_count, l);
     if (l > 0 && !unconstrained) continue;
     // The top level (or an unconstrained pod set's level): several domains.
     int32_t remaining = slice_count;
@@ -283,7 +309,7 @@ std::optional<TopologyPlacement> TopologyPlacer::Place(const TopologyTree& tree,
       fit.push_back(d);
       remaining -= st_[static_cast<size_t>(d)].slices;
     }
-    if (remaining > 0) return fail(slice_count - remaining, slice_count);
+    if (remaining > 0) return fail(slice_count - remaining, slice_count, -1);
     fit_level = l;
     break;
   }

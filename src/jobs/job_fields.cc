@@ -147,6 +147,61 @@ std::string CheckDns1123(const std::string& v) {
          "'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 }
 
+namespace {
+
+bool IsAlnumAscii(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+// [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*, at most 253.
+std::string CheckDns1123Subdomain(const std::string& v) {
+  if (v.size() > 253) return "must be no more than 253 characters";
+  bool ok = !v.empty();
+  size_t start = 0;
+  while (ok) {
+    const size_t dot = v.find('.', start);
+    const std::string part = v.substr(start, dot == std::string::npos ? dot : dot - start);
+    // Each part as a DNS-1123 label, without the label's length bound.
+    auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+    ok = !part.empty() && lower_alnum(part.front()) && lower_alnum(part.back());
+    for (char c : part) ok = ok && (lower_alnum(c) || c == '-');
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  if (ok) return "";
+  return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+         "'-' or '.', and must start and end with an alphanumeric character (e.g. "
+         "'example.com', regex used for validation is "
+         "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+}
+
+}  // namespace
+
+std::string CheckQualifiedName(const std::string& value) {
+  std::string name = value;
+  if (const size_t slash = value.find('/'); slash != std::string::npos) {
+    if (value.find('/', slash + 1) != std::string::npos) {
+      return "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and "
+             "must start and end with an alphanumeric character, with an optional DNS "
+             "subdomain prefix and '/' (e.g. 'example.com/MyName')";
+    }
+    const std::string prefix = value.substr(0, slash);
+    if (prefix.empty()) return "prefix part must be non-empty";
+    if (std::string why = CheckDns1123Subdomain(prefix); !why.empty()) {
+      return "prefix part " + why;
+    }
+    name = value.substr(slash + 1);
+  }
+  if (name.empty()) return "name part must be non-empty";
+  if (name.size() > kMaxLabelLength) return "name part must be no more than 63 characters";
+  bool ok = IsAlnumAscii(name.front()) && IsAlnumAscii(name.back());
+  for (char c : name) ok = ok && (IsAlnumAscii(c) || c == '-' || c == '_' || c == '.');
+  if (ok) return "";
+  return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start "
+         "and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or "
+         "'123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+}
+
 void AppendEnv(Json& pod, const std::vector<std::pair<std::string, std::string>>& env) {
   if (env.empty() || !pod.contains("spec") || !pod["spec"].is_object()) return;
   for (const char* list : {"containers", "initContainers"}) {

@@ -72,6 +72,11 @@ Status NotSupportedValue(const std::string& path, const std::string& value,
 inline constexpr size_t kMaxLabelLength = 63;
 // Kube's IsDNS1123Label (at most 63 characters): "" when valid, else its message.
 std::string CheckDns1123(const std::string& value);
+// Kube's IsQualifiedName, the syntax of a label key ("[prefix/]name": a
+// DNS-1123 subdomain prefix, a name part of at most 63 characters): "" when
+// valid, else its first message. (jobs links no validation module: see
+// docs/architecture.md.)
+std::string CheckQualifiedName(const std::string& value);
 
 // Appends NAME=VALUE pairs to every container's (and init container's) env.
 void AppendEnv(nlohmann::json& pod, const std::vector<std::pair<std::string, std::string>>& env);

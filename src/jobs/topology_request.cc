@@ -4,7 +4,6 @@
 #include <limits>
 #include <map>
 
-#include "api/validation/names.h"
 #include "jobs/job_fields.h"
 
 namespace kuota::jobs {
@@ -142,7 +141,7 @@ std::string Quote(const char* s) { return "'" + std::string(s) + "'"; }
 // A label key Kueue reads a topology level from (metavalidation's
 // ValidateLabelName).
 Status CheckLevelName(const std::string& value, const std::string& path) {
-  if (std::string why = validation::CheckQualifiedName(value); !why.empty()) {
+  if (std::string why = CheckQualifiedName(value); !why.empty()) {
     return InvalidValue(path, value, why);
   }
   return Status::Ok();

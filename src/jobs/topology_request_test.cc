@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "jobs/job_fields.h"
+
 namespace kuota::jobs {
 
 using Json = nlohmann::json;
@@ -126,6 +128,29 @@ TEST(TopologyRequestValidate, AcceptsWhatKueueAccepts) {
     EXPECT_EQ(Message(ValidateTopologyAnnotations(MetaWith(a), kMeta)), "OK") << a.dump();
   }
   EXPECT_EQ(Message(ValidateTopologyAnnotations(Json(), kMeta)), "OK");
+}
+
+TEST(TopologyRequestValidate, LevelsAreLabelKeys) {
+  for (const std::string& ok : std::vector<std::string>{
+           "kubernetes.io/hostname", "cloud.provider.com/topology-block", "rack", "A_b.c-1",
+           std::string(63, 'x'), "a." + std::string(70, 'b') + "/rack"}) {
+    EXPECT_EQ(CheckQualifiedName(ok), "") << ok;
+  }
+  EXPECT_EQ(CheckQualifiedName("a/b/c"),
+            "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must "
+            "start and end with an alphanumeric character, with an optional DNS subdomain prefix "
+            "and '/' (e.g. 'example.com/MyName')");
+  EXPECT_EQ(CheckQualifiedName("Example.com/rack")
+                .rfind("prefix part a lowercase RFC 1123 "
+                       "subdomain must consist of",
+                       0),
+            0u);
+  EXPECT_EQ(CheckQualifiedName(std::string(250, 'a') + ".com/rack"),
+            "prefix part must be no more than 253 characters");
+  EXPECT_EQ(CheckQualifiedName("x/"), "name part must be non-empty");
+  EXPECT_EQ(CheckQualifiedName(std::string(64, 'x')),
+            "name part must be no more than 63 characters");
+  EXPECT_EQ(CheckQualifiedName("rack-").rfind("name part must consist of", 0), 0u);
 }
 
 struct RefusedCase {

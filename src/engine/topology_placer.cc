@@ -166,18 +166,24 @@ std::optional<TopologyPlacement> TopologyPlacer::Place(const TopologyTree& tree,
   // Phase 1: how many pods fit in each leaf, then in each domain above.
   st_.assign(tree.domains.size(), State{});
   int excluded_selector = 0;
+  int excluded_affinity = 0;
   std::map<std::string, int> excluded_taints;
   std::map<size_t, int> excluded_resources;
   std::vector<int64_t> free;
   for (const TopologyLeaf& leaf : tree.leaves) {
+    // Kueue's order: taints, then nodeSelector, then required affinity.
     if (leaf.node != nullptr && req.spec != nullptr) {
-      if (!NodeMatchesPod(*req.spec, leaf.node->metadata.labels)) {
-        ++excluded_selector;
-        continue;
-      }
       std::string taint;
       if (!TaintsTolerated(*leaf.node, *req.spec, tree.tolerations, &taint)) {
         ++excluded_taints[taint];
+        continue;
+      }
+      if (!NodeSelectorMatches(*req.spec, leaf.node->metadata.labels)) {
+        ++excluded_selector;
+        continue;
+      }
+      if (!NodeAffinityMatches(*req.spec, leaf.node->metadata.labels)) {
+        ++excluded_affinity;
         continue;
       }
     }
@@ -229,24 +235,15 @@ std::optional<TopologyPlacement> TopologyPlacer::Place(const TopologyTree& tree,
     }
     const std::string unit =
         slice_size == 1 ? "pods" : "slices of " + std::to_string(slice_size) + " pods";
-    *reason += " (";
-    if (at_level >= 0) {
-      *reason += "no " + tree.levels[static_cast<size_t>(at_level)] + " domain has room for " +
-                 std::to_string(total) + " " + unit;
-      if (!pod.empty()) *reason += " of " + pod;
-      *reason += ": the largest free one holds " + std::to_string(std::max(fit, 0));
-    } else {
-      *reason += "the whole topology has room for " + std::to_string(std::max(fit, 0)) + " of " +
-                 std::to_string(total) + " " + unit;
-      if (!pod.empty()) *reason += " of " + pod;
-    }
-    *reason += ")";
-    const int excluded =
-        excluded_selector + static_cast<int>(excluded_taints.size() + excluded_resources.size());
+    const int excluded = excluded_selector + excluded_affinity +
+                         static_cast<int>(excluded_taints.size() + excluded_resources.size());
     if (excluded > 0) {
       std::vector<std::string> parts;
       if (excluded_selector > 0) {
         parts.push_back("nodeSelector: " + std::to_string(excluded_selector));
+      }
+      if (excluded_affinity > 0) {
+        parts.push_back("affinity: " + std::to_string(excluded_affinity));
       }
       for (const auto& [t, n] : excluded_taints) {
         parts.push_back("taint \"" + t + "\": " + std::to_string(n));
@@ -261,6 +258,20 @@ std::optional<TopologyPlacement> TopologyPlacer::Place(const TopologyTree& tree,
       *reason += ". Total nodes: " + std::to_string(tree.leaves.size()) + "; excluded: ";
       for (size_t i = 0; i < parts.size(); ++i) *reason += (i ? ", " : "") + parts[i];
     }
+    std::string why;
+    why += " (";
+    if (at_level >= 0) {
+      why += "no " + tree.levels[static_cast<size_t>(at_level)] + " domain has room for " +
+             std::to_string(total) + " " + unit;
+      if (!pod.empty()) why += " of " + pod;
+      why += ": the largest free one holds " + std::to_string(std::max(fit, 0));
+    } else {
+      why += "the whole topology has room for " + std::to_string(std::max(fit, 0)) + " of " +
+             std::to_string(total) + " " + unit;
+      if (!pod.empty()) why += " of " + pod;
+    }
+    why += ")";
+    *reason += why;
     return std::nullopt;
   };
 

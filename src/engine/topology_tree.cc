@@ -45,10 +45,18 @@ bool NodeInFlavor(const api::Node& node, const api::ResourceFlavor& flavor,
 }  // namespace
 
 bool NodeMatchesPod(const api::PodSpec& spec, const api::Labels& node_labels) {
+  return NodeSelectorMatches(spec, node_labels) && NodeAffinityMatches(spec, node_labels);
+}
+
+bool NodeSelectorMatches(const api::PodSpec& spec, const api::Labels& node_labels) {
   for (const auto& [k, v] : spec.node_selector) {
     auto it = node_labels.find(k);
     if (it == node_labels.end() || it->second != v) return false;
   }
+  return true;
+}
+
+bool NodeAffinityMatches(const api::PodSpec& spec, const api::Labels& node_labels) {
   const auto& terms = spec.node_affinity.required_terms;
   if (!terms || terms->empty()) return true;
   for (const auto& term : *terms) {  // terms are ORed, expressions ANDed

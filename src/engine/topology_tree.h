@@ -90,6 +90,8 @@ class TasState {
 // Kubernetes' node affinity in full: nodeSelector and required terms
 // against a node's labels.
 bool NodeMatchesPod(const api::PodSpec& spec, const api::Labels& node_labels);
+bool NodeSelectorMatches(const api::PodSpec& spec, const api::Labels& node_labels);
+bool NodeAffinityMatches(const api::PodSpec& spec, const api::Labels& node_labels);
 // The node's NoSchedule/NoExecute taints are all tolerated by the pod or the
 // flavor; else the first taint not tolerated is written to `untolerated`.
 bool TaintsTolerated(const api::Node& node, const api::PodSpec& spec,

@@ -74,8 +74,8 @@ inline constexpr size_t kMaxLabelLength = 63;
 std::string CheckDns1123(const std::string& value);
 // Kube's IsQualifiedName, the syntax of a label key ("[prefix/]name": a
 // DNS-1123 subdomain prefix, a name part of at most 63 characters): "" when
-// valid, else its first message. (jobs links no validation module: see
-// docs/architecture.md.)
+// valid, else its first message (api/validation's CheckQualifiedName, which
+// jobs does not link: the module graph in src/CMakeLists.txt).
 std::string CheckQualifiedName(const std::string& value);
 
 // Appends NAME=VALUE pairs to every container's (and init container's) env.

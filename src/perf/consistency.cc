@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "perf/topology_consistency.h"
+
 namespace kuota::perf {
 namespace {
 
@@ -195,6 +197,7 @@ ConsistencyReport CheckConsistency(const Plan& plan, const RunRecord& record, si
       }
     }
   }
+  CheckTopologyConsistency(plan, record, report, max_listed);
   return report;
 }
 

@@ -2,7 +2,8 @@
 // admitted once more often than it was evicted, finished once after running
 // its full runtime in its own ClusterQueue; and, on the scheduler's own clock,
 // no ClusterQueue above nominal quota + borrowingLimit and no cohort above the
-// sum of its members' nominal quotas at any instant. These hold for any
+// sum of its members' nominal quotas at any instant; with a topology, the
+// checks of topology_consistency.h. These hold for any
 // correct scheduler at any speed, so CI can assert them on a loaded machine.
 // Pure function.
 #pragma once

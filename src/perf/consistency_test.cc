@@ -165,6 +165,132 @@ TEST_F(ConsistencyTest, NeverCreatedIsAFailure) {
   EXPECT_NE(c.failures[0].find("created 0 times"), std::string::npos);
 }
 
+// TwoQueues() on a topology of 1 block x 2 racks x 2 nodes of 2 cpu; each
+// workload is 2 pods of 1 cpu, w-0-0-0 requiring one rack, w-0-1-0
+// preferring one with slices of 2 pods, w-0-2-0 requiring one rack.
+Plan OnTopology() {
+  Plan p = TwoQueues();
+  TopologyConfig t;
+  t.name = "topo";
+  t.levels = {{"block", 1, "block-label", {}},
+              {"rack", 2, "rack-label", {}},
+              {"node", 2, "kubernetes.io/hostname", {}}};
+  p.topology = t;
+  for (int r = 0; r < 2; ++r) {
+    for (int n = 0; n < 2; ++n) {
+      const std::string rack = "rack-0-" + std::to_string(r);
+      const std::string node = "node-0-" + std::to_string(r) + "-" + std::to_string(n);
+      p.nodes.push_back({node, {"block-0", rack, node}});
+    }
+  }
+  p.node_allocatable["cpu"] = api::Quantity::FromMilli(2000);
+  p.node_allocatable["pods"] = api::Quantity::FromMilli(110'000);
+  for (PlannedWorkload& w : p.workloads) {
+    w.pod_count = 2;
+    w.request_milli = 1000;
+    w.tas_constraint = TasConstraint::kRequired;
+    w.tas_level = 1;
+  }
+  p.workloads[1].tas_constraint = TasConstraint::kPreferred;
+  p.workloads[1].slice_size = 2;
+  return p;
+}
+
+// Pods per node name, hostname level only (as Kueue reports it).
+Placement OnNodes(std::vector<std::pair<std::string, int32_t>> pods) {
+  Placement pl;
+  pl.levels = {"kubernetes.io/hostname"};
+  for (auto& [node, count] : pods) pl.domains.push_back({{node}, count});
+  return pl;
+}
+
+// Consistent(): w-0-0-0 [0, 100 ms) and w-0-1-0 [100, 200 ms) on node 0,
+// w-0-2-0 [0, 100 ms) on rack 1's two nodes.
+class TopologyConsistencyTest : public ::testing::Test {
+ protected:
+  TopologyConsistencyTest() {
+    r.workloads[0].holds[0].placement = OnNodes({{"node-0-0-0", 2}});
+    r.workloads[1].holds[0].placement = OnNodes({{"node-0-0-0", 2}});
+    r.workloads[2].holds[0].placement = OnNodes({{"node-0-1-0", 1}, {"node-0-1-1", 1}});
+  }
+  ConsistencyReport Check() const { return CheckConsistency(p, r); }
+  // Every failure listed, one a line.
+  std::string Failures() const {
+    std::string out;
+    for (const std::string& f : Check().failures) out += f + "\n";
+    return out;
+  }
+
+  Plan p = OnTopology();
+  RunRecord r = Consistent();
+};
+
+TEST_F(TopologyConsistencyTest, AcceptsAConsistentPlacement) {
+  ConsistencyReport c = Check();
+  EXPECT_TRUE(c.ok()) << Failures();
+}
+
+TEST_F(TopologyConsistencyTest, AcceptsFullLevelValues) {
+  Placement& pl = *r.workloads[2].holds[0].placement;
+  pl.levels = {"block-label", "rack-label", "kubernetes.io/hostname"};
+  pl.domains[0].values = {"block-0", "rack-0-1", "node-0-1-0"};
+  pl.domains[1].values = {"block-0", "rack-0-1", "node-0-1-1"};
+  EXPECT_TRUE(Check().ok()) << Failures();
+  pl.domains[1].values[1] = "rack-0-0";
+  EXPECT_NE(Failures().find("node node-0-1-1 is in rack-label rack-0-1, not rack-0-0"),
+            std::string::npos)
+      << Failures();
+}
+
+TEST_F(TopologyConsistencyTest, FindsANodeOvercommitted) {
+  r.workloads[1].holds[0].sched_start_us = 50'000;  // overlaps w-0-0-0 on node 0
+  ConsistencyReport c = Check();
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(Failures().find("node node-0-0-0 held 4 pods using 4 cpu at 0.050 s, above its "
+                         "allocatable 2 cpu, 110 pods (admitting cq-0-0-co-0/w-0-1-0)"),
+            std::string::npos)
+      << Failures();
+}
+
+TEST_F(TopologyConsistencyTest, FindsTooManyPodsOnANode) {
+  p.node_allocatable["pods"] = api::Quantity::FromMilli(1000);
+  EXPECT_NE(Failures().find("above its allocatable 2 cpu, 1 pods"), std::string::npos) << Failures();
+}
+
+TEST_F(TopologyConsistencyTest, FindsARequiredGangSplitAcrossRacks) {
+  r.workloads[2].holds[0].placement = OnNodes({{"node-0-0-1", 1}, {"node-0-1-1", 1}});
+  EXPECT_NE(Failures().find("cq-0-1-co-0/w-0-2-0: requires one rack-label but was placed at 0.000 s "
+                         "in 2 (rack-0-0, rack-0-1)"),
+            std::string::npos)
+      << Failures();
+}
+
+TEST_F(TopologyConsistencyTest, AllowsAPreferredGangSplitButNotItsSlices) {
+  r.workloads[1].holds[0].placement = OnNodes({{"node-0-0-0", 1}, {"node-0-1-0", 1}});
+  EXPECT_NE(Failures().find("w-0-1-0: slices of 2 pods must each be in one rack-label, but "
+                         "rack-0-0 holds 1 of its pods"),
+            std::string::npos)
+      << Failures();
+  p.workloads[1].slice_size.reset();
+  EXPECT_TRUE(Check().ok()) << Failures();
+}
+
+TEST_F(TopologyConsistencyTest, FindsMissingOrWrongAssignments) {
+  r.workloads[0].holds[0].placement.reset();
+  EXPECT_NE(Failures().find("w-0-0-0: admitted at 0.000 s without a topology assignment"),
+            std::string::npos)
+      << Failures();
+  r.workloads[0].holds[0].placement = OnNodes({{"node-0-0-0", 1}});
+  EXPECT_NE(Failures().find("places 1 pods of its 2"), std::string::npos) << Failures();
+  r.workloads[0].holds[0].placement = OnNodes({{"node-9", 2}});
+  EXPECT_NE(Failures().find("node node-9 is not one of the plan's"), std::string::npos) << Failures();
+  Placement racks;
+  racks.levels = {"block-label", "rack-label"};
+  racks.domains = {{{"block-0", "rack-0-0"}, 2}};
+  r.workloads[0].holds[0].placement = racks;
+  EXPECT_NE(Failures().find("its domains are not nodes"), std::string::npos) << Failures();
+}
+
 TEST(SummaryTest, UsageAndTimesAsKueuesChecker) {
   const Plan p = TwoQueues();
   RunRecord r = Consistent();

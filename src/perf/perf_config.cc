@@ -31,7 +31,47 @@ Status CheckClassName(MapReader& r, const std::string& class_name) {
   return Check(r, "className", problem.empty(), problem);
 }
 
-Status DecodeWorkloadTemplate(MapReader& r, WorkloadTemplate& out) {
+constexpr codec::EnumName<TasConstraint> kTasConstraintNames[] = {
+    {"required", TasConstraint::kRequired},
+    {"preferred", TasConstraint::kPreferred},
+    {"balanced", TasConstraint::kBalanced},
+};
+
+// "a, b, c": the node labels of a topology's levels.
+std::string LevelList(const TopologyConfig& t) {
+  std::string out;
+  for (const TopologyLevel& l : t.levels) out += (out.empty() ? "" : ", ") + l.node_label;
+  return out;
+}
+
+// `topology`: the config's topology, or nullptr when it has none.
+Status CheckTopologyFields(MapReader& r, const TopologyConfig* topology, WorkloadTemplate& out) {
+  const bool tas = out.tas_constraint != TasConstraint::kNone;
+  if (tas && topology == nullptr) {
+    return Check(r, "tasConstraint", false,
+                 "needs a `topology` (and a `resourceFlavor` with its topologyName) in the config");
+  }
+  if (tas && out.tas_level.empty()) {
+    return r.ctx().Fail(r.node(), r.PathOf("tasLevel"),
+                        "Required value: tasConstraint needs the level it applies to");
+  }
+  KUOTA_RETURN_IF_ERROR(Check(r, "tasLevel", tas || !r.Has("tasLevel"),
+                              "needs a tasConstraint (required, preferred or balanced)"));
+  if (tas) {
+    bool found = false;
+    for (const TopologyLevel& l : topology->levels) found = found || l.node_label == out.tas_level;
+    KUOTA_RETURN_IF_ERROR(Check(r, "tasLevel", found,
+                                "is not a nodeLabel of topology " + topology->name + "'s levels (" +
+                                    LevelList(*topology) + ")"));
+  }
+  if (!out.slice_size) return Status::Ok();
+  KUOTA_RETURN_IF_ERROR(Check(r, "sliceSize", tas, "needs a tasConstraint and a tasLevel"));
+  KUOTA_RETURN_IF_ERROR(Check(r, "sliceSize", *out.slice_size >= 1, "must be at least 1"));
+  return Check(r, "sliceSize", *out.slice_size <= out.pod_count,
+               "must not exceed podCount (" + std::to_string(out.pod_count) + ")");
+}
+
+Status DecodeWorkloadTemplate(const TopologyConfig* topology, MapReader& r, WorkloadTemplate& out) {
   KUOTA_RETURN_IF_ERROR(r.Require({"className", "request"}));
   KUOTA_RETURN_IF_ERROR(r.String("className", out.class_name));
   KUOTA_RETURN_IF_ERROR(r.Int64("runtimeMs", out.runtime_ms));
@@ -40,19 +80,26 @@ Status DecodeWorkloadTemplate(MapReader& r, WorkloadTemplate& out) {
   std::optional<int32_t> pods;
   KUOTA_RETURN_IF_ERROR(r.OptInt32("podCount", pods));
   out.pod_count = pods.value_or(1);
+  KUOTA_RETURN_IF_ERROR(r.Enum("tasConstraint", out.tas_constraint, kTasConstraintNames));
+  KUOTA_RETURN_IF_ERROR(r.String("tasLevel", out.tas_level));
+  KUOTA_RETURN_IF_ERROR(r.OptInt32("sliceSize", out.slice_size));
   // Unknown and missing fields first, as Kubernetes' strict decoder reports them.
   KUOTA_RETURN_IF_ERROR(r.Finish());
   KUOTA_RETURN_IF_ERROR(CheckClassName(r, out.class_name));
   KUOTA_RETURN_IF_ERROR(Check(r, "runtimeMs", out.runtime_ms >= 0, "must not be negative"));
   KUOTA_RETURN_IF_ERROR(Check(r, "request", out.request.milli() > 0, "must be positive"));
-  return Check(r, "podCount", out.pod_count >= 1, "must be at least 1");
+  KUOTA_RETURN_IF_ERROR(Check(r, "podCount", out.pod_count >= 1, "must be at least 1"));
+  return CheckTopologyFields(r, topology, out);
 }
 
-Status DecodeWorkloadsSet(MapReader& r, WorkloadsSet& out) {
+Status DecodeWorkloadsSet(const TopologyConfig* topology, MapReader& r, WorkloadsSet& out) {
   KUOTA_RETURN_IF_ERROR(r.Require({"count", "workloads"}));
   KUOTA_RETURN_IF_ERROR(r.Int64("count", out.count));
   KUOTA_RETURN_IF_ERROR(r.Int64("creationIntervalMs", out.creation_interval_ms));
-  KUOTA_RETURN_IF_ERROR(r.ObjectList("workloads", out.workloads, DecodeWorkloadTemplate));
+  KUOTA_RETURN_IF_ERROR(
+      r.ObjectList("workloads", out.workloads, [topology](MapReader& m, WorkloadTemplate& t) {
+        return DecodeWorkloadTemplate(topology, m, t);
+      }));
   // Unknown and missing fields first, as Kubernetes' strict decoder reports them.
   KUOTA_RETURN_IF_ERROR(r.Finish());
   KUOTA_RETURN_IF_ERROR(Check(r, "count", out.count >= 1, "must be at least 1"));
@@ -61,7 +108,7 @@ Status DecodeWorkloadsSet(MapReader& r, WorkloadsSet& out) {
   return Check(r, "workloads", !out.workloads.empty(), "must list at least one workload");
 }
 
-Status DecodeQueuesSet(MapReader& r, QueuesSet& out) {
+Status DecodeQueuesSet(const TopologyConfig* topology, MapReader& r, QueuesSet& out) {
   KUOTA_RETURN_IF_ERROR(r.Require({"className", "count", "nominalQuota"}));
   KUOTA_RETURN_IF_ERROR(r.String("className", out.class_name));
   KUOTA_RETURN_IF_ERROR(r.Int64("count", out.count));
@@ -71,7 +118,9 @@ Status DecodeQueuesSet(MapReader& r, QueuesSet& out) {
       r.Enum("reclaimWithinCohort", out.reclaim_within_cohort, codec::kReclaimWithinCohortNames));
   KUOTA_RETURN_IF_ERROR(
       r.Enum("withinClusterQueue", out.within_cluster_queue, codec::kWithinClusterQueueNames));
-  KUOTA_RETURN_IF_ERROR(r.ObjectList("workloadsSets", out.workloads_sets, DecodeWorkloadsSet));
+  KUOTA_RETURN_IF_ERROR(r.ObjectList(
+      "workloadsSets", out.workloads_sets,
+      [topology](MapReader& m, WorkloadsSet& w) { return DecodeWorkloadsSet(topology, m, w); }));
   // Unknown and missing fields first, as Kubernetes' strict decoder reports them.
   KUOTA_RETURN_IF_ERROR(r.Finish());
   KUOTA_RETURN_IF_ERROR(CheckClassName(r, out.class_name));
@@ -82,22 +131,114 @@ Status DecodeQueuesSet(MapReader& r, QueuesSet& out) {
                "must not be negative");
 }
 
-Status DecodeCohortSet(MapReader& r, CohortSet& out) {
+Status DecodeCohortSet(const TopologyConfig* topology, MapReader& r, CohortSet& out) {
   KUOTA_RETURN_IF_ERROR(r.Require({"className", "count"}));
   KUOTA_RETURN_IF_ERROR(r.String("className", out.class_name));
   KUOTA_RETURN_IF_ERROR(r.Int64("count", out.count));
-  KUOTA_RETURN_IF_ERROR(r.ObjectList("queuesSets", out.queues_sets, DecodeQueuesSet));
+  KUOTA_RETURN_IF_ERROR(r.ObjectList(
+      "queuesSets", out.queues_sets,
+      [topology](MapReader& m, QueuesSet& q) { return DecodeQueuesSet(topology, m, q); }));
   // Unknown and missing fields first, as Kubernetes' strict decoder reports them.
   KUOTA_RETURN_IF_ERROR(r.Finish());
   KUOTA_RETURN_IF_ERROR(CheckClassName(r, out.class_name));
   return Check(r, "count", out.count >= 1, "must be at least 1");
 }
 
+// A topology level; `lowest`: the last of the list (its domains are the nodes).
+Status DecodeTopologyLevel(MapReader& r, TopologyLevel& out, bool lowest) {
+  KUOTA_RETURN_IF_ERROR(r.Require({"name", "count", "nodeLabel"}));
+  KUOTA_RETURN_IF_ERROR(r.String("name", out.name));
+  KUOTA_RETURN_IF_ERROR(r.Int64("count", out.count));
+  KUOTA_RETURN_IF_ERROR(r.String("nodeLabel", out.node_label));
+  KUOTA_RETURN_IF_ERROR(r.ResourceList("capacity", out.capacity));
+  KUOTA_RETURN_IF_ERROR(r.Finish());
+  KUOTA_RETURN_IF_ERROR(Check(r, "count", out.count >= 1, "must be at least 1"));
+  const std::string bad_label = validation::CheckQualifiedName(out.node_label);
+  KUOTA_RETURN_IF_ERROR(Check(r, "nodeLabel", bad_label.empty(), bad_label));
+  if (!lowest) {
+    return Check(r, "capacity", !r.Has("capacity"),
+                 "only the lowest level (the nodes) has a capacity");
+  }
+  if (out.capacity.empty()) {
+    return r.ctx().Fail(r.node(), r.PathOf("capacity"),
+                        "Required value: the lowest level's nodes need a capacity (cpu, memory)");
+  }
+  for (const auto& [name, q] : out.capacity) {
+    KUOTA_RETURN_IF_ERROR(Check(r, "capacity", q.milli() >= 0, name + " must not be negative"));
+  }
+  return Status::Ok();
+}
+
+Status DecodeTopology(MapReader& r, TopologyConfig& out) {
+  KUOTA_RETURN_IF_ERROR(r.Require({"name", "levels"}));
+  KUOTA_RETURN_IF_ERROR(r.String("name", out.name));
+  const codec::YamlNode* levels = r.Get("levels");
+  const size_t n = levels != nullptr && levels->is_sequence() ? levels->size() : 0;
+  size_t i = 0;
+  KUOTA_RETURN_IF_ERROR(r.ObjectList("levels", out.levels, [&](MapReader& m, TopologyLevel& l) {
+    return DecodeTopologyLevel(m, l, ++i == n);
+  }));
+  KUOTA_RETURN_IF_ERROR(r.Finish());
+  const std::string bad_name = validation::CheckDns1123Subdomain(out.name);
+  KUOTA_RETURN_IF_ERROR(Check(r, "name", bad_name.empty(), bad_name));
+  KUOTA_RETURN_IF_ERROR(Check(r, "levels", !out.levels.empty(), "must list at least one level"));
+  KUOTA_RETURN_IF_ERROR(Check(r, "levels", out.levels.size() <= kMaxTopologyLevels,
+                              "at most " + std::to_string(kMaxTopologyLevels) + " levels"));
+  for (size_t a = 0; a < out.levels.size(); ++a) {
+    for (size_t b = a + 1; b < out.levels.size(); ++b) {
+      if (out.levels[a].node_label == out.levels[b].node_label) {
+        return r.ctx().Fail(
+            levels->item(b), r.PathOf("levels") + "[" + std::to_string(b) + "]",
+            "nodeLabel " + out.levels[b].node_label + " is also level " + std::to_string(a) + "'s");
+      }
+    }
+  }
+  return Check(r, "levels", out.node_count() <= kMaxNodes,
+               "the levels ask for " + std::to_string(out.node_count()) + " nodes; at most " +
+                   std::to_string(kMaxNodes) + " are supported");
+}
+
+Status DecodeFlavor(const TopologyConfig* topology, MapReader& r, FlavorConfig& out) {
+  KUOTA_RETURN_IF_ERROR(r.Require("name"));
+  KUOTA_RETURN_IF_ERROR(r.String("name", out.name));
+  KUOTA_RETURN_IF_ERROR(r.String("nodeLabel", out.node_label));
+  KUOTA_RETURN_IF_ERROR(r.String("topologyName", out.topology_name));
+  KUOTA_RETURN_IF_ERROR(r.Finish());
+  const std::string bad_name = validation::CheckDns1123Subdomain(out.name);
+  KUOTA_RETURN_IF_ERROR(Check(r, "name", bad_name.empty(), bad_name));
+  if (!out.node_label.empty()) {
+    const std::string bad_label = validation::CheckQualifiedName(out.node_label);
+    KUOTA_RETURN_IF_ERROR(Check(r, "nodeLabel", bad_label.empty(), bad_label));
+  }
+  if (topology == nullptr) {
+    return Check(r, "topologyName", out.topology_name.empty(),
+                 "the config has no `topology` of that name");
+  }
+  if (out.topology_name.empty()) {
+    return r.ctx().Fail(r.node(), r.PathOf("topologyName"),
+                        "Required value: the config's topology is " + topology->name);
+  }
+  return Check(r, "topologyName", out.topology_name == topology->name,
+               "the config's topology is " + topology->name);
+}
+
 Status DecodeConfig(MapReader& r, PerfConfig& out) {
   KUOTA_RETURN_IF_ERROR(r.Require("cohorts"));
-  KUOTA_RETURN_IF_ERROR(r.ObjectList("cohorts", out.cohorts, DecodeCohortSet));
+  KUOTA_RETURN_IF_ERROR(r.OptObject("topology", out.topology, DecodeTopology));
+  const TopologyConfig* topology = out.topology ? &*out.topology : nullptr;
+  KUOTA_RETURN_IF_ERROR(r.OptObject(
+      "resourceFlavor", out.resource_flavor,
+      [topology](MapReader& m, FlavorConfig& f) { return DecodeFlavor(topology, m, f); }));
+  KUOTA_RETURN_IF_ERROR(r.ObjectList(
+      "cohorts", out.cohorts,
+      [topology](MapReader& m, CohortSet& c) { return DecodeCohortSet(topology, m, c); }));
   // Unknown and missing fields first, as Kubernetes' strict decoder reports them.
   KUOTA_RETURN_IF_ERROR(r.Finish());
+  if (topology != nullptr && !out.resource_flavor) {
+    return r.ctx().Fail(*r.Get("topology"), "resourceFlavor",
+                        "Required value: a topology needs a resourceFlavor whose topologyName is " +
+                            topology->name);
+  }
   KUOTA_RETURN_IF_ERROR(
       Check(r, "cohorts", !out.cohorts.empty(), "config must contain at least one cohort"));
   // Totals, with saturation, so an absurd config is refused before expansion.
@@ -135,6 +276,14 @@ Status DecodeConfig(MapReader& r, PerfConfig& out) {
 }
 
 }  // namespace
+
+int64_t TopologyConfig::node_count() const {
+  int64_t n = levels.empty() ? 0 : 1;
+  for (const TopologyLevel& l : levels) {
+    if (__builtin_mul_overflow(n, l.count, &n)) return kInt64Max;
+  }
+  return n;
+}
 
 Result<PerfConfig> ParsePerfConfig(std::string_view text) {
   codec::YamlStream stream(text);

@@ -22,10 +22,53 @@ api::ObjectMeta Meta(const std::string& name, const std::string& ns = "") {
   return m;
 }
 
+// Every node of `t`, each level's domains named `<level>-<i>-<j>...` by the
+// path of indexes down to it.
+std::vector<PlannedNode> NodesOf(const TopologyConfig& t) {
+  std::vector<PlannedNode> level = {PlannedNode{}};
+  std::vector<std::string> suffix = {""};
+  for (const TopologyLevel& l : t.levels) {
+    std::vector<PlannedNode> next;
+    std::vector<std::string> next_suffix;
+    next.reserve(level.size() * static_cast<size_t>(l.count));
+    for (size_t p = 0; p < level.size(); ++p) {
+      for (int64_t i = 0; i < l.count; ++i) {
+        PlannedNode n = level[p];
+        next_suffix.push_back(suffix[p] + "-" + std::to_string(i));
+        n.domains.push_back(l.name + next_suffix.back());
+        n.name = n.domains.back();
+        next.push_back(std::move(n));
+      }
+    }
+    level = std::move(next);
+    suffix = std::move(next_suffix);
+  }
+  return level;
+}
+
+int32_t LevelIndex(const TopologyConfig& t, const std::string& node_label) {
+  for (size_t i = 0; i < t.levels.size(); ++i) {
+    if (t.levels[i].node_label == node_label) return static_cast<int32_t>(i);
+  }
+  return -1;
+}
+
 }  // namespace
 
 Result<Plan> BuildPlan(const PerfConfig& config) {
   Plan plan;
+  if (config.resource_flavor) {
+    plan.flavor_name = config.resource_flavor->name;
+    plan.flavor_node_label = config.resource_flavor->node_label;
+  }
+  if (config.topology) {
+    const TopologyConfig& t = *config.topology;
+    if (t.levels.empty()) return Status::Invalid("topology " + t.name + " has no levels");
+    plan.topology = t;
+    plan.nodes = NodesOf(t);
+    plan.node_allocatable = t.levels.back().capacity;
+    plan.node_allocatable.try_emplace("pods", api::Quantity::FromMilli(kNodePods * 1000));
+  }
   struct Order {
     int32_t queue;
     int32_t set;
@@ -74,6 +117,17 @@ Result<Plan> BuildPlan(const PerfConfig& config) {
                 w.priority = t.priority;
                 w.request_milli = t.request.milli();
                 w.pod_count = t.pod_count;
+                if (t.tas_constraint != TasConstraint::kNone) {
+                  const int32_t level =
+                      plan.topology ? LevelIndex(*plan.topology, t.tas_level) : -1;
+                  if (level < 0) {
+                    return Status::Invalid("workload class " + t.class_name + ": tasLevel " +
+                                           t.tas_level + " is not a level of the topology");
+                  }
+                  w.tas_constraint = t.tas_constraint;
+                  w.tas_level = level;
+                  w.slice_size = t.slice_size;
+                }
                 plan.workloads.push_back(std::move(w));
                 order.push_back({queue_index, static_cast<int32_t>(wsi), seq});
               }
@@ -98,13 +152,33 @@ Result<Plan> BuildPlan(const PerfConfig& config) {
   return plan;
 }
 
-api::Object FlavorObject() {
+api::Object FlavorObject(const Plan& plan) {
   api::ResourceFlavor rf;
-  rf.metadata = Meta(kFlavorName);
+  rf.metadata = Meta(plan.flavor_name);
+  if (!plan.flavor_node_label.empty()) rf.node_labels[plan.flavor_node_label] = plan.flavor_name;
+  if (plan.topology) rf.topology_name = plan.topology->name;
   return {api::kKueueV1beta1, "ResourceFlavor", rf};
 }
 
-api::Object ClusterQueueObject(const PlannedQueue& q) {
+api::Object TopologyObject(const Plan& plan) {
+  api::Topology t;
+  t.metadata = Meta(plan.topology->name);
+  for (const TopologyLevel& l : plan.topology->levels) t.levels.push_back(l.node_label);
+  return {api::kKueueV1beta1, "Topology", t};
+}
+
+api::Object NodeObject(const Plan& plan, const PlannedNode& node) {
+  api::Node n;
+  n.metadata = Meta(node.name);
+  for (size_t l = 0; l < node.domains.size(); ++l) {
+    n.metadata.labels[plan.topology->levels[l].node_label] = node.domains[l];
+  }
+  if (!plan.flavor_node_label.empty()) n.metadata.labels[plan.flavor_node_label] = plan.flavor_name;
+  n.allocatable = plan.node_allocatable;
+  return {"v1", "Node", n};
+}
+
+api::Object ClusterQueueObject(const Plan& plan, const PlannedQueue& q) {
   api::ClusterQueue cq;
   cq.metadata = Meta(q.name);
   cq.metadata.labels[kClassLabel] = q.class_name;
@@ -117,7 +191,7 @@ api::Object ClusterQueueObject(const PlannedQueue& q) {
     rq.borrowing_limit = api::Quantity::FromMilli(*q.borrowing_limit_milli);
   api::ResourceGroup group;
   group.covered_resources = {"cpu"};
-  group.flavors.push_back(api::FlavorQuotas{kFlavorName, {rq}});
+  group.flavors.push_back(api::FlavorQuotas{plan.flavor_name, {rq}});
   cq.spec.resource_groups.push_back(std::move(group));
   cq.spec.preemption.reclaim_within_cohort = q.reclaim_within_cohort;
   cq.spec.preemption.within_cluster_queue = q.within_cluster_queue;
@@ -154,6 +228,20 @@ api::Object WorkloadObject(const Plan& plan, const PlannedWorkload& w) {
   c.resources.requests["cpu"] = api::Quantity::FromMilli(w.request_milli);
   ps.template_.spec.containers.push_back(std::move(c));
   ps.template_.spec.restart_policy = "Never";
+  if (w.tas_constraint != TasConstraint::kNone) {
+    const std::string& level = plan.topology->levels[w.tas_level].node_label;
+    api::PodSetTopologyRequest tr;
+    if (w.tas_constraint == TasConstraint::kRequired) {
+      tr.required = level;
+    } else {
+      tr.preferred = level;  // balanced too: Kueue's TASBalancedPlacement is alpha, off by default
+    }
+    if (w.slice_size) {
+      tr.pod_set_slice_required_topology = level;
+      tr.pod_set_slice_size = *w.slice_size;
+    }
+    ps.topology_request = std::move(tr);
+  }
   wl.spec.pod_sets.push_back(std::move(ps));
   return {api::kKueueV1beta1, "Workload", wl};
 }

@@ -2,8 +2,11 @@
 // creates, named as it names them: ClusterQueue `<class>-<set>-<i>-<cohort>`
 // in cohort `<class>-<i>`, a namespace and LocalQueue of the same name, and
 // workloads `<class>-<set>-<n>-<k>` created one interval apart (the first one
-// interval after the start); the sets of one queue run side by side. Both
-// runners (virtual and real time) consume the same Plan. Plain data.
+// interval after the start); the sets of one queue run side by side. With a
+// topology (Kueue's TAS config) also its nodes, named by their place in it
+// (`<level>-<i>-<j>-...`, each level's label the domain's name), and each
+// workload's topologyRequest. Both runners (virtual and real time) consume
+// the same Plan. Plain data.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +19,8 @@
 
 namespace kuota::perf {
 
-inline constexpr const char* kFlavorName = "rf";
+inline constexpr const char* kFlavorName = "rf";  // without a resourceFlavor in the config
+inline constexpr int64_t kNodePods = 110;         // each node's allocatable pods
 // Labels Kueue's generator puts on what it creates.
 inline constexpr const char* kClassLabel = "kueue.x-k8s.io/performance-scheduler-class";
 inline constexpr const char* kRunningTimeLabel = "kueue.x-k8s.io/performance-scheduler-running-ms";
@@ -31,6 +35,13 @@ struct PlannedQueue {
   api::WithinClusterQueuePolicy within_cluster_queue = api::WithinClusterQueuePolicy::kNever;
 };
 
+// One node of the topology: its name (the lowest level's domain) and, per
+// level, highest first, the name of its domain there.
+struct PlannedNode {
+  std::string name;
+  std::vector<std::string> domains;
+};
+
 struct PlannedWorkload {
   std::string name;
   int32_t queue = 0;         // index into Plan::queues (namespace, LocalQueue)
@@ -40,10 +51,19 @@ struct PlannedWorkload {
   int32_t priority = 0;
   int64_t request_milli = 0;  // cpu per pod
   int32_t pod_count = 1;
+  // Its pod set's topologyRequest (kNone: none). Balanced runs as preferred.
+  TasConstraint tas_constraint = TasConstraint::kNone;
+  int32_t tas_level = -1;  // index into the topology's levels
+  std::optional<int32_t> slice_size;
   int64_t total_milli() const { return request_milli * pod_count; }
 };
 
 struct Plan {
+  std::string flavor_name = kFlavorName;
+  std::string flavor_node_label;  // key of the label the flavor selects ("": none)
+  std::optional<TopologyConfig> topology;
+  std::vector<PlannedNode> nodes;      // with a topology; in the order the levels nest
+  api::ResourceList node_allocatable;  // each node's: the lowest level's capacity, pods 110
   std::vector<PlannedQueue> queues;
   std::vector<std::string> cohorts;           // cohort names, in creation order
   std::vector<std::string> queue_classes;     // ClusterQueue class names, first-seen order
@@ -62,8 +82,10 @@ struct Plan {
 Result<Plan> BuildPlan(const PerfConfig& config);
 
 // The objects a run creates, as Kuota's API structs (for the engine).
-api::Object FlavorObject();
-api::Object ClusterQueueObject(const PlannedQueue& q);
+api::Object FlavorObject(const Plan& plan);
+api::Object TopologyObject(const Plan& plan);  // plan.topology must be set
+api::Object NodeObject(const Plan& plan, const PlannedNode& node);
+api::Object ClusterQueueObject(const Plan& plan, const PlannedQueue& q);
 api::Object NamespaceObject(const PlannedQueue& q);
 api::Object LocalQueueObject(const PlannedQueue& q);
 api::Object WorkloadObject(const Plan& plan, const PlannedWorkload& w);

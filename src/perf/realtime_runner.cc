@@ -32,7 +32,7 @@ constexpr size_t kMaxWarnings = 50;
 
 std::string Qty(int64_t milli) { return api::Quantity::FromMilli(milli).ToString(); }
 
-Json ClusterQueueJson(const PlannedQueue& q) {
+Json ClusterQueueJson(const Plan& plan, const PlannedQueue& q) {
   Json cpu = {{"name", "cpu"}, {"nominalQuota", Qty(q.nominal_milli)}};
   if (q.borrowing_limit_milli) cpu["borrowingLimit"] = Qty(*q.borrowing_limit_milli);
   return {
@@ -44,7 +44,7 @@ Json ClusterQueueJson(const PlannedQueue& q) {
         {"namespaceSelector", Json::object()},
         {"resourceGroups",
          Json::array({{{"coveredResources", Json::array({"cpu"})},
-                       {"flavors", Json::array({{{"name", kFlavorName},
+                       {"flavors", Json::array({{{"name", plan.flavor_name},
                                                  {"resources", Json::array({cpu})}}})}}})},
         {"preemption",
          {{"reclaimWithinCohort", std::string(codec::NameOf(codec::kReclaimWithinCohortNames,
@@ -229,10 +229,15 @@ Status RealTimeRun::Setup() {
   ApiClient c(options_.server, &requests_);
   Json rf = {{"apiVersion", api::kKueueV1beta1},
              {"kind", "ResourceFlavor"},
-             {"metadata", {{"name", kFlavorName}}}};
+             {"metadata", {{"name", plan_.flavor_name}}}};
+  if (!plan_.flavor_node_label.empty()) {
+    rf["spec"]["nodeLabels"][plan_.flavor_node_label] = plan_.flavor_name;
+  }
   ApiReply r = c.Post(std::string(kKueueApi) + "/resourceflavors", rf.dump());
-  if (!r.ok() && r.status != 409)
-    return Status::Unavailable("creating ResourceFlavor rf: " + DescribeReply(r));
+  if (!r.ok() && r.status != 409) {
+    return Status::Unavailable("creating ResourceFlavor " + plan_.flavor_name + ": " +
+                               DescribeReply(r));
+  }
   // ClusterQueue, namespace and LocalQueue of each queue, from several clients.
   std::atomic<size_t> next{0};
   std::mutex err_mu;
@@ -256,8 +261,8 @@ Status RealTimeRun::Setup() {
     };
     for (size_t q; (q = next++) < plan_.queues.size();) {
       const PlannedQueue& pq = plan_.queues[q];
-      Status st = post(std::string(kKueueApi) + "/clusterqueues", ClusterQueueJson(pq), false,
-                       "ClusterQueue " + pq.name);
+      Status st = post(std::string(kKueueApi) + "/clusterqueues", ClusterQueueJson(plan_, pq),
+                       false, "ClusterQueue " + pq.name);
       if (st.ok()) {
         st = post(
             "/api/v1/namespaces",

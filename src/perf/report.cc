@@ -241,7 +241,12 @@ std::string SummaryText(const ReportInput& in) {
            (r.server_started ? " (kuotad started by kuota perf)" : "") + "\n";
   }
   out += "  " + std::to_string(s.workloads) + " workloads, " + std::to_string(s.cluster_queues) +
-         " ClusterQueues in " + std::to_string(s.cohorts) + " cohorts\n";
+         " ClusterQueues in " + std::to_string(s.cohorts) + " cohorts";
+  if (in.plan.topology) {
+    out += ", " + std::to_string(in.plan.nodes.size()) + " nodes in topology " +
+           in.plan.topology->name + " (flavor " + in.plan.flavor_name + ")";
+  }
+  out += "\n";
   if (r.mode == "virtual") {
     out += "  wall time " + Seconds(s.wall_s) + " of virtual time (last finish), computed in " +
            Seconds(s.real_s) + " (" + std::to_string(r.cycles) + " scheduling cycles)\n";
@@ -283,7 +288,12 @@ std::string SummaryText(const ReportInput& in) {
   if (in.checks.ok()) {
     out +=
         "consistency: OK (each workload created once, admitted evictions+1 times, finished once "
-        "after its full runtime; no ClusterQueue or cohort above its quota)\n";
+        "after its full runtime; no ClusterQueue or cohort above its quota" +
+        std::string(in.plan.topology ? "; every placement on the topology's nodes, no node "
+                                       "above its allocatable cpu or pods, each required gang "
+                                       "and each slice within one domain of its level"
+                                     : "") +
+        ")\n";
   } else {
     out += "consistency: " + std::to_string(in.checks.failure_count) + " FAILURES\n";
     for (const auto& f : in.checks.failures) out += "  - " + f + "\n";

@@ -7,10 +7,23 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace kuota::perf {
+
+// Where a topology-placed workload's pods went (its pod set assignment's
+// topologyAssignment): node labels highest first, and per domain one value
+// per level and how many pods it takes.
+struct PlacedDomain {
+  std::vector<std::string> values;
+  int32_t pods = 0;
+};
+struct Placement {
+  std::vector<std::string> levels;
+  std::vector<PlacedDomain> domains;
+};
 
 // One span during which a workload held quota in a ClusterQueue.
 struct QuotaHold {
@@ -23,7 +36,8 @@ struct QuotaHold {
   // condition timestamps), used by the quota check: the order in which a
   // watcher sees writes is not the order in which the scheduler made them.
   int64_t sched_start_us = -1;
-  int64_t sched_end_us = -1;  // -1 while still held
+  int64_t sched_end_us = -1;           // -1 while still held
+  std::optional<Placement> placement;  // with a topology: where its pods went
 };
 
 struct WorkloadRecord {

@@ -24,6 +24,22 @@ struct FinishAt {
   }
 };
 
+// Where the engine placed a workload's pods (its first pod set with a
+// topology assignment), or nothing.
+std::optional<Placement> PlacementOf(const engine::WorkloadInfo* wl) {
+  if (wl == nullptr || !wl->object.status.admission) return std::nullopt;
+  for (const api::PodSetAssignment& psa : wl->object.status.admission->pod_set_assignments) {
+    if (!psa.topology_assignment) continue;
+    Placement p;
+    p.levels = psa.topology_assignment->levels;
+    for (const api::TopologyDomainAssignment& d : psa.topology_assignment->domains) {
+      p.domains.push_back({d.values, d.count});
+    }
+    return p;
+  }
+  return std::nullopt;
+}
+
 // The virtual clock starts at a fixed instant so runs are reproducible.
 const Time kEpoch = Time::FromSeconds(1767225600);  // 2026-01-01T00:00:00Z
 
@@ -35,11 +51,17 @@ Result<RunRecord> RunVirtual(const Plan& plan, const VirtualOptions& options) {
   ManualClock clock(kEpoch);
   engine::Engine engine(clock);
 
-  KUOTA_RETURN_IF_ERROR(engine.Apply(FlavorObject()));
+  if (plan.topology) {
+    KUOTA_RETURN_IF_ERROR(engine.Apply(TopologyObject(plan)));
+    for (const PlannedNode& node : plan.nodes) {
+      KUOTA_RETURN_IF_ERROR(engine.Apply(NodeObject(plan, node)));
+    }
+  }
+  KUOTA_RETURN_IF_ERROR(engine.Apply(FlavorObject(plan)));
   std::unordered_map<std::string, int32_t> queue_index;
   for (size_t q = 0; q < plan.queues.size(); ++q) {
     KUOTA_RETURN_IF_ERROR(engine.Apply(NamespaceObject(plan.queues[q])));
-    KUOTA_RETURN_IF_ERROR(engine.Apply(ClusterQueueObject(plan.queues[q])));
+    KUOTA_RETURN_IF_ERROR(engine.Apply(ClusterQueueObject(plan, plan.queues[q])));
     KUOTA_RETURN_IF_ERROR(engine.Apply(LocalQueueObject(plan.queues[q])));
     queue_index[plan.queues[q].name] = static_cast<int32_t>(q);
   }
@@ -120,6 +142,7 @@ Result<RunRecord> RunVirtual(const Plan& plan, const VirtualOptions& options) {
           h.admitted_us = t_us;
           w.admissions++;
         }
+        if (plan.topology) h.placement = PlacementOf(engine.FindWorkload(a.workload));
         w.holds.push_back(h);
         finishes.push(
             {t + plan.workloads[i].runtime_ms, i, static_cast<int32_t>(w.holds.size() - 1)});

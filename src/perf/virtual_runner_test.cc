@@ -144,5 +144,49 @@ cohorts:
   EXPECT_GT(s.queue_classes[0].max_usage_milli, 4000);
 }
 
+// A topology of 2 racks of 2 nodes of 2 cpu, quota well above it: four
+// gangs of 4 one-cpu pods that each require a rack arrive together; only two
+// fit the nodes at once, so the other two wait for them.
+TEST(VirtualRunnerTest, PlacesGangsOnTheTopology) {
+  const Plan plan = MustPlan(R"(
+topology:
+  name: topo
+  levels:
+  - {name: block, count: 1, nodeLabel: example.com/block}
+  - {name: rack, count: 2, nodeLabel: example.com/rack}
+  - {name: node, count: 2, nodeLabel: kubernetes.io/hostname, capacity: {cpu: 2}}
+resourceFlavor: {name: tas, nodeLabel: example.com/tas, topologyName: topo}
+cohorts:
+- className: co
+  count: 1
+  queuesSets:
+  - className: cq
+    count: 1
+    nominalQuota: 100
+    workloadsSets:
+    - count: 4
+      creationIntervalMs: 0
+      workloads:
+      - {className: gang, runtimeMs: 100, request: 1, podCount: 4, tasConstraint: required,
+         tasLevel: example.com/rack}
+)");
+  ASSERT_EQ(plan.nodes.size(), 4u);
+  auto r = RunVirtual(plan, {});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->completed) << r->stop_reason;
+  int64_t late = 0;
+  for (const WorkloadRecord& w : r->workloads) {
+    ASSERT_EQ(w.holds.size(), 1u);
+    ASSERT_TRUE(w.holds[0].placement.has_value());
+    int32_t pods = 0;
+    for (const PlacedDomain& d : w.holds[0].placement->domains) pods += d.pods;
+    EXPECT_EQ(pods, 4);
+    if (w.holds[0].sched_start_us >= 100'000) ++late;
+  }
+  EXPECT_EQ(late, 2);
+  ConsistencyReport c = CheckConsistency(plan, *r);
+  EXPECT_TRUE(c.ok()) << (c.failures.empty() ? "" : c.failures[0]);
+}
+
 }  // namespace
 }  // namespace kuota::perf

@@ -1,0 +1,114 @@
+// TopologyUngater over a store: pods of an admitted topology-placed Workload
+// lose the topology gate and get their domain's nodeSelector (other gates
+// kept), only once the Workload is admitted, only for the touched Workload,
+// and a pod deleted before it is ungated is skipped.
+#include "control/topology_ungater.h"
+
+#include <gtest/gtest.h>
+
+#include "store/sqlite_object_store.h"
+#include "testing/temp_dir.h"
+
+namespace kuota::control {
+namespace {
+
+using Json = nlohmann::json;
+
+class TopologyUngaterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(dir_.ok());
+    store::StoreOptions options;
+    options.path = dir_.File("kuota.db");
+    auto opened = store::SqliteObjectStore::Open(options);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    store_ = std::move(opened).value();
+    wl_.metadata.name = "wl";
+    wl_.metadata.namespace_ = "ns";
+    api::PodSet ps;
+    ps.name = "main";
+    ps.count = 2;
+    ps.topology_request.emplace();
+    ps.topology_request->required = "rack";
+    ps.topology_request->pod_index_label = "idx";
+    wl_.spec.pod_sets.push_back(ps);
+    api::PodSetAssignment psa;
+    psa.name = "main";
+    psa.count = 2;
+    psa.topology_assignment = api::TopologyAssignment{{"rack", "kubernetes.io/hostname"},
+                                                      {{{"r1", "n2"}, 1}, {{"r1", "n1"}, 1}}};
+    wl_.status.admission.emplace().pod_set_assignments.push_back(psa);
+  }
+
+  Json CreatePod(const std::string& name, int index) {
+    Json pod = {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata",
+                 {{"name", name},
+                  {"namespace", "ns"},
+                  {"labels", {{"idx", std::to_string(index)}, {"kueue.x-k8s.io/podset", "main"}}},
+                  {"annotations",
+                   {{"kueue.x-k8s.io/workload", "wl"},
+                    {"kueue.x-k8s.io/podset-required-topology", "rack"}}}}},
+                {"spec",
+                 {{"schedulingGates",
+                   Json::array({{{"name", "kueue.x-k8s.io/topology"}}, {{"name", "other"}}})},
+                  {"nodeSelector", {{"pool", "a"}}},
+                  {"containers", Json::array({{{"name", "c"}, {"image", "x"}}})}}}};
+    auto stored = store_->Create("pods", pod);
+    EXPECT_TRUE(stored.ok()) << stored.status().ToString();
+    return stored.ok() ? *stored : pod;
+  }
+
+  Json Stored(const std::string& name) {
+    auto got = store_->Get("pods", "ns", name);
+    EXPECT_TRUE(got.ok());
+    return got.ok() ? *got : Json();
+  }
+
+  testing::TempDir dir_{"kuota-ungater"};
+  std::unique_ptr<store::SqliteObjectStore> store_;
+  api::Workload wl_;
+};
+
+TEST_F(TopologyUngaterTest, UngatesAdmittedWorkloadsPodsByRank) {
+  TopologyUngater ungater(*store_);
+  ungater.Observe(CreatePod("b", 1), false);
+  ungater.Observe(CreatePod("a", 0), false);
+  EXPECT_EQ(ungater.tracked_pods(), 2u);
+  // Not admitted yet: nothing happens.
+  EXPECT_EQ(ungater.Reconcile([](const std::string&) { return nullptr; }), 0);
+  EXPECT_TRUE(Stored("a")["spec"].contains("schedulingGates"));
+  ungater.Touch("ns/wl");
+  auto admitted = [&](const std::string& key) { return key == "ns/wl" ? &wl_ : nullptr; };
+  EXPECT_EQ(ungater.Reconcile(admitted), 2);
+  Json a = Stored("a"), b = Stored("b");
+  EXPECT_EQ(a["spec"]["schedulingGates"], Json::parse(R"([{"name": "other"}])"));
+  EXPECT_EQ(a["spec"]["nodeSelector"],
+            Json::parse(R"({"pool": "a", "rack": "r1", "kubernetes.io/hostname": "n2"})"));
+  EXPECT_EQ(b["spec"]["nodeSelector"]["kubernetes.io/hostname"], "n1");
+  // Again: nothing left to ungate.
+  ungater.Touch("ns/wl");
+  EXPECT_EQ(ungater.Reconcile(admitted), 0);
+}
+
+TEST_F(TopologyUngaterTest, DeletedPodIsSkipped) {
+  TopologyUngater ungater(*store_);
+  ungater.Observe(CreatePod("a", 0), false);
+  ASSERT_TRUE(store_->Delete("pods", "ns", "a").ok());
+  EXPECT_EQ(ungater.Reconcile([&](const std::string&) { return &wl_; }), 0);
+  Json gone = {{"metadata", {{"name", "a"}, {"namespace", "ns"}}}};
+  ungater.Observe(gone, true);
+  EXPECT_EQ(ungater.tracked_pods(), 0u);
+}
+
+TEST_F(TopologyUngaterTest, PodsWithoutWorkloadAnnotationAreIgnored) {
+  TopologyUngater ungater(*store_);
+  Json pod = CreatePod("a", 0);
+  pod["metadata"]["annotations"].erase("kueue.x-k8s.io/workload");
+  ungater.Observe(pod, false);
+  EXPECT_EQ(ungater.tracked_pods(), 0u);
+}
+
+}  // namespace
+}  // namespace kuota::control

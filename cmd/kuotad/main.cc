@@ -58,6 +58,13 @@ int main(int argc, char** argv) {
                  "power) change on /metrics under DCGM-exporter's names: the GPU telemetry path "
                  "without a GPU, for tests and demos")
       ->check(CLI::Range(0, 1024));
+  app.add_option("--gpu-topology", o.gpu_topology,
+                 "How the GPUs of --gpus or --fake-gpus connect, e.g. "
+                 "\"nvlink=0-3,4-7;pcie=0-1,2-3,4-5,6-7;numa=0-3,4-7\" (levels nvlink, pcie, "
+                 "hostbridge, numa; groups by ',', '+' within one: 0+2+4-5). A pod asking for k "
+                 "GPUs gets k sharing the closest link, best fit (docs/behaviour.md); without "
+                 "it, declared GPUs are all equally close. NVML's GPUs are placed by the "
+                 "topology NVML reports");
   app.add_option("--cpus", o.cpus,
                  "Declare this much CPU for placing pods (a quantity: 16, 7500m) instead of the "
                  "CPUs this process may use; limits are still enforced per container");

@@ -225,9 +225,21 @@ void DescribeJob(std::string& out, const Json& job) {
   if (const Json* t = Field(job, {"status", "completionTime"})) Line(out, "Completed", Inline(t));
 }
 
+// Which GPUs kuotad gave the pod and why: its kuota.dev/GPUPlacement
+// condition (standalone::kGpuPlacementCondition); "" when it has none.
+std::string GpuPlacement(const Json& pod) {
+  const Json* conditions = Field(pod, {"status", "conditions"});
+  if (conditions == nullptr || !conditions->is_array()) return "";
+  for (const Json& c : *conditions) {
+    if (Text(c, {"type"}) == "kuota.dev/GPUPlacement") return Text(c, {"message"});
+  }
+  return "";
+}
+
 void DescribePod(std::string& out, const Json& pod) {
   Line(out, "Phase", OrNone(Text(pod, {"status", "phase"})));
   if (const Json* t = Field(pod, {"status", "startTime"})) Line(out, "Started", Inline(t));
+  if (std::string gpus = GpuPlacement(pod); !gpus.empty()) Line(out, "GPUs", gpus);
   const Json* containers = Field(pod, {"spec", "containers"});
   const Json* statuses = Field(pod, {"status", "containerStatuses"});
   if (containers == nullptr || !containers->is_array()) return;

@@ -27,6 +27,7 @@
 #include "jobs/volcano_job.h"
 #include "metrics/registry.h"
 #include "runtime/gpu_telemetry.h"
+#include "runtime/gpu_topology_spec.h"
 #include "runtime/machine_capacity.h"
 #include "runtime/user_lookup.h"
 #include "server/api_server.h"
@@ -79,6 +80,25 @@ Status DeclareCapacity(const KuotadOptions& options, runtime::MachineCapacity& m
     }
     *f.field = q->milli() / f.milli_per_unit;
     machine.notes.push_back(std::string(f.name + 2) + ": declared " + f.text + " (" + f.name + ")");
+  }
+  if (!options.gpu_topology.empty()) {
+    if (options.fake_gpus <= 0 && options.gpus < 0) {
+      return Status::Invalid(
+          "--gpu-topology declares how declared GPUs connect: give --gpus N or --fake-gpus N "
+          "with it (NVML's GPUs are placed by the topology NVML reports)");
+    }
+    std::vector<int> indices;
+    for (const auto& g : machine.gpus) indices.push_back(g.index);
+    Result<runtime::GpuTopology> topology =
+        runtime::ParseGpuTopologySpec(options.gpu_topology, indices);
+    if (!topology.ok()) {
+      return Status::Invalid("--gpu-topology \"" + options.gpu_topology +
+                             "\": " + topology.status().message());
+    }
+    machine.gpu_topology = std::move(*topology);
+    machine.notes.push_back("gpu topology: declared " +
+                            runtime::FormatGpuTopologySpec(machine.gpu_topology) +
+                            " (--gpu-topology)");
   }
   return Status::Ok();
 }

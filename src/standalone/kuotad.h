@@ -36,6 +36,10 @@ struct KuotadOptions {
   // > 0: this many fake GPUs, with changing readings on /metrics (DCGM_*
   // series) — the GPU telemetry path without a GPU, for tests and demos.
   int fake_gpus = 0;
+  // Non-empty: how the declared GPUs (gpus / fake_gpus) connect, e.g.
+  // "nvlink=0-3,4-7;numa=0-3,4-7" (runtime/gpu_topology_spec.h); pods get
+  // the closest free GPUs by it. Empty: NVML's topology, or none declared.
+  std::string gpu_topology;
   // Non-empty: this much CPU / memory (Kubernetes quantities) for placing
   // pods instead of what the machine reports (a shared or overcommitted box).
   std::string cpus;

@@ -15,6 +15,7 @@
 
 #include "control/events.h"
 #include "control/meta_string.h"
+#include "runtime/gpu_topology_spec.h"
 #include "runtime/group_terminator.h"
 #include "runtime/log_cap.h"
 #include "runtime/os_files.h"
@@ -68,6 +69,7 @@ struct PodRun {
   std::vector<ContainerRun> containers;
   control::ResourceAmounts requests;
   std::vector<int> gpus;
+  std::string gpu_reason;  // why those GPUs (runtime::GpuGrant::reason)
   std::string cgroup_dir;
   bool placed = false;  // counted in in_use_
   Time start_time{};
@@ -217,7 +219,10 @@ PodRunner::PodRunner(store::ObjectStore& store, const Clock& clock, PodRunnerOpt
       gpus_([this] {
         std::vector<int> idx;
         for (const auto& g : options_.machine.gpus) idx.push_back(g.index);
-        return idx;
+        runtime::GpuTopology flat = runtime::GpuTopology::Flat(idx);
+        // A topology of other GPUs than those found (or none) counts as flat.
+        const runtime::GpuTopology& t = options_.machine.gpu_topology;
+        return t.indices == flat.indices ? t : flat;
       }()) {}
 
 PodRunner::~PodRunner() { Stop(); }
@@ -301,6 +306,9 @@ Status PodRunner::PublishNode() {
   for (const auto& g : m.gpus) {
     node["metadata"]["annotations"]["kuota.dev/gpu-" + std::to_string(g.index)] =
         g.uuid + (g.name.empty() ? "" : " " + g.name);
+  }
+  if (std::string layout = runtime::FormatGpuTopologySpec(gpus_.topology()); !layout.empty()) {
+    node["metadata"]["annotations"][kGpuTopologyAnnotation] = layout;
   }
   auto existing = store_.Get("nodes", "", m.hostname);
   if (!existing.ok()) {
@@ -441,7 +449,8 @@ void PodRunner::Recover(PodRun& run) {
   run.cgroup_dir = rec.value("cgroup", "");
   std::vector<int> gpus = rec.value("gpus", std::vector<int>{});
   if (!gpus.empty()) {
-    Status st = gpus_.Restore(run.uid, gpus);
+    run.gpu_reason = rec.value("gpuReason", "");
+    Status st = gpus_.Restore(run.uid, gpus, run.gpu_reason);
     if (!st.ok())
       std::fprintf(stderr, "kuotad: pod %s: %s\n", run.key.c_str(), st.message().c_str());
     run.gpus = gpus;
@@ -500,11 +509,9 @@ Status PodRunner::SaveRecord(const PodRun& run) const {
     }
     containers[c.name] = r;
   }
-  Json rec = {{"pod", run.key},
-              {"startTime", FormatRfc3339(run.start_time)},
-              {"gpus", run.gpus},
-              {"cgroup", run.cgroup_dir},
-              {"containers", containers}};
+  Json rec = {{"pod", run.key},           {"startTime", FormatRfc3339(run.start_time)},
+              {"gpus", run.gpus},         {"gpuReason", run.gpu_reason},
+              {"cgroup", run.cgroup_dir}, {"containers", containers}};
   return WriteFileDurably(PodDir(run.uid) + "/runtime.json", rec.dump(1) + "\n");
 }
 
@@ -663,24 +670,22 @@ void PodRunner::TryStartWaiting() {
       }
       continue;
     }
-    bool gpus_ok = true;
+    // The group's GPUs together: the closest free ones, its pods packed
+    // into one group where they fit (runtime/gpu_placement.h).
+    std::vector<runtime::GpuRequest> want;
     for (PodRun* r : group) {
       auto n = r->requests.find(control::kGpuResource);
-      const int want = n == r->requests.end() ? 0 : static_cast<int>((n->second + 999) / 1000);
-      if (want == 0) continue;
-      auto got = gpus_.Allocate(r->uid, want);
-      if (!got.ok()) {
-        gpus_ok = false;
-        break;
-      }
-      r->gpus = *got;
+      const int count = n == r->requests.end() ? 0 : static_cast<int>((n->second + 999) / 1000);
+      if (count > 0) want.push_back({r->uid, count});
     }
-    if (!gpus_ok) {
+    auto grants = gpus_.AllocateGang(want);
+    if (!grants.ok()) continue;
+    for (const auto& g : *grants) {
       for (PodRun* r : group) {
-        gpus_.Release(r->uid);
-        r->gpus.clear();
+        if (r->uid != g.owner) continue;
+        r->gpus = g.indices;
+        r->gpu_reason = g.reason;
       }
-      continue;
     }
     for (PodRun* r : group) StartPod(*r);
   }
@@ -777,7 +782,9 @@ void PodRunner::StartContainers(PodRun& run) {
   control::RecordEvent(
       store_, clock_, run.pod, "Normal", "Started",
       "Started " + std::to_string(started) + " container(s) on " + options_.machine.hostname +
-          (run.gpus.empty() ? std::string() : " with GPUs " + Json(run.gpus).dump()),
+          (run.gpus.empty() ? std::string()
+                            : " with GPUs " + Json(run.gpus).dump() +
+                                  (run.gpu_reason.empty() ? "" : ": " + run.gpu_reason)),
       kComponent);
 }
 
@@ -880,6 +887,7 @@ bool PodRunner::StartContainer(PodRun& run, size_t i) {
     if (!rec.is_object()) rec = Json::object();
     rec["containers"][c.name] = {{"state", "starting"}, {"restarts", c.restarts}};
     rec["gpus"] = run.gpus;
+    rec["gpuReason"] = run.gpu_reason;
     rec["cgroup"] = run.cgroup_dir;
     rec["startTime"] = FormatRfc3339(run.start_time);
     if (st.ok()) st = WriteFileDurably(PodDir(run.uid) + "/runtime.json", rec.dump(1) + "\n");
@@ -1224,6 +1232,13 @@ void PodRunner::WriteStatus(PodRun& run) {
             scheduled ? "" : (gated ? kSchedulingGated : "Unschedulable"), run.wait_message),
        cond("Initialized", scheduled), cond("ContainersReady", all_running),
        cond("Ready", all_running)});
+  if (scheduled && !run.gpus.empty()) {
+    std::string why = run.gpu_reason;
+    if (why.empty()) why = "GPUs " + Json(run.gpus).dump();  // placed before reasons were kept
+    status["conditions"].push_back(cond(kGpuPlacementCondition, true,
+                                        gpus_.topology().known ? "TopologyBestFit" : "LowestFree",
+                                        why));
+  }
   status["containerStatuses"] = statuses;
   status["hostIP"] = "127.0.0.1";
   status["podIP"] = "127.0.0.1";

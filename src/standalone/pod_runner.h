@@ -2,7 +2,9 @@
 // processes: each container's command in its own process group (see
 // runtime/spawn.h), stdout and stderr in <pods_dir>/<pod uid>/<container>.log
 // (capped in size), GPUs handed out whole by index through
-// CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES, CPU and memory limits in a
+// CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES (the closest free ones by the
+// machine's GPU topology, a gang's pods packed together: runtime/
+// gpu_placement.h), CPU and memory limits in a
 // cgroup where the machine allows. The pods of one owner (a Job) start
 // together once the machine can hold them all; a pod with spec.schedulingGates
 // waits (PodScheduled=False, reason SchedulingGated) until they are removed,
@@ -62,6 +64,13 @@ inline constexpr char kPodFinalizer[] = "kuota.dev/pod-runner";
 // size; the runner starts them together once all are there (gang start).
 inline constexpr char kStartGroupAnnotation[] = "kuota.dev/start-group";
 inline constexpr char kStartGroupSizeAnnotation[] = "kuota.dev/start-group-size";
+// A pod given GPUs carries this status condition (True) whose message says
+// which and why ("GPUs 4,5 share NVLink island 4-7 (best fit: it had 3
+// free)"); reason TopologyBestFit, or LowestFree when nothing is known of
+// the GPUs' topology. The Node's kuota.dev/gpu-topology annotation shows the
+// topology (runtime/gpu_topology_spec.h's form).
+inline constexpr char kGpuPlacementCondition[] = "kuota.dev/GPUPlacement";
+inline constexpr char kGpuTopologyAnnotation[] = "kuota.dev/gpu-topology";
 
 struct PodRunnerOptions {
   std::string pods_dir;  // <data dir>/pods; required

@@ -3,12 +3,16 @@
 // pending Workloads, and runs Engine::RunCycle() until quiescence, measuring
 // load time, cycles, admissions, preemptions, decision rates and peak RSS.
 // With --finish it then finishes admitted workloads in batches and keeps
-// scheduling, to measure a steady-state admission rate. Single-threaded.
+// scheduling, to measure a steady-state admission rate. With --tas the
+// cluster is SyntheticTasCluster instead: nodes in a topology of blocks x
+// racks x hosts and gangs that require or prefer one rack, so every head is
+// a topology placement. Single-threaded.
 //
 //   cmake -S . -B build -G Ninja -DKUOTA_BUILD_BENCH=ON && ninja -C build kuota_engine_bench
 //   build/bench/kuota_engine_bench [--cqs 1000] [--cohorts 10] [--workloads 100000]
 //       [--seed 42] [--finish [--finish-batch 1000]] [--no-preemption]
 //       [--idle-cycles 1] [--max-cycles 5000] [--progress] [--trace]
+//       [--tas [--blocks 5] [--racks 20] [--hosts 50]]
 #include <sys/resource.h>
 #include <time.h>
 
@@ -31,6 +35,7 @@
 #include "base/time.h"
 #include "engine/engine.h"
 #include "synthetic_cluster.h"
+#include "synthetic_tas_cluster.h"
 
 namespace kuota::bench {
 namespace {
@@ -48,6 +53,10 @@ struct Options {
   int64_t max_cycles = 5000;  // safety cap per phase (preemption ping-pong)
   bool trace = false;         // print every cycle's decisions to stderr
   bool progress = false;      // print a progress line to stderr every 10s
+  bool tas = false;           // SyntheticTasCluster: nodes in a topology, gangs placed on it
+  int blocks = 5;             // --tas: blocks, racks per block, hosts per rack
+  int racks = 20;
+  int hosts = 50;
 };
 
 using Clk = std::chrono::steady_clock;
@@ -219,6 +228,7 @@ void PrintPhase(const char* title, const PhaseStats& st) {
   RowR("  decisions per second (adm+preempt+pend)",
        Rate(static_cast<double>(st.decisions()), st.seconds));
   RowR("  decisions per CPU second", Rate(static_cast<double>(st.decisions()), st.cpu_seconds));
+  RowR("  heads per CPU second", Rate(static_cast<double>(st.heads), st.cpu_seconds));
   RowF("  cycle time p50", Percentile(st.cycle_ms, 0.50), "ms");
   RowF("  cycle time p99", Percentile(st.cycle_ms, 0.99), "ms");
   RowF("  cycle time max", Percentile(st.cycle_ms, 1.0), "ms");
@@ -234,7 +244,14 @@ int Run(const Options& o) {
 
   // Load.
   const auto load0 = Clk::now();
-  if (!LoadSyntheticCluster(eng, clock, {o.cqs, o.cohorts, o.workloads, o.seed, o.preemption})) {
+  if (o.tas) {
+    if (!LoadSyntheticTasCluster(
+            eng, clock,
+            {o.blocks, o.racks, o.hosts, o.cqs, o.cohorts, o.workloads, o.seed, o.preemption})) {
+      return 1;
+    }
+  } else if (!LoadSyntheticCluster(eng, clock,
+                                   {o.cqs, o.cohorts, o.workloads, o.seed, o.preemption})) {
     return 1;
   }
   static_cast<void>(eng.HasPendingHeads());  // forces the tree rebuild and routing, if still due
@@ -295,6 +312,12 @@ int Run(const Options& o) {
   RowI("cohorts", o.cohorts);
   RowI("workloads", o.workloads);
   RowI("seed", static_cast<int64_t>(o.seed));
+  if (o.tas) {
+    char topo[96];
+    std::snprintf(topo, sizeof(topo), "%d x %d x %d = %d", o.blocks, o.racks, o.hosts,
+                  o.blocks * o.racks * o.hosts);
+    Row("TAS nodes: blocks x racks x hosts", topo);
+  }
   Row("preemption policies", o.preemption ? "on" : "off");
   RowI("idle cycles that end a phase", o.idle_cycles);
   RowI("max cycles per phase", o.max_cycles);
@@ -327,7 +350,8 @@ int Run(const Options& o) {
 int main(int argc, char** argv) {
   kuota::bench::Options o;
   CLI::App app{"Kuota engine benchmark: schedules a large synthetic cluster to quiescence"};
-  app.add_option("--cqs", o.cqs, "ClusterQueues")->check(CLI::PositiveNumber);
+  CLI::Option* cqs = app.add_option("--cqs", o.cqs, "ClusterQueues (default 1000; with --tas 100)")
+                         ->check(CLI::PositiveNumber);
   app.add_option("--cohorts", o.cohorts, "cohorts (ClusterQueues spread evenly)")
       ->check(CLI::PositiveNumber);
   app.add_option("--workloads", o.workloads, "pending Workloads")->check(CLI::NonNegativeNumber);
@@ -344,10 +368,17 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_flag("--trace", o.trace, "print every cycle's decisions to stderr");
   app.add_flag("--progress", o.progress, "print a progress line to stderr every 10 seconds");
+  app.add_flag("--tas", o.tas,
+               "topology-aware scheduling: nodes in blocks x racks x hosts, gangs of 2-8 pods "
+               "requiring or preferring one rack");
+  app.add_option("--blocks", o.blocks, "--tas: blocks")->check(CLI::PositiveNumber);
+  app.add_option("--racks", o.racks, "--tas: racks per block")->check(CLI::PositiveNumber);
+  app.add_option("--hosts", o.hosts, "--tas: hosts per rack")->check(CLI::PositiveNumber);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  if (o.tas && cqs->count() == 0) o.cqs = 100;
   return kuota::bench::Run(o);
 }

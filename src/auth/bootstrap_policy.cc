@@ -66,8 +66,8 @@ std::map<std::string, Json> JobResources(
 std::vector<Json> BootstrapPolicy(const std::vector<std::pair<std::string, std::string>>& jobs) {
   const std::string kueue = "kueue.x-k8s.io";
   const std::string visibility = "visibility.kueue.x-k8s.io";
-  const Json queues = {"clusterqueues",           "localqueues",    "cohorts", "resourceflavors",
-                       "workloadpriorityclasses", "admissionchecks"};
+  const Json queues = {"clusterqueues",           "localqueues",     "cohorts",   "resourceflavors",
+                       "workloadpriorityclasses", "admissionchecks", "topologies"};
   const Json queue_status = {"clusterqueues/status", "localqueues/status", "cohorts/status"};
 
   // A namespace user's batch rights, as Kueue's kueue-batch-user-role: every

@@ -37,6 +37,7 @@ std::vector<KindInfo> BuildKinds() {
        kCluster,
        {"wpc"}},
       {"AdmissionCheck", kKueue, "v1beta1", "admissionchecks", "admissioncheck", kCluster, {}},
+      {"Topology", kKueue, "v1beta1", "topologies", "topology", kCluster, {"topo"}},
       {"PyTorchJob", "kubeflow.org", "v1", "pytorchjobs", "pytorchjob", kNamespaced, {}},
       {"TFJob", "kubeflow.org", "v1", "tfjobs", "tfjob", kNamespaced, {}},
       {"MPIJob", "kubeflow.org", "v2beta1", "mpijobs", "mpijob", kNamespaced, {}},

@@ -8,6 +8,8 @@
 
 #include "api/codec/decode.h"
 #include "control/meta_string.h"
+#include "control/non_tas_pod.h"
+#include "control/topology_gates.h"
 #include "control/workload_status_json.h"
 #include "engine/queue_manager.h"
 #include "jobs/pod_kind.h"
@@ -28,6 +30,10 @@ struct KindEntry {
 // Resources the engine consumes, in the order an initial sync applies them.
 const KindEntry kEngineKinds[] = {
     {"namespaces", "Namespace", false},
+    // Topology-aware scheduling's inputs: a Node's status (allocatable,
+    // readiness) matters, so every change is applied.
+    {"topologies.kueue.x-k8s.io", "Topology", false},
+    {"nodes", "Node", false},
     {"priorityclasses.scheduling.k8s.io", "PriorityClass", false},
     {"workloadpriorityclasses.kueue.x-k8s.io", "WorkloadPriorityClass", false},
     {"resourceflavors.kueue.x-k8s.io", "ResourceFlavor", true},
@@ -87,6 +93,7 @@ Controller::Controller(store::ObjectStore& store, const Clock& clock, Controller
       engine_(clock, options.config),
       errors_(store, clock, "kuota-controller"),
       pod_groups_(store),
+      ungater_(store),
       events_(store, clock) {
   if (options_.metrics != nullptr) {
     metrics_.emplace(*options_.metrics);
@@ -122,7 +129,12 @@ Status Controller::InitialSync() {
   order.push_back(kWorkloads);
   for (const auto& jk : jobs::JobKinds()) order.push_back(jk->Resource());
   pod_groups_.Clear();
-  if (options_.jobs.PodsEnabled()) order.push_back(kPods);
+  ungater_.Clear();
+  // A resync's list stands for every pod: those the engine had that it no
+  // longer holds are deleted from the engine after it.
+  std::map<std::string, size_t> previous_pods = std::move(topology_pods_);
+  topology_pods_.clear();
+  order.push_back(kPods);  // managed plain pods, and every pod's use of its node
   for (const auto& resource : order) {
     store::ListOptions lo;
     lo.limit = 1000;
@@ -131,6 +143,11 @@ Status Controller::InitialSync() {
       for (const auto& item : page.items) ApplyObjectSafely(resource, item);
       lo.continue_token = page.continue_token;
     } while (!lo.continue_token.empty());
+  }
+  for (const auto& [key, hash] : previous_pods) {
+    if (topology_pods_.count(key) != 0) continue;
+    const size_t slash = key.find('/');
+    (void)engine_.Delete("Pod", key.substr(0, slash), key.substr(slash + 1));
   }
   KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch(store::kAllButEvents, "", rv));
   processed_rv_ = rv;
@@ -212,6 +229,7 @@ void Controller::RunOnce() {
     CheckPodsReady();
     schedule_more_ = Schedule();
     FlushStatuses();
+    UngateTopologyPods();
     step(LoopMetrics::Step::kSchedule);
     WriteQueueStatus(false);
     step(LoopMetrics::Step::kQueueStatus);
@@ -304,6 +322,8 @@ void Controller::ApplyObject(const std::string& resource, const Json& object) {
     return;
   }
   if (resource == kPods) {
+    ApplyNonTasPod(object, false);
+    ungater_.Observe(object, false);
     HandlePod(object, false);
     return;
   }
@@ -356,6 +376,8 @@ void Controller::DeleteObject(const std::string& resource, const Json& object) {
     return;
   }
   if (resource == kPods) {
+    ApplyNonTasPod(object, true);
+    ungater_.Observe(object, true);
     HandlePod(object, true);
     return;
   }
@@ -432,6 +454,35 @@ void Controller::HandleJob(const std::string& resource, const Json& job) {
   } else if (wl->state != engine::WorkloadState::kAdmitted && !suspended) {
     StopJob(wl_key);
   }
+}
+
+void Controller::ApplyNonTasPod(const Json& pod, bool deleted) {
+  const std::string key = ObjectKey(pod);
+  if (deleted || !IsNonTasPod(pod)) {
+    if (topology_pods_.erase(key) != 0) {
+      (void)engine_.Delete("Pod", MetaString(pod, "namespace"), MetaString(pod, "name"));
+    }
+    return;
+  }
+  Json projected = NonTasPodProjection(pod);
+  const size_t hash = std::hash<std::string>{}(projected.dump());
+  auto it = topology_pods_.find(key);
+  if (it != topology_pods_.end() && it->second == hash) return;  // nothing the engine reads
+  auto decoded = Decode(projected);
+  if (!decoded.ok()) {
+    // Not reported on the pod: ObjectErrors fails a pod it reports, and this
+    // pod may run well; its node just looks emptier than it is.
+    std::fprintf(stderr, "kuotad: pod %s: its use of node %s is not counted: %s\n", key.c_str(),
+                 projected["spec"].value("nodeName", "").c_str(),
+                 decoded.status().message().c_str());
+    return;
+  }
+  Status st = engine_.Apply(*decoded);
+  if (!st.ok()) {
+    std::fprintf(stderr, "kuotad: %s\n", st.ToString().c_str());
+    return;
+  }
+  topology_pods_[key] = hash;
 }
 
 void Controller::HandlePod(const Json& pod, bool deleted) {
@@ -779,6 +830,13 @@ void Controller::ReportJobError(const std::string& workload_key, const std::stri
   }
 }
 
+void Controller::UngateTopologyPods() {
+  ungater_.Reconcile([&](const std::string& key) -> const api::Workload* {
+    const engine::WorkloadInfo* wl = engine_.FindWorkload(key);
+    return wl != nullptr && wl->state == engine::WorkloadState::kAdmitted ? &wl->object : nullptr;
+  });
+}
+
 void Controller::StartJob(const std::string& workload_key) {
   ReportJobError(workload_key, CatchAll([&] { StartJobUnsafe(workload_key); }));
 }
@@ -807,9 +865,12 @@ void Controller::StartJobUnsafe(const std::string& workload_key) {
     const engine::WorkloadInfo* wl = owned->wl;
     const Owner& owner = owned->owner;
     const std::vector<jobs::PodSetPlacement> placement = PlacementOf(*wl);
-    auto updated = store_.Update(owner.kind->Resource(), owner.kind->Start(owned->job, placement));
+    Json started = owner.kind->Start(owned->job, placement);
+    AddTopologyGates(*owner.kind, wl->object, started);
+    auto updated = store_.Update(owner.kind->Resource(), started);
     if (updated.ok()) {
       NoteOwnWrite(owner.kind->Resource(), *updated);
+      ungater_.Touch(workload_key);
       RecordEvent(*updated, "Normal", "Started",
                   "Admitted by clusterQueue " + (wl->admitted_in ? wl->admitted_in->name() : ""));
       return;
@@ -847,7 +908,9 @@ void Controller::StopJobUnsafe(const std::string& workload_key) {
     const Owner& owner = owned->owner;
     bool done = false;
     if (owner.kind->IsFinished(owned->job, &done)) return;
-    auto updated = store_.Update(owner.kind->Resource(), owner.kind->Stop(owned->job));
+    Json stopped = owner.kind->Stop(owned->job);
+    RemoveTopologyGates(*owner.kind, wl->object, stopped);
+    auto updated = store_.Update(owner.kind->Resource(), stopped);
     if (updated.ok()) {
       NoteOwnWrite(owner.kind->Resource(), *updated);
       RecordEvent(

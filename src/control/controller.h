@@ -35,6 +35,7 @@
 #include "control/object_errors.h"
 #include "control/pod_group_controller.h"
 #include "control/pod_resources.h"
+#include "control/topology_ungater.h"
 #include "engine/engine.h"
 #include "metrics/registry.h"
 #include "server/pending_workloads_source.h"
@@ -118,6 +119,10 @@ class Controller : public server::PendingWorkloadsSource {
   void HandleJob(const std::string& resource, const Json& job);
   // Kueue's plain-Pod integration: a managed pod changed or is gone.
   void HandlePod(const Json& pod, bool deleted);
+  // A pod using its node's capacity outside Kueue's topology assignments
+  // (non_tas_pod.h) is applied to the engine, and deleted from it when it
+  // is gone, terminated or no longer counts.
+  void ApplyNonTasPod(const Json& pod, bool deleted);
   // Creates, finishes, starts or stops the Workload of managed pods `key`.
   void ReconcilePodWorkload(const std::string& key);
   // What admission decided for each pod set of `wl`: flavors' node labels
@@ -137,6 +142,8 @@ class Controller : public server::PendingWorkloadsSource {
   void FlushStatuses();
   struct StatusWrite;
   void StatusWritten(StatusWrite& write, Result<Json> stored);
+  // Ungates the pods of admitted topology-placed workloads (topology_ungater.h).
+  void UngateTopologyPods();
   void StartJob(const std::string& workload_key);
   void StartJobUnsafe(const std::string& workload_key);  // may throw
   // Reports `err` (from a Start/StopJobUnsafe; empty: none) on the workload's
@@ -168,6 +175,7 @@ class Controller : public server::PendingWorkloadsSource {
   int64_t processed_rv_ = 0;                   // last store version fully handled
   ObjectErrors errors_;                        // stored objects the controller could not use
   PodGroupController pod_groups_;              // managed plain pods, by workload
+  TopologyUngater ungater_;  // pods of topology-placed jobs, ungated onto their domains
   std::map<std::string, int64_t> own_writes_;  // "resource/ns/name" -> rv we wrote
   std::map<std::string, Json> last_status_;    // workload key -> status as stored (or queued)
   std::vector<StatusWrite> status_batch_;      // queued status writes, in decision order
@@ -175,8 +183,9 @@ class Controller : public server::PendingWorkloadsSource {
   bool queues_dirty_ = true;    // something changed since queue statuses were last built
   bool schedule_more_ = false;  // the last round ran out of time with cycles to run
   std::map<std::string, int64_t> applied_generation_;  // "resource/ns/name" -> generation
-  std::map<std::string, std::string> job_workload_;    // job uid -> workload key
-  std::map<std::string, Json> queue_status_;           // "resource/name" -> status written
+  std::map<std::string, size_t> topology_pods_;      // ns/name -> hash of what the engine has of it
+  std::map<std::string, std::string> job_workload_;  // job uid -> workload key
+  std::map<std::string, Json> queue_status_;         // "resource/name" -> status written
   std::chrono::steady_clock::time_point last_status_write_{};
   std::chrono::steady_clock::duration status_pause_{};  // after the last pass's writes
   std::map<std::string, std::string> unfit_;            // workload key -> why it cannot fit

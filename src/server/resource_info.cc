@@ -40,6 +40,9 @@ std::vector<ResourceInfo> BuildServedResources() {
            "workloadpriorityclass", kCluster, kNoStatus, {}, {"kueue"}),
       Make(kKueue, "v1beta1", "AdmissionCheck", "admissionchecks", "admissioncheck", kCluster,
            kStatus, {}, {"kueue"}),
+      // Topology: Kueue's CRD has no status and no printer columns (NAME, AGE).
+      Make(kKueue, "v1beta1", "Topology", "topologies", "topology", kCluster, kNoStatus, {"topo"},
+           {"kueue"}),
       // core v1
       Make("", "v1", "Namespace", "namespaces", "namespace", kCluster, kStatus, {"ns"}, {}),
       Make("", "v1", "Pod", "pods", "pod", kNamespaced, kStatus, {"po"}, {"all"}),

@@ -29,7 +29,7 @@ struct ResourceInfo {
 };
 
 // Every kind Kuota serves: kueue.x-k8s.io/v1beta1 ResourceFlavor, ClusterQueue,
-// Cohort, LocalQueue, Workload, WorkloadPriorityClass, AdmissionCheck, and the
+// Cohort, LocalQueue, Workload, WorkloadPriorityClass, AdmissionCheck, Topology, and the
 // same kinds in kueue.x-k8s.io/v1beta2 (stored as v1beta1; v1beta1 is listed
 // first, so discovery prefers it);
 // v1 Namespace, Pod, Event, Node, Secret, ConfigMap; scheduling.k8s.io/v1 PriorityClass;

@@ -23,12 +23,6 @@ Result<PerfOutcome> RunPerf(const PerfOptions& options) {
   Result<Plan> built = BuildPlan(*config);
   if (!built.ok()) return built.status().WithContext(options.config_name);
   const Plan& plan = *built;
-  if (plan.topology && !options.virtual_time) {
-    return Status::Unsupported(
-        options.config_name +
-        ": topology configs run in virtual time only (--virtual): the "
-        "real-time runner does not create Topology and Node objects in kuotad yet");
-  }
   // Refuse an unusable output directory before spending minutes on a run.
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);

@@ -63,6 +63,16 @@ Json WorkloadJson(const Plan& plan, const PlannedWorkload& w) {
       {"count", w.pod_count},
       {"template",
        {{"spec", {{"restartPolicy", "Never"}, {"containers", Json::array({container})}}}}}};
+  if (w.tas_constraint != TasConstraint::kNone) {
+    // As WorkloadObject: balanced runs as preferred (Kueue's TASBalancedPlacement is alpha).
+    const std::string& level = plan.topology->levels[w.tas_level].node_label;
+    Json tr = {{w.tas_constraint == TasConstraint::kRequired ? "required" : "preferred", level}};
+    if (w.slice_size) {
+      tr["podSetSliceRequiredTopology"] = level;
+      tr["podSetSliceSize"] = *w.slice_size;
+    }
+    pod_set["topologyRequest"] = std::move(tr);
+  }
   return {{"apiVersion", api::kKueueV1beta1},
           {"kind", "Workload"},
           {"metadata",
@@ -84,6 +94,7 @@ struct Cond {
 // What the runner reads from a Workload.
 struct Observed {
   std::string ns, name, rv, cluster_queue;
+  std::optional<Placement> placement;  // the first pod set's topologyAssignment
   Cond reserved, admitted, evicted, finished;
   const Json* conditions = nullptr;  // points into the object
 };
@@ -91,6 +102,37 @@ struct Observed {
 std::string StringAt(const Json& obj, const char* field) {
   auto it = obj.find(field);
   return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// A v1beta1 topologyAssignment (levels; domains of values and a count) of
+// the first pod set assignment that has one.
+std::optional<Placement> PlacementIn(const Json& admission) {
+  auto psas = admission.find("podSetAssignments");
+  if (psas == admission.end() || !psas->is_array()) return std::nullopt;
+  for (const Json& psa : *psas) {
+    if (!psa.is_object()) continue;
+    auto ta = psa.find("topologyAssignment");
+    if (ta == psa.end() || !ta->is_object()) continue;
+    Placement p;
+    if (auto l = ta->find("levels"); l != ta->end() && l->is_array()) {
+      for (const Json& v : *l) p.levels.push_back(v.is_string() ? v.get<std::string>() : "");
+    }
+    if (auto ds = ta->find("domains"); ds != ta->end() && ds->is_array()) {
+      for (const Json& d : *ds) {
+        if (!d.is_object()) continue;
+        PlacedDomain pd;
+        if (auto vs = d.find("values"); vs != d.end() && vs->is_array()) {
+          for (const Json& v : *vs) pd.values.push_back(v.is_string() ? v.get<std::string>() : "");
+        }
+        if (auto c = d.find("count"); c != d.end() && c->is_number_integer()) {
+          pd.pods = c->get<int32_t>();
+        }
+        p.domains.push_back(std::move(pd));
+      }
+    }
+    return p;
+  }
+  return std::nullopt;
 }
 
 Observed Observe(const Json& obj) {
@@ -104,6 +146,7 @@ Observed Observe(const Json& obj) {
   if (st == obj.end() || !st->is_object()) return o;
   if (auto a = st->find("admission"); a != st->end() && a->is_object()) {
     o.cluster_queue = StringAt(*a, "clusterQueue");
+    o.placement = PlacementIn(*a);
   }
   auto conds = st->find("conditions");
   if (conds == st->end() || !conds->is_array()) return o;
@@ -157,6 +200,7 @@ class RealTimeRun {
  private:
   Status Probe(ApiClient& c);
   Status Setup();
+  Status SetupTopology(ApiClient& c);
   Result<int64_t> CurrentResourceVersion(ApiClient& c);
   void Creator(ApiClient& c);
   void Finisher(ApiClient& c);
@@ -225,6 +269,55 @@ Status RealTimeRun::Probe(ApiClient& c) {
   return Status::Ok();
 }
 
+// The Topology and its Nodes (labels per level and the flavor's, allocatable
+// and capacity as planned, Ready). A server that drops a new Node's status
+// gets it again through the status subresource.
+Status RealTimeRun::SetupTopology(ApiClient& c) {
+  Json levels = Json::array();
+  for (const TopologyLevel& l : plan_.topology->levels) {
+    levels.push_back({{"nodeLabel", l.node_label}});
+  }
+  Json topo = {{"apiVersion", api::kKueueV1beta1},
+               {"kind", "Topology"},
+               {"metadata", {{"name", plan_.topology->name}}},
+               {"spec", {{"levels", levels}}}};
+  ApiReply r = c.Post(std::string(kKueueApi) + "/topologies", topo.dump());
+  if (!r.ok()) {
+    return Status::Unavailable("creating Topology " + plan_.topology->name + ": " +
+                               DescribeReply(r));
+  }
+  Json allocatable = Json::object();
+  for (const auto& [name, q] : plan_.node_allocatable) allocatable[name] = q.ToString();
+  const Json status = {
+      {"capacity", allocatable},
+      {"allocatable", allocatable},
+      {"conditions",
+       Json::array({{{"type", "Ready"}, {"status", "True"}, {"reason", "KubeletReady"}}})}};
+  for (const PlannedNode& node : plan_.nodes) {
+    Json labels = Json::object();
+    for (size_t l = 0; l < node.domains.size(); ++l) {
+      labels[plan_.topology->levels[l].node_label] = node.domains[l];
+    }
+    if (!plan_.flavor_node_label.empty()) labels[plan_.flavor_node_label] = plan_.flavor_name;
+    Json n = {{"apiVersion", "v1"},
+              {"kind", "Node"},
+              {"metadata", {{"name", node.name}, {"labels", labels}}},
+              {"status", status}};
+    r = c.Post("/api/v1/nodes", n.dump());
+    if (!r.ok()) return Status::Unavailable("creating Node " + node.name + ": " + DescribeReply(r));
+    Json created = Json::parse(r.body, nullptr, false);
+    const bool kept = created.is_object() && created.contains("status") &&
+                      created["status"].is_object() && created["status"].contains("allocatable");
+    if (!kept) {
+      r = c.MergePatch("/api/v1/nodes/" + node.name + "/status", Json{{"status", status}}.dump());
+      if (!r.ok()) {
+        return Status::Unavailable("setting Node " + node.name + "'s status: " + DescribeReply(r));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 Status RealTimeRun::Setup() {
   ApiClient c(options_.server, &requests_);
   Json rf = {{"apiVersion", api::kKueueV1beta1},
@@ -232,6 +325,10 @@ Status RealTimeRun::Setup() {
              {"metadata", {{"name", plan_.flavor_name}}}};
   if (!plan_.flavor_node_label.empty()) {
     rf["spec"]["nodeLabels"][plan_.flavor_node_label] = plan_.flavor_name;
+  }
+  if (plan_.topology) {
+    rf["spec"]["topologyName"] = plan_.topology->name;
+    KUOTA_RETURN_IF_ERROR(SetupTopology(c));
   }
   ApiReply r = c.Post(std::string(kKueueApi) + "/resourceflavors", rf.dump());
   if (!r.ok() && r.status != 409) {
@@ -489,6 +586,7 @@ void RealTimeRun::OnEvent(const std::string& type, const Json& obj) {
         h.queue = q == queue_index_.end() ? -1 : q->second;
         h.reserved_us = t;
         h.sched_start_us = ServerUs(o.reserved.last_transition, t);
+        h.placement = o.placement;
         w.holds.push_back(h);
         s.reserved_at = o.reserved.last_transition;
         running_++;

@@ -98,50 +98,100 @@ std::optional<TopologyAssigner::Failure> TopologyAssigner::Place(const WorkloadI
   assumed_.clear();
   const bool tas_only = TasOnly(cq);
   const auto& spec_sets = wl.object.spec.pod_sets;
-  for (size_t i = 0; i < a.pod_sets.size() && i < spec_sets.size(); ++i) {
+  const size_t n = std::min(a.pod_sets.size(), spec_sets.size());
+  // Each topology pod set's flavor and request; "" for the others.
+  std::vector<std::string> flavor(n);
+  std::vector<TopologyPodSetRequest> req(n);
+  auto group_of = [&](size_t i) -> const std::string* {
+    const auto& tr = spec_sets[i].topology_request;
+    return tr && tr->pod_set_group_name ? &*tr->pod_set_group_name : nullptr;
+  };
+  for (size_t i = 0; i < n; ++i) {
     PodSetAssignmentResult& psa = a.pod_sets[i];
     psa.topology.reset();
     const api::PodSet& ps = spec_sets[i];
     const bool explicit_tas = ExplicitlyRequested(ps);
     if (!explicit_tas && !tas_only) continue;
     if (psa.failed || psa.count == 0) continue;
-    // The pod set's one topology flavor.
-    std::string flavor;
     for (const auto& [res, ra] : psa.flavors) {
       if (tas_.Tree(ra.flavor) == nullptr) continue;
-      if (!flavor.empty() && flavor != ra.flavor) {
+      if (!flavor[i].empty() && flavor[i] != ra.flavor) {
         return Failure{i, "more than one flavor with a topology assigned to pod set " + ps.name};
       }
-      flavor = ra.flavor;
+      flavor[i] = ra.flavor;
     }
-    if (flavor.empty()) {
-      if (psa.flavors.empty()) continue;  // nothing requested: nothing to place
+    if (flavor[i].empty() && !psa.flavors.empty()) {
       return Failure{i, "no flavor with a topology assigned to pod set " + ps.name};
     }
-    const TopologyTree& tree = *tas_.Tree(flavor);
-    TopologyPodSetRequest req;
-    req.request = explicit_tas ? &*ps.topology_request : nullptr;
-    req.implied = !explicit_tas;
-    req.count = psa.count;
-    req.per_pod = tas_.Vector(wl.pod_sets[i].per_pod);
-    req.spec = &ps.template_.spec;
-    std::string reason;
-    std::optional<TopologyPlacement> placed =
-        placer_.Place(tree, req, assumed_, simulate_empty, &reason);
-    if (!placed) return Failure{i, std::move(reason)};
+    req[i].request = explicit_tas ? &*ps.topology_request : nullptr;
+    req[i].implied = !explicit_tas;
+    req[i].count = psa.count;
+    req[i].per_pod = tas_.Vector(wl.pod_sets[i].per_pod);
+    req[i].spec = &ps.template_.spec;
+  }
+  // A pod set with no requests in a group takes its partner's flavor (a
+  // LeaderWorkerSet leader asking for nothing still needs a place).
+  for (size_t i = 0; i < n; ++i) {
+    if (!flavor[i].empty() || req[i].count == 0 || group_of(i) == nullptr) continue;
+    for (size_t j = 0; j < n; ++j) {
+      if (j != i && group_of(j) && *group_of(j) == *group_of(i) && !flavor[j].empty()) {
+        flavor[i] = flavor[j];
+      }
+    }
+  }
+  std::vector<bool> done(n, false);
+  auto record = [&](size_t i, const TopologyTree& tree, api::TopologyAssignment ta,
+                    const std::vector<std::pair<int, int32_t>>& leaves) {
     PodSetTopology out;
-    out.flavor = flavor;
-    out.assignment = std::move(placed->assignment);
-    for (const auto& [leaf, pods] : placed->leaves) {
+    out.flavor = flavor[i];
+    out.assignment = std::move(ta);
+    for (const auto& [leaf, pods] : leaves) {
       const TopologyLeaf& l = tree.leaves[static_cast<size_t>(leaf)];
       TasUse use;
       use.cell = l.cell;
-      AddUsage(use.amount, req.per_pod, pods);
-      AddUsage(assumed_[l.cell], req.per_pod, pods);
+      AddUsage(use.amount, req[i].per_pod, pods);
       out.usage.push_back(std::move(use));
       out.leaves.push_back(&l);
     }
-    psa.topology = std::move(out);
+    a.pod_sets[i].topology = std::move(out);
+  };
+  auto assume = [&](size_t i) {
+    for (const auto& u : a.pod_sets[i].topology->usage) AddUsage(assumed_[u.cell], u.amount, 1);
+  };
+  for (size_t i = 0; i < n; ++i) {
+    if (done[i] || flavor[i].empty()) continue;
+    done[i] = true;
+    // Kueue's pod set groups: two pod sets of one flavor with the same
+    // podSetGroupName are placed together, the smaller one as the leader.
+    size_t partner = n;
+    if (const std::string* g = group_of(i)) {
+      for (size_t j = i + 1; j < n; ++j) {
+        if (!done[j] && flavor[j] == flavor[i] && group_of(j) && *group_of(j) == *g) {
+          partner = j;
+          break;
+        }
+      }
+    }
+    const TopologyTree& tree = *tas_.Tree(flavor[i]);
+    std::string reason;
+    if (partner == n) {
+      std::optional<TopologyPlacement> placed =
+          placer_.Place(tree, req[i], assumed_, simulate_empty, &reason);
+      if (!placed) return Failure{i, std::move(reason)};
+      record(i, tree, std::move(placed->assignment), placed->leaves);
+      assume(i);
+      continue;
+    }
+    done[partner] = true;
+    size_t workers = i, leader = partner;
+    if (req[leader].count > req[workers].count) std::swap(workers, leader);
+    std::optional<TopologyPlacement> placed =
+        placer_.Place(tree, req[workers], assumed_, simulate_empty, &reason, &req[leader]);
+    if (!placed) return Failure{i, std::move(reason)};
+    record(workers, tree, std::move(placed->assignment), placed->leaves);
+    record(leader, tree, std::move(placed->leader_assignment), placed->leader_leaves);
+    assume(workers);
+    assume(leader);
   }
   return std::nullopt;
 }

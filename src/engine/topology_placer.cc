@@ -69,15 +69,37 @@ std::vector<int> TopologyPlacer::Sorted(std::vector<int> domains, bool least_fre
   return domains;
 }
 
+std::vector<int> TopologyPlacer::SortedWithLeader(std::vector<int> domains, bool least_free) const {
+  const TopologyTree& t = *tree_;
+  std::sort(domains.begin(), domains.end(), [&](int a, int b) {
+    const State& x = st_[static_cast<size_t>(a)];
+    const State& y = st_[static_cast<size_t>(b)];
+    if (x.leaders != y.leaders) return x.leaders > y.leaders;
+    if (x.slices_wl != y.slices_wl) {
+      return least_free ? x.slices_wl < y.slices_wl : x.slices_wl > y.slices_wl;
+    }
+    if (x.pods_wl != y.pods_wl) return x.pods_wl < y.pods_wl;
+    const auto& da = t.domains[static_cast<size_t>(a)];
+    const auto& db = t.domains[static_cast<size_t>(b)];
+    if (t.lowest_is_hostname && da.parent == db.parent && da.leaf >= 0 && db.leaf >= 0) {
+      return da.values.back() < db.values.back();
+    }
+    return da.values < db.values;
+  });
+  return domains;
+}
+
 int TopologyPlacer::BestFit(const std::vector<int>& domains, size_t from, int32_t needed,
-                            bool slices) const {
+                            int32_t leaders, bool slices) const {
   int best = domains[from];
   int32_t best_count = INT32_MAX;
   bool found = false;
   for (size_t i = from; i < domains.size(); ++i) {
     const State& s = st_[static_cast<size_t>(domains[i])];
-    const int32_t c = slices ? s.slices : s.pods;
-    if (c >= needed && c < best_count) {
+    if (s.leaders < leaders) continue;
+    const int32_t c =
+        slices ? (leaders > 0 ? s.slices_wl : s.slices) : (leaders > 0 ? s.pods_wl : s.pods);
+    if (c >= needed && c < best_count) {  // the first of the tightest
       best = domains[i];
       best_count = c;
       found = true;
@@ -86,25 +108,84 @@ int TopologyPlacer::BestFit(const std::vector<int>& domains, size_t from, int32_
   return found ? best : domains[from];
 }
 
-std::vector<int> TopologyPlacer::Minimum(const std::vector<int>& domains, int32_t count,
+std::vector<int> TopologyPlacer::PrioritizeLeader(std::vector<int> domains, int32_t count,
+                                                  int32_t leaders, int32_t slice_size,
+                                                  bool slices) const {
+  if (leaders == 0 || domains.size() < 2) return domains;
+  const int32_t required = slices ? count / slice_size : count;
+  int64_t available = 0;
+  for (int d : domains) {
+    const State& s = st_[static_cast<size_t>(d)];
+    available += slices ? s.slices : s.pods;
+  }
+  // The first domain that can take the leader without leaving the workers
+  // short goes first; the others keep their order.
+  for (size_t i = 0; i < domains.size(); ++i) {
+    const State& s = st_[static_cast<size_t>(domains[i])];
+    if (s.leaders < leaders) continue;
+    const int32_t penalty = slices ? s.slices - s.slices_wl : s.pods - s.pods_wl;
+    if (available - penalty < required) continue;
+    std::rotate(domains.begin(), domains.begin() + static_cast<long>(i),
+                domains.begin() + static_cast<long>(i) + 1);
+    return domains;
+  }
+  return domains;
+}
+
+std::vector<int> TopologyPlacer::Minimum(std::vector<int> domains, int32_t count, int32_t leaders,
                                          int32_t slice_size, bool least_free, bool slices) {
+  domains = PrioritizeLeader(std::move(domains), count, leaders, slice_size, slices);
   std::vector<int> result;
   int32_t remaining = slices ? count / slice_size : count;
+  int32_t remaining_leaders = leaders;
+  const int32_t unit = slices ? slice_size : 1;
   for (size_t i = 0; i < domains.size(); ++i) {
     int dom = domains[i];
+    if (remaining_leaders > 0) {
+      // Kueue's consumeWithLeaders: the leader goes with the first workers.
+      auto with_leader = [&](int d) -> int32_t& {
+        State& x = st_[static_cast<size_t>(d)];
+        return slices ? x.slices_wl : x.pods_wl;
+      };
+      auto primary = [&](int d) -> int32_t& {
+        State& x = st_[static_cast<size_t>(d)];
+        return slices ? x.slices : x.pods;
+      };
+      if (!least_free && with_leader(dom) >= remaining &&
+          st_[static_cast<size_t>(dom)].leaders >= remaining_leaders) {
+        dom = BestFit(domains, i, remaining, remaining_leaders, slices);
+      }
+      State& s = st_[static_cast<size_t>(dom)];
+      if (with_leader(dom) >= remaining && s.leaders >= remaining_leaders) {
+        primary(dom) = remaining;
+        s.leaders = remaining_leaders;
+        s.pods = remaining * unit;
+        result.push_back(dom);
+        return result;
+      }
+      if (with_leader(dom) > remaining) with_leader(dom) = remaining;
+      if (s.leaders > remaining_leaders) s.leaders = remaining_leaders;
+      primary(dom) = with_leader(dom);
+      s.pods = with_leader(dom) * unit;
+      remaining_leaders -= s.leaders;
+      remaining -= with_leader(dom);
+      result.push_back(dom);
+      continue;
+    }
     auto units = [&](int d) -> int32_t& {
-      State& s = st_[static_cast<size_t>(d)];
-      return slices ? s.slices : s.pods;
+      State& x = st_[static_cast<size_t>(d)];
+      return slices ? x.slices : x.pods;
     };
-    if (!least_free && units(dom) >= remaining) dom = BestFit(domains, i, remaining, slices);
+    if (!least_free && units(dom) >= remaining) dom = BestFit(domains, i, remaining, 0, slices);
     State& s = st_[static_cast<size_t>(dom)];
+    s.leaders = 0;
     if (units(dom) >= remaining) {
       units(dom) = remaining;
-      s.pods = slices ? remaining * slice_size : remaining;
+      s.pods = remaining * unit;
       result.push_back(dom);
       return result;
     }
-    if (slices) s.pods = s.slices * slice_size;
+    s.pods = units(dom) * unit;
     remaining -= units(dom);
     result.push_back(dom);
   }
@@ -114,7 +195,8 @@ std::vector<int> TopologyPlacer::Minimum(const std::vector<int>& domains, int32_
 std::optional<TopologyPlacement> TopologyPlacer::Place(const TopologyTree& tree,
                                                        const TopologyPodSetRequest& req,
                                                        const AssumedUsage& assumed,
-                                                       bool simulate_empty, std::string* reason) {
+                                                       bool simulate_empty, std::string* reason,
+                                                       const TopologyPodSetRequest* leader) {
   tree_ = &tree;
   const api::PodSetTopologyRequest* tr = req.request;
   const int n_levels = static_cast<int>(tree.levels.size());
@@ -198,27 +280,55 @@ std::optional<TopologyPlacement> TopologyPlacer::Place(const TopologyTree& tree,
       for (size_t i = 0; i < it->second.size() && i < free.size(); ++i) free[i] -= it->second[i];
     }
     size_t limiting = SIZE_MAX;
-    const int32_t n = CountIn(req.per_pod, free, &limiting);
-    if (n == 0 && limiting != SIZE_MAX) ++excluded_resources[limiting];
-    st_[static_cast<size_t>(leaf.domain)].pods = n;
+    State& ls = st_[static_cast<size_t>(leaf.domain)];
+    ls.pods = CountIn(req.per_pod, free, &limiting);
+    if (ls.pods == 0 && limiting != SIZE_MAX) ++excluded_resources[limiting];
+    ls.pods_wl = ls.pods;
+    if (leader != nullptr) {
+      size_t unused = 0;
+      if (free.size() < leader->per_pod.size()) free.resize(leader->per_pod.size(), 0);
+      if (CountIn(leader->per_pod, free, &unused) > 0) {
+        ls.leaders = 1;
+        for (size_t i = 0; i < leader->per_pod.size(); ++i) free[i] -= leader->per_pod[i];
+      }
+      ls.pods_wl = CountIn(req.per_pod, free, &unused);
+    }
   }
-  // Domains are stored parents first: roll up from the end.
+  const bool leader_required = leader != nullptr;
+  // Domains are stored parents first: roll up from the end. With a leader,
+  // a domain's room "with the leader" is its children's room less the
+  // smallest price one of them pays to take the leader.
   for (size_t i = tree.domains.size(); i-- > 0;) {
     const TopologyDomain& d = tree.domains[i];
     State& s = st_[i];
     if (d.leaf < 0) {
       int64_t pods = 0, slices = 0;
+      bool contributor = false;
+      int64_t min_pod_diff = INT32_MAX, min_slice_diff = INT32_MAX;
+      int32_t leaders = 0;
       for (int c : d.children) {
-        pods += st_[static_cast<size_t>(c)].pods;
-        slices += st_[static_cast<size_t>(c)].slices;
+        const State& cs = st_[static_cast<size_t>(c)];
+        pods += cs.pods;
+        slices += cs.slices;
+        if (!leader_required || cs.leaders > 0) {
+          contributor = true;
+          min_pod_diff = std::min<int64_t>(min_pod_diff, cs.pods - cs.pods_wl);
+          min_slice_diff = std::min<int64_t>(min_slice_diff, cs.slices - cs.slices_wl);
+        }
+        leaders = std::max(leaders, cs.leaders);
       }
       s.pods = static_cast<int32_t>(std::min<int64_t>(pods, INT32_MAX));
       s.slices = static_cast<int32_t>(std::min<int64_t>(slices, INT32_MAX));
+      s.pods_wl = contributor ? static_cast<int32_t>(s.pods - min_pod_diff) : 0;
+      s.slices_wl = contributor ? static_cast<int32_t>(s.slices - min_slice_diff) : 0;
+      s.leaders = leaders;
     }
     if (d.level == slice_level) {
       s.slices = s.pods / slice_size;
+      s.slices_wl = s.pods_wl / slice_size;
     } else if (d.level > slice_level) {
       s.slices = 0;
+      s.slices_wl = 0;
     }
   }
   // Kueue's message, then (Kuota's) what a user needs to read it: the
@@ -277,6 +387,8 @@ std::optional<TopologyPlacement> TopologyPlacer::Place(const TopologyTree& tree,
 
   // Phase 2a: the level, and the domains there that hold the pod set.
   const int32_t slice_count = req.count / slice_size;
+  const int32_t leader_count = leader != nullptr ? 1 : 0;
+  auto at = [&](int d) -> State& { return st_[static_cast<size_t>(d)]; };
   int fit_level = level;
   std::vector<int> fit;
   for (int l = level;; --l) {
@@ -285,14 +397,19 @@ std::optional<TopologyPlacement> TopologyPlacer::Place(const TopologyTree& tree,
       *reason = "no topology domains at level: " + tree.levels[static_cast<size_t>(l)];
       return std::nullopt;
     }
-    std::vector<int> sorted = Sorted(at_level, least_free);
+    std::vector<int> sorted = SortedWithLeader(at_level, least_free);
     int top = sorted.front();
-    if (!least_free && st_[static_cast<size_t>(top)].slices >= slice_count) {
-      top = BestFit(sorted, 0, slice_count, true);
+    if (!least_free && at(top).slices_wl >= slice_count && at(top).leaders >= leader_count) {
+      top = BestFit(sorted, 0, slice_count, leader_count, true);
     }
     if (least_free) {
       for (int d : sorted) {
-        if (st_[static_cast<size_t>(d)].slices >= slice_count) {
+        int32_t cap = at(d).slices;
+        if (leader_count > 0) {
+          if (at(d).leaders < leader_count) continue;
+          cap = at(d).slices_wl;
+        }
+        if (cap >= slice_count) {
           fit = {d};
           break;
         }
@@ -301,24 +418,38 @@ std::optional<TopologyPlacement> TopologyPlacer::Place(const TopologyTree& tree,
         fit_level = l;
         break;
       }
-      if (required) return fail(st_[static_cast<size_t>(sorted.back())].pods, slice_count, l);
+      if (required) return fail(at(sorted.back()).pods, slice_count, l);
     }
-    if (st_[static_cast<size_t>(top)].slices >= slice_count) {
+    if (at(top).slices_wl >= slice_count && at(top).leaders >= leader_count) {
       fit = {top};
       fit_level = l;
       break;
     }
-    if (required) return fail(st_[static_cast<size_t>(top)].slices, slice_count, l);
+    if (required) return fail(at(top).slices, slice_count, l);
     if (l > 0 && !unconstrained) continue;
-    // The top level (or an unconstrained pod set's level): several domains.
+    // The top level (or an unconstrained pod set's level): several domains,
+    // the leader's first.
+    sorted = PrioritizeLeader(std::move(sorted), req.count, leader_count, slice_size, true);
     int32_t remaining = slice_count;
-    for (size_t i = 0; remaining > 0 && i < sorted.size(); ++i) {
-      int d = sorted[i];
-      if (!least_free && st_[static_cast<size_t>(d)].slices >= remaining) {
-        d = BestFit(sorted, i, remaining, true);
+    int32_t remaining_leaders = leader_count;
+    size_t idx = 0;
+    for (; remaining_leaders > 0 && idx < sorted.size() && at(sorted[idx]).leaders > 0; ++idx) {
+      int d = sorted[idx];
+      if (!least_free && at(d).slices_wl >= remaining) {
+        d = BestFit(sorted, idx, remaining, remaining_leaders, true);
       }
       fit.push_back(d);
-      remaining -= st_[static_cast<size_t>(d)].slices;
+      remaining_leaders -= at(d).leaders;
+      remaining -= at(d).slices_wl;
+    }
+    if (remaining_leaders > 0) return fail(leader_count - remaining_leaders, slice_count, -1);
+    std::vector<int> rest =
+        Sorted(std::vector<int>(sorted.begin() + static_cast<long>(idx), sorted.end()), least_free);
+    for (size_t i = 0; remaining > 0 && i < rest.size(); ++i) {
+      int d = rest[i];
+      if (!least_free && at(d).slices >= remaining) d = BestFit(rest, i, remaining, 0, true);
+      fit.push_back(d);
+      remaining -= at(d).slices;
     }
     if (remaining > 0) return fail(slice_count - remaining, slice_count, -1);
     fit_level = l;
@@ -326,7 +457,8 @@ std::optional<TopologyPlacement> TopologyPlacer::Place(const TopologyTree& tree,
   }
 
   // Phase 2b: down the levels, as few domains as hold the pods at each.
-  std::vector<int> current = Minimum(fit, req.count, slice_size, least_free, true);
+  std::vector<int> current =
+      Minimum(fit, req.count, leader_count, slice_size, least_free, /*slices=*/true);
   int l = fit_level;
   for (; l < std::min(n_levels - 1, slice_level); ++l) {
     std::vector<int> lower;
@@ -334,15 +466,15 @@ std::optional<TopologyPlacement> TopologyPlacer::Place(const TopologyTree& tree,
       const auto& kids = tree.domains[static_cast<size_t>(d)].children;
       lower.insert(lower.end(), kids.begin(), kids.end());
     }
-    current =
-        Minimum(Sorted(std::move(lower), least_free), req.count, slice_size, least_free, true);
+    current = Minimum(Sorted(std::move(lower), least_free), req.count, leader_count, slice_size,
+                      least_free, true);
   }
   for (; l < n_levels - 1; ++l) {
     std::vector<int> next;
     for (int d : current) {
       std::vector<int> kids = Sorted(tree.domains[static_cast<size_t>(d)].children, least_free);
-      std::vector<int> chosen =
-          Minimum(kids, st_[static_cast<size_t>(d)].pods, 1, least_free, false);
+      std::vector<int> chosen = Minimum(std::move(kids), at(d).pods, at(d).leaders, 1, least_free,
+                                        /*slices=*/false);
       next.insert(next.end(), chosen.begin(), chosen.end());
     }
     current = std::move(next);
@@ -358,17 +490,22 @@ std::optional<TopologyPlacement> TopologyPlacer::Place(const TopologyTree& tree,
     return da.values < db.values;
   });
   const size_t first_level = tree.lowest_is_hostname ? static_cast<size_t>(n_levels - 1) : 0;
-  out.assignment.levels.assign(tree.levels.begin() + static_cast<long>(first_level),
-                               tree.levels.end());
-  for (int d : current) {
-    const int32_t pods = st_[static_cast<size_t>(d)].pods;
-    if (pods <= 0) continue;
+  auto emit = [&](int d, int32_t pods, api::TopologyAssignment& ta,
+                  std::vector<std::pair<int, int32_t>>& leaves) {
+    if (pods <= 0) return;
     const TopologyDomain& dom = tree.domains[static_cast<size_t>(d)];
     api::TopologyDomainAssignment a;
     a.values.assign(dom.values.begin() + static_cast<long>(first_level), dom.values.end());
     a.count = pods;
-    out.assignment.domains.push_back(std::move(a));
-    out.leaves.emplace_back(dom.leaf, pods);
+    ta.domains.push_back(std::move(a));
+    leaves.emplace_back(dom.leaf, pods);
+  };
+  out.assignment.levels.assign(tree.levels.begin() + static_cast<long>(first_level),
+                               tree.levels.end());
+  out.leader_assignment.levels = out.assignment.levels;
+  for (int d : current) {
+    if (leader != nullptr) emit(d, at(d).leaders, out.leader_assignment, out.leader_leaves);
+    emit(d, at(d).pods, out.assignment, out.leaves);
   }
   return out;
 }

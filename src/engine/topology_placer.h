@@ -36,6 +36,9 @@ struct TopologyPlacement {
   api::TopologyAssignment assignment;
   // (leaf index, pods) for usage accounting.
   std::vector<std::pair<int, int32_t>> leaves;
+  // A pod set group's leader (one pod), placed with the workers.
+  api::TopologyAssignment leader_assignment;
+  std::vector<std::pair<int, int32_t>> leader_leaves;
 };
 
 class TopologyPlacer {
@@ -45,22 +48,36 @@ class TopologyPlacer {
   // Places `req` on `tree`; `simulate_empty`: as if no topology-placed
   // workload held anything. On failure returns nullopt and sets `reason`
   // (Kueue's message, e.g. `topology "t" allows to fit only 3 out of 4 pod(s)`).
+  // `leader`: the one-pod leader of a pod set group (podSetGroupName) placed
+  // together with `req`, its workers, as Kueue places LeaderWorkerSet-style
+  // groups; null for a pod set on its own.
   std::optional<TopologyPlacement> Place(const TopologyTree& tree, const TopologyPodSetRequest& req,
                                          const AssumedUsage& assumed, bool simulate_empty,
-                                         std::string* reason);
+                                         std::string* reason,
+                                         const TopologyPodSetRequest* leader = nullptr);
 
   // Whether the tree has the levels the request names (Kueue's HasLevel).
   static bool HasLevels(const TopologyTree& tree, const api::PodSetTopologyRequest* req);
 
  private:
+  // A domain's room during one placement: pods and whole slices that fit,
+  // the same with the group's leader placed there too, and whether a leader
+  // fits (0 or 1). Phase 2 overwrites pods/leaders with what is assigned.
   struct State {
     int32_t pods = 0;
     int32_t slices = 0;
+    int32_t pods_wl = 0;
+    int32_t slices_wl = 0;
+    int32_t leaders = 0;
   };
   std::vector<int> Sorted(std::vector<int> domains, bool least_free) const;
-  int BestFit(const std::vector<int>& domains, size_t from, int32_t needed, bool slices) const;
-  std::vector<int> Minimum(const std::vector<int>& domains, int32_t count, int32_t slice_size,
-                           bool least_free, bool slices);
+  std::vector<int> SortedWithLeader(std::vector<int> domains, bool least_free) const;
+  int BestFit(const std::vector<int>& domains, size_t from, int32_t needed, int32_t leaders,
+              bool slices) const;
+  std::vector<int> PrioritizeLeader(std::vector<int> domains, int32_t count, int32_t leaders,
+                                    int32_t slice_size, bool slices) const;
+  std::vector<int> Minimum(std::vector<int> domains, int32_t count, int32_t leaders,
+                           int32_t slice_size, bool least_free, bool slices);
 
   const TasState* names_;
   const TopologyTree* tree_ = nullptr;

@@ -218,8 +218,8 @@ Result<std::vector<GpuGrant>> GpuPlacer::Place(const std::set<int>& free,
       break;
     }
   }
-  std::string gang;
-  if (order.size() > 1) {
+  std::string gang;  // said only where a topology made the region matter
+  if (order.size() > 1 && topology_.known) {
     Pool whole;
     for (size_t p = 0; p < both[region_level].group_of.size(); ++p) {
       if (both[region_level].group_of[p] == both[region_level].group_of[region.front()]) {
@@ -230,7 +230,7 @@ Result<std::vector<GpuGrant>> GpuPlacer::Place(const std::set<int>& free,
     for (int p : whole) members.push_back(topology_.indices[p]);
     gang = "; its gang of " + std::to_string(order.size()) + " pods (" + std::to_string(total) +
            " GPUs) " +
-           (topology_.known && region_level + 1 < both.size()
+           (region_level + 1 < both.size()
                 ? "is kept in " + both[region_level].name + " " + FormatGpuRanges(members)
                 : "spans the machine");
   }

@@ -171,6 +171,12 @@ TEST(GpuPlacementTest, NoTopologyMeansLowestFree) {
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(*p, (std::vector<int>{0, 2}));
   EXPECT_EQ(a.ReasonOf("pod"), "GPUs 0,2: lowest free (no GPU topology known)");
+  // A gang too: the lowest free, in the order asked, no region to speak of.
+  a.Release("pod");
+  auto g = a.AllocateGang({{"w0", 1}, {"w1", 1}});
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ((*g)[0].indices, (std::vector<int>{0}));
+  EXPECT_EQ((*g)[1].reason, "GPU 2: lowest free (no GPU topology known)");
 }
 
 TEST(GpuPlacementTest, GangsAreAllOrNothingAndIdempotent) {

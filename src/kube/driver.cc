@@ -3,6 +3,7 @@
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include "control/config_file.h"
 #include "control/controller.h"
 #include "control/job_management.h"
+#include "jobs/pod_kind.h"
 #include "jobs/registry.h"
 #include "kube/cluster_target.h"
 #include "kube/conversion_webhook.h"
@@ -38,6 +40,7 @@ constexpr const char* kKueueResources[] = {
     "workloads.kueue.x-k8s.io",       "workloadpriorityclasses.kueue.x-k8s.io",
     "admissionchecks.kueue.x-k8s.io",
 };
+constexpr const char* kTopologies = "topologies.kueue.x-k8s.io";
 
 // What the Configuration file says beyond api::Configuration: Kueue's
 // clientConnection and leaderElection blocks.
@@ -162,21 +165,37 @@ Status RunDriver(const DriverOptions& options) {
   // What to list and watch: Kueue's kinds (their CRDs must be installed),
   // Namespaces, PriorityClasses, and each enabled integration the cluster
   // serves (Kueue skips one whose CRD is missing, and says so).
+  // Nodes and pods too: topology-aware scheduling reads Nodes and the pods
+  // that use node capacity outside Kueue's topology assignments, and the
+  // pods of a topology-placed job are ungated onto their domains.
   std::vector<std::string> wanted(std::begin(kKueueResources), std::end(kKueueResources));
   wanted.push_back("namespaces");
   wanted.push_back("priorityclasses.scheduling.k8s.io");
+  wanted.push_back("nodes");
+  wanted.push_back("pods");
   std::vector<std::string> job_resources;
   for (const auto& k : jobs::JobKinds()) {
     if (management->Enabled(*k)) job_resources.push_back(k->Resource());
   }
   if (management->PodsEnabled()) {
     // Kueue's plain-pod integration needs its pod webhook (to gate pods as
-    // they are created), which this driver does not serve.
+    // they are created), which this driver does not serve: pods are watched
+    // for topology-aware scheduling only.
     std::fprintf(stderr,
                  "kuotad: integration pod skipped: plain pods are held back by Kueue's pod "
                  "webhook, which the Kubernetes mode does not run\n");
+    api::Configuration without_pods = config;
+    auto& frameworks = *without_pods.integrations.frameworks;
+    frameworks.erase(std::remove(frameworks.begin(), frameworks.end(), jobs::kPodFramework),
+                     frameworks.end());
+    management = control::JobManagement::FromConfig(without_pods);
+    KUOTA_RETURN_IF_ERROR(management.status());
   }
+  // Kueue's Topology CRD is optional: without it there is no topology-aware
+  // scheduling.
+  std::vector<std::string> optional = {kTopologies};
   std::vector<std::string> all = wanted;
+  all.insert(all.end(), optional.begin(), optional.end());
   all.insert(all.end(), job_resources.begin(), job_resources.end());
   KUOTA_ASSIGN_OR_RETURN(std::set<std::string> served, ServedByCluster(client, all));
   std::vector<std::string> missing;
@@ -189,6 +208,12 @@ Status RunDriver(const DriverOptions& options) {
     return Status::NotFound("the cluster at " + client.url() + " does not serve " + list +
                             " (install Kuota's CRDs: kubectl apply --server-side -f "
                             "deploy/manifests.yaml)");
+  }
+  if (!served.count(kTopologies)) {
+    std::fprintf(stderr,
+                 "kuotad: topology-aware scheduling off: the cluster does not serve %s (Kueue's "
+                 "Topology CRD is not installed)\n",
+                 kTopologies);
   }
   for (const std::string& r : job_resources) {
     if (!served.count(r)) {

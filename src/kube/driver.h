@@ -4,7 +4,10 @@
 // PriorityClasses and the enabled job kinds are listed and watched there,
 // Workloads created there (owned by their job), jobs unsuspended with the
 // flavors' node labels and tolerations and suspended on eviction; pods are
-// left to kube-scheduler and the kubelets. With leader election (a
+// left to kube-scheduler and the kubelets, except that the pods of a job
+// admitted by topology-aware scheduling wait behind Kueue's topology gate
+// until they are ungated onto their domains (Nodes, pods and Kueue's
+// Topologies are watched for it). With leader election (a
 // coordination.k8s.io/v1 Lease) only one replica runs the engine. Serves
 // /healthz, /readyz and /metrics on its own port, and (every replica) the
 // CRDs' conversion webhook over HTTPS (conversion_webhook.h), its

@@ -282,7 +282,7 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode
           psa.reasons.push_back(std::move(why));
           continue;
         }
-        if (topology_ != nullptr && i < wl.object.spec.pod_sets.size()) {
+        if (topology_ != nullptr && topology_->active() && i < wl.object.spec.pod_sets.size()) {
           why = topology_->FlavorMismatch(cq, wl.object.spec.pod_sets[i], ps, fit->second,
                                           group.covered);
           if (!why.empty()) {
@@ -351,7 +351,8 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode
   out.mode = worst;
   std::sort(used.begin(), used.end());
   out.usage.assign(used.begin(), used.end());
-  if (topology_ != nullptr && out.mode != Mode::kNoFit && topology_->AnyRequested(wl, cq)) {
+  if (topology_ != nullptr && topology_->active() && out.mode != Mode::kNoFit &&
+      topology_->AnyRequested(wl, cq)) {
     AssignTopology(wl, cq, out);
   }
   return out;

@@ -90,7 +90,7 @@ void Scheduler::Nominate(Entry& e) {
 
 std::vector<PreemptionTarget> Scheduler::Targets(const WorkloadInfo& wl, const ClusterQueueNode& cq,
                                                  const Assignment& a) {
-  if (!topology_.AnyRequested(wl, cq)) {
+  if (!topology_.active() || !topology_.AnyRequested(wl, cq)) {
     return preemptor_.GetTargets(wl, cq, a.NeedPreemption(), a.usage);
   }
   // Victims must also leave room on the topology (Kueue's workloadFits).
@@ -103,7 +103,10 @@ std::vector<PreemptionTarget> Scheduler::Targets(const WorkloadInfo& wl, const C
 }
 
 void Scheduler::PlaceForPreemption(Entry& e) {
-  if (e.assignment.mode != Mode::kPreempt || !topology_.AnyRequested(*e.wl, *e.cq)) return;
+  if (e.assignment.mode != Mode::kPreempt || !topology_.active() ||
+      !topology_.AnyRequested(*e.wl, *e.cq)) {
+    return;
+  }
   if (e.targets.empty()) {
     topology_.Place(*e.wl, *e.cq, e.assignment, /*simulate_empty=*/true);
     return;

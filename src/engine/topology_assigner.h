@@ -25,6 +25,8 @@ class TopologyAssigner {
   TopologyAssigner(const std::map<std::string, api::ResourceFlavor>& flavors, TasState& tas)
       : flavors_(flavors), tas_(tas), placer_(&tas) {}
 
+  // Some flavor names a topology (else there is nothing to check or place).
+  bool active() const { return tas_.active(); }
   // Every flavor of the ClusterQueue has a topology.
   bool TasOnly(const ClusterQueueNode& cq) const;
   // The pod set asks for a topology: explicitly, or implied (TasOnly).

@@ -134,6 +134,8 @@ void TasState::Rebuild(const std::map<std::string, api::ResourceFlavor>& flavors
                        const std::map<std::string, api::Node>& nodes,
                        const std::map<std::string, api::Pod>& pods) {
   trees_.clear();
+  active_ = false;
+  for (const auto& [name, flavor] : flavors) active_ = active_ || !flavor.topology_name.empty();
   // What pods outside Kueue's quota use, by node.
   std::map<std::string, std::vector<int64_t>> pod_usage;
   for (const auto& [key, pod] : pods) {

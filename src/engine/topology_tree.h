@@ -71,6 +71,10 @@ class TasState {
     return !flavor.topology_name.empty();
   }
 
+  // Some flavor names a topology: otherwise topology-aware scheduling has
+  // nothing to do and flavor assignment skips it.
+  bool active() const { return active_; }
+
   // The index of a resource, added when new.
   size_t ResourceIndex(const std::string& name);
   size_t resource_count() const { return resource_names_.size(); }
@@ -82,6 +86,7 @@ class TasState {
 
  private:
   std::map<std::string, std::unique_ptr<TopologyTree>> trees_;
+  bool active_ = false;
   std::unordered_map<std::string, size_t> resource_index_;
   std::vector<std::string> resource_names_;
   std::unordered_map<std::string, std::unique_ptr<TasCell>> cells_;

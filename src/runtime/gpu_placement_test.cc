@@ -8,41 +8,41 @@
 namespace kuota::runtime {
 namespace {
 
-std::vector<int> Range(int lo, int hi) {
+std::vector<int> GpuRange(int lo, int hi) {
   std::vector<int> out;
   for (int i = lo; i <= hi; ++i) out.push_back(i);
   return out;
 }
 
-GpuTopology Declared(const std::string& spec, int n = 8) {
-  auto t = ParseGpuTopologySpec(spec, Range(0, n - 1));
+GpuTopology DeclaredTopology(const std::string& spec, int n = 8) {
+  auto t = ParseGpuTopologySpec(spec, GpuRange(0, n - 1));
   EXPECT_TRUE(t.ok()) << spec << ": " << t.status().ToString();
-  return t.ok() ? *t : GpuTopology::Flat(Range(0, n - 1));
+  return t.ok() ? *t : GpuTopology::Flat(GpuRange(0, n - 1));
 }
 
 // 8 GPUs in two NVLink islands of 4 on two NUMA nodes.
 constexpr char kTwoIslands[] = "nvlink=0-3,4-7;numa=0-3,4-7";
 
 // Takes `gpus` for "other" so that only the rest are free.
-void Hold(GpuAllocator& a, const std::vector<int>& gpus) {
+void HoldGpus(GpuAllocator& a, const std::vector<int>& gpus) {
   ASSERT_TRUE(a.Restore("other", gpus).ok());
 }
 
 TEST(GpuPlacementTest, AFullIslandForAPodAskingFour) {
-  GpuAllocator a(Declared(kTwoIslands));
+  GpuAllocator a(DeclaredTopology(kTwoIslands));
   auto p = a.Allocate("pod-a", 4);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
-  EXPECT_EQ(*p, Range(0, 3));
+  EXPECT_EQ(*p, GpuRange(0, 3));
   EXPECT_EQ(a.ReasonOf("pod-a"), "GPUs 0,1,2,3 share NVLink island 0-3 (best fit: it had 4 free)");
   auto q = a.Allocate("pod-b", 4);
   ASSERT_TRUE(q.ok());
-  EXPECT_EQ(*q, Range(4, 7));
+  EXPECT_EQ(*q, GpuRange(4, 7));
 }
 
 TEST(GpuPlacementTest, BestFitTakesTheIslandWithFewestFreeThatHolds) {
   // Island 0 has 1 free (GPU 3), island 1 has 3 free (5, 6, 7).
-  GpuAllocator a(Declared(kTwoIslands));
-  Hold(a, {0, 1, 2, 4});
+  GpuAllocator a(DeclaredTopology(kTwoIslands));
+  HoldGpus(a, {0, 1, 2, 4});
   auto p = a.Allocate("pod", 2);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(*p, (std::vector<int>{5, 6}));
@@ -52,21 +52,21 @@ TEST(GpuPlacementTest, BestFitTakesTheIslandWithFewestFreeThatHolds) {
 TEST(GpuPlacementTest, BestFitPrefersTheTighterHole) {
   // Island 0: 2 free (2, 3); island 1: 4 free. A pod of 2 fills island 0's
   // hole and leaves island 1 whole for a pod of 4.
-  GpuAllocator a(Declared(kTwoIslands));
-  Hold(a, {0, 1});
+  GpuAllocator a(DeclaredTopology(kTwoIslands));
+  HoldGpus(a, {0, 1});
   auto p = a.Allocate("pod-2", 2);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(*p, (std::vector<int>{2, 3}));
   auto q = a.Allocate("pod-4", 4);
   ASSERT_TRUE(q.ok());
-  EXPECT_EQ(*q, Range(4, 7));
+  EXPECT_EQ(*q, GpuRange(4, 7));
 }
 
 TEST(GpuPlacementTest, SingleGpuPodsDoNotFragmentIslands) {
   // 1-GPU pods fill the partly used island (lowest free would split island
   // 0), so a pod of 4 still finds one whole.
-  GpuAllocator a(Declared(kTwoIslands));
-  Hold(a, {4});  // island 1 has 3 free, island 0 has 4
+  GpuAllocator a(DeclaredTopology(kTwoIslands));
+  HoldGpus(a, {4});  // island 1 has 3 free, island 0 has 4
   for (int i = 0; i < 3; ++i) {
     auto p = a.Allocate("one-" + std::to_string(i), 1);
     ASSERT_TRUE(p.ok());
@@ -75,14 +75,14 @@ TEST(GpuPlacementTest, SingleGpuPodsDoNotFragmentIslands) {
   EXPECT_EQ(a.ReasonOf("one-2"), "GPU 7 is in NVLink island 4-7 (best fit: it had 1 free)");
   auto big = a.Allocate("four", 4);
   ASSERT_TRUE(big.ok());
-  EXPECT_EQ(*big, Range(0, 3));
+  EXPECT_EQ(*big, GpuRange(0, 3));
 }
 
 TEST(GpuPlacementTest, AGangOfTwoPodsLandsInOneIsland) {
   // Island 0 has 2 free, island 1 has 4: alone, the first pod would fit
   // island 0; as a gang both go to island 1, which holds all 4.
-  GpuAllocator a(Declared(kTwoIslands));
-  Hold(a, {0, 1});
+  GpuAllocator a(DeclaredTopology(kTwoIslands));
+  HoldGpus(a, {0, 1});
   auto g = a.AllocateGang({{"w0", 2}, {"w1", 2}});
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   ASSERT_EQ(g->size(), 2u);
@@ -93,7 +93,7 @@ TEST(GpuPlacementTest, AGangOfTwoPodsLandsInOneIsland) {
             "GPUs) is kept in NVLink island 4-7");
   EXPECT_EQ(a.ReasonOf("w1"), (*g)[1].reason);
   // On an empty machine the gang's two pods share island 0.
-  GpuAllocator b(Declared(kTwoIslands));
+  GpuAllocator b(DeclaredTopology(kTwoIslands));
   auto h = b.AllocateGang({{"w0", 2}, {"w1", 2}});
   ASSERT_TRUE(h.ok());
   EXPECT_EQ((*h)[0].indices, (std::vector<int>{0, 1}));
@@ -103,26 +103,26 @@ TEST(GpuPlacementTest, AGangOfTwoPodsLandsInOneIsland) {
 TEST(GpuPlacementTest, AGangTooBigForAnIslandKeepsEachPodInOne) {
   // 3 + 3 on two empty islands: each pod gets an island of its own, rather
   // than 0-2 and 3-5 (which a "total first" split would give).
-  GpuAllocator a(Declared(kTwoIslands));
+  GpuAllocator a(DeclaredTopology(kTwoIslands));
   auto g = a.AllocateGang({{"w0", 3}, {"w1", 3}});
   ASSERT_TRUE(g.ok());
-  EXPECT_EQ((*g)[0].indices, Range(0, 2));
-  EXPECT_EQ((*g)[1].indices, Range(4, 6));
+  EXPECT_EQ((*g)[0].indices, GpuRange(0, 2));
+  EXPECT_EQ((*g)[1].indices, GpuRange(4, 6));
   EXPECT_EQ((*g)[1].reason,
             "GPUs 4,5,6 share NVLink island 4-7 (best fit: it had 4 free); its gang of 2 pods (6 "
             "GPUs) spans the machine");
   // Largest first: the pod of 4 takes a whole island, the pods of 2 the other.
-  GpuAllocator b(Declared(kTwoIslands));
+  GpuAllocator b(DeclaredTopology(kTwoIslands));
   auto h = b.AllocateGang({{"s0", 2}, {"big", 4}, {"s1", 2}});
   ASSERT_TRUE(h.ok());
-  EXPECT_EQ((*h)[1].indices, Range(0, 3));
+  EXPECT_EQ((*h)[1].indices, GpuRange(0, 3));
   EXPECT_EQ((*h)[0].indices, (std::vector<int>{4, 5}));
   EXPECT_EQ((*h)[2].indices, (std::vector<int>{6, 7}));
 }
 
 TEST(GpuPlacementTest, APodLargerThanAnyIslandTakesWholeIslandsFirst) {
-  GpuAllocator a(Declared(kTwoIslands));
-  Hold(a, {0});  // island 0: 3 free, island 1: 4 free
+  GpuAllocator a(DeclaredTopology(kTwoIslands));
+  HoldGpus(a, {0});  // island 0: 3 free, island 1: 4 free
   auto p = a.Allocate("six", 6);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(*p, (std::vector<int>{1, 2, 4, 5, 6, 7}));
@@ -131,8 +131,8 @@ TEST(GpuPlacementTest, APodLargerThanAnyIslandTakesWholeIslandsFirst) {
 
 TEST(GpuPlacementTest, PcieSwitchesDecideWithoutNvLink) {
   // PCIe switches of 2 under two NUMA nodes, no NVLink.
-  GpuAllocator a(Declared("pcie=0-1,2-3,4-5,6-7;numa=0-3,4-7"));
-  Hold(a, {0, 2, 3});  // NUMA 0: 1 free (GPU 1); NUMA 1: all 4 free
+  GpuAllocator a(DeclaredTopology("pcie=0-1,2-3,4-5,6-7;numa=0-3,4-7"));
+  HoldGpus(a, {0, 2, 3});  // NUMA 0: 1 free (GPU 1); NUMA 1: all 4 free
   auto p = a.Allocate("pod", 2);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(*p, (std::vector<int>{4, 5}));
@@ -150,8 +150,8 @@ TEST(GpuPlacementTest, PcieSwitchesDecideWithoutNvLink) {
 
 TEST(GpuPlacementTest, InsideAnNvSwitchIslandPcieAndNumaDecide) {
   // DGX-like: all 8 on NVSwitch; PCIe switch pairs; two NUMA nodes.
-  GpuAllocator a(Declared("nvlink=0-7;pcie=0-1,2-3,4-5,6-7;numa=0-3,4-7"));
-  Hold(a, {0, 2});  // NUMA 0 has 1, 3 free (no switch pair whole); NUMA 1 all
+  GpuAllocator a(DeclaredTopology("nvlink=0-7;pcie=0-1,2-3,4-5,6-7;numa=0-3,4-7"));
+  HoldGpus(a, {0, 2});  // NUMA 0 has 1, 3 free (no switch pair whole); NUMA 1 all
   auto p = a.Allocate("pod", 2);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(*p, (std::vector<int>{4, 5}));
@@ -166,7 +166,7 @@ TEST(GpuPlacementTest, InsideAnNvSwitchIslandPcieAndNumaDecide) {
 
 TEST(GpuPlacementTest, NoTopologyMeansLowestFree) {
   GpuAllocator a(std::vector<int>{0, 1, 2, 3});
-  Hold(a, {1});
+  HoldGpus(a, {1});
   auto p = a.Allocate("pod", 2);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(*p, (std::vector<int>{0, 2}));
@@ -180,8 +180,8 @@ TEST(GpuPlacementTest, NoTopologyMeansLowestFree) {
 }
 
 TEST(GpuPlacementTest, GangsAreAllOrNothingAndIdempotent) {
-  GpuAllocator a(Declared(kTwoIslands));
-  Hold(a, Range(0, 4));
+  GpuAllocator a(DeclaredTopology(kTwoIslands));
+  HoldGpus(a, GpuRange(0, 4));
   auto too_big = a.AllocateGang({{"w0", 2}, {"w1", 2}});
   ASSERT_FALSE(too_big.ok());
   EXPECT_EQ(too_big.status().message(), "GPU allocation for w0,w1: asked for 4, only 3 of 8 free");
@@ -202,7 +202,7 @@ TEST(GpuPlacementTest, GangsAreAllOrNothingAndIdempotent) {
 }
 
 TEST(GpuPlacementTest, AnInvalidTopologyCountsAsFlat) {
-  GpuTopology bad = GpuTopology::Flat(Range(0, 3));
+  GpuTopology bad = GpuTopology::Flat(GpuRange(0, 3));
   bad.known = true;
   bad.nvlink[0][1] = true;  // not symmetric
   GpuPlacer placer(bad);

@@ -5,14 +5,14 @@
 namespace kuota::runtime {
 namespace {
 
-std::vector<int> Gpus(int n) {
+std::vector<int> SpecGpus(int n) {
   std::vector<int> out;
   for (int i = 0; i < n; ++i) out.push_back(i);
   return out;
 }
 
 TEST(GpuTopologySpecTest, TwoIslandsOnTwoNumaNodes) {
-  auto t = ParseGpuTopologySpec("nvlink=0-3,4-7;numa=0-3,4-7", Gpus(8));
+  auto t = ParseGpuTopologySpec("nvlink=0-3,4-7;numa=0-3,4-7", SpecGpus(8));
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_TRUE(t->known);
   EXPECT_TRUE(t->Validate().ok());
@@ -24,7 +24,7 @@ TEST(GpuTopologySpecTest, TwoIslandsOnTwoNumaNodes) {
 }
 
 TEST(GpuTopologySpecTest, NestedPcieLevelsTakeTheClosest) {
-  auto t = ParseGpuTopologySpec(" numa = 0-7 ; pcie=0+1,2-3 ; hostbridge=0-3,4-7 ", Gpus(8));
+  auto t = ParseGpuTopologySpec(" numa = 0-7 ; pcie=0+1,2-3 ; hostbridge=0-3,4-7 ", SpecGpus(8));
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ(t->pcie[0][1], PcieLevel::kSwitch);
   EXPECT_EQ(t->pcie[0][2], PcieLevel::kHostBridge);
@@ -33,18 +33,18 @@ TEST(GpuTopologySpecTest, NestedPcieLevelsTakeTheClosest) {
   EXPECT_FALSE(t->nvlink[0][1]);
   EXPECT_EQ(FormatGpuTopologySpec(*t), "pcie=0+1,2+3;hostbridge=0-3,4-7;numa=0-7");
   // What it prints reads back the same.
-  auto again = ParseGpuTopologySpec(FormatGpuTopologySpec(*t), Gpus(8));
+  auto again = ParseGpuTopologySpec(FormatGpuTopologySpec(*t), SpecGpus(8));
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->pcie, t->pcie);
 }
 
 TEST(GpuTopologySpecTest, AnNvSwitchIslandMaySpanNumaNodes) {
-  auto t = ParseGpuTopologySpec("nvlink=0-7;pcie=0+1,2+3,4+5,6+7;numa=0-3,4-7", Gpus(8));
+  auto t = ParseGpuTopologySpec("nvlink=0-7;pcie=0+1,2+3,4+5,6+7;numa=0-3,4-7", SpecGpus(8));
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_TRUE(t->nvlink[0][7]);
   EXPECT_EQ(t->pcie[0][7], PcieLevel::kSystem);
   EXPECT_EQ(FormatGpuTopologySpec(*t), "nvlink=0-7;pcie=0+1,2+3,4+5,6+7;numa=0-3,4-7");
-  EXPECT_EQ(FormatGpuTopologySpec(GpuTopology::Flat(Gpus(4))), "");
+  EXPECT_EQ(FormatGpuTopologySpec(GpuTopology::Flat(SpecGpus(4))), "");
 }
 
 TEST(GpuTopologySpecTest, BadInputIsNamed) {
@@ -72,7 +72,7 @@ TEST(GpuTopologySpecTest, BadInputIsNamed) {
        "hostbridge: group 0,1 is not inside one numa group: it spans no numa group (GPUs 0,1)"},
   };
   for (const auto& c : cases) {
-    auto t = ParseGpuTopologySpec(c.spec, Gpus(8));
+    auto t = ParseGpuTopologySpec(c.spec, SpecGpus(8));
     ASSERT_FALSE(t.ok()) << c.spec;
     EXPECT_EQ(t.status().code(), StatusCode::kInvalid) << c.spec;
     EXPECT_EQ(t.status().message(), c.error) << c.spec;

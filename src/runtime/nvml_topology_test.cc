@@ -8,7 +8,7 @@ namespace kuota::runtime {
 namespace {
 
 // Readings for n GPUs with every pair at NVML level `level`.
-NvmlLinkReadings Uniform(size_t n, int level) {
+NvmlLinkReadings UniformReadings(size_t n, int level) {
   NvmlLinkReadings r;
   r.ancestor.assign(n, std::vector<int>(n, level));
   r.direct_nvlink.assign(n, std::vector<bool>(n, false));
@@ -19,7 +19,7 @@ NvmlLinkReadings Uniform(size_t n, int level) {
 TEST(NvmlTopologyTest, AncestorLevelsAndDirectLinksMakeTheSameTopologyAsASpec) {
   // Two NUMA nodes (SYSTEM across), a PCIe switch pair (SINGLE) and a
   // host-bridge pair in each, and NVLink 0-1, 2-3 (bridges), 4..7 (a mesh).
-  NvmlLinkReadings r = Uniform(8, 50);
+  NvmlLinkReadings r = UniformReadings(8, 50);
   auto set = [&](size_t a, size_t b, int level) { r.ancestor[a][b] = r.ancestor[b][a] = level; };
   for (size_t base : {0u, 4u}) {
     for (size_t a = base; a < base + 4; ++a) {
@@ -45,7 +45,7 @@ TEST(NvmlTopologyTest, AncestorLevelsAndDirectLinksMakeTheSameTopologyAsASpec) {
 }
 
 TEST(NvmlTopologyTest, NvSwitchJoinsEveryGpuOnOne) {
-  NvmlLinkReadings r = Uniform(4, 40);
+  NvmlLinkReadings r = UniformReadings(4, 40);
   r.on_nvswitch = {true, true, false, true};
   GpuTopology t = TopologyFromNvml({0, 1, 2, 3}, r);
   EXPECT_TRUE(t.nvlink[0][3]);
@@ -54,7 +54,7 @@ TEST(NvmlTopologyTest, NvSwitchJoinsEveryGpuOnOne) {
 }
 
 TEST(NvmlTopologyTest, NothingReadIsFlatAndBadReadingsAreIgnored) {
-  NvmlLinkReadings r = Uniform(2, -1);
+  NvmlLinkReadings r = UniformReadings(2, -1);
   GpuTopology t = TopologyFromNvml({0, 1}, r);
   EXPECT_FALSE(t.known);
   EXPECT_EQ(t.pcie[0][1], PcieLevel::kSystem);

@@ -1,8 +1,8 @@
 #include "runtime/gpu_placement.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
-#include <tuple>
 
 namespace kuota::runtime {
 namespace {

@@ -6,6 +6,7 @@
 // prefix + roots + suffix, pod counts `universal` or `individual`), which
 // reads here into the same list of domains, as Kueue's InternalSeqFrom
 // (pkg/util/tas) expands it.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>

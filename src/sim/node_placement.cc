@@ -65,38 +65,59 @@ bool NodePlacement::Place(const engine::WorkloadInfo& wl,
       if (res != "pods" && v > 0) per_pod.emplace_back(res, v);
     }
     per_pod.emplace_back("pods", 1000);
-    for (int32_t pod = 0; pod < psa.count; ++pod) {
-      bool done = false;
-      for (size_t i = 0; i < nodes_.size() && !done; ++i) {
-        NodeState& n = nodes_[i];
-        if (!HasLabels(n.node.labels, labels)) continue;
-        if (!std::all_of(n.node.taints.begin(), n.node.taints.end(),
-                         [&](const api::Taint& t) { return Tolerated(t, tolerations); })) {
-          continue;
-        }
-        bool fits = true;
-        for (const auto& [res, v] : per_pod) {
-          auto it = n.free.find(res);
-          // A node that does not list `pods` is not limited in pod count.
-          if (it == n.free.end() ? res != "pods" : it->second < v) fits = false;
-        }
-        if (!fits) continue;
-        Claim c;
-        c.node = i;
-        for (const auto& [res, v] : per_pod) {
-          auto it = n.free.find(res);
-          if (it == n.free.end()) continue;
-          it->second -= v;
-          c.taken.emplace_back(res, v);
-        }
-        claims.push_back(std::move(c));
-        done = true;
-      }
-      if (!done) {
-        undo();
-        return false;
+    // A pod set placed by topology puts its pods on the domains assigned
+    // (each domain's level labels); any other, anywhere it fits.
+    std::vector<std::pair<api::Labels, int32_t>> groups;
+    const api::TopologyAssignment* ta = nullptr;
+    if (wl.object.status.admission) {
+      for (const auto& a : wl.object.status.admission->pod_set_assignments) {
+        if (a.name == psa.name && a.topology_assignment) ta = &*a.topology_assignment;
       }
     }
+    if (ta != nullptr) {
+      for (const auto& d : ta->domains) {
+        api::Labels at = labels;
+        for (size_t l = 0; l < ta->levels.size() && l < d.values.size(); ++l) {
+          at[ta->levels[l]] = d.values[l];
+        }
+        groups.emplace_back(std::move(at), d.count);
+      }
+    } else {
+      groups.emplace_back(labels, psa.count);
+    }
+    for (const auto& [want, count] : groups)
+      for (int32_t pod = 0; pod < count; ++pod) {
+        bool done = false;
+        for (size_t i = 0; i < nodes_.size() && !done; ++i) {
+          NodeState& n = nodes_[i];
+          if (!HasLabels(n.node.labels, want)) continue;
+          if (!std::all_of(n.node.taints.begin(), n.node.taints.end(),
+                           [&](const api::Taint& t) { return Tolerated(t, tolerations); })) {
+            continue;
+          }
+          bool fits = true;
+          for (const auto& [res, v] : per_pod) {
+            auto it = n.free.find(res);
+            // A node that does not list `pods` is not limited in pod count.
+            if (it == n.free.end() ? res != "pods" : it->second < v) fits = false;
+          }
+          if (!fits) continue;
+          Claim c;
+          c.node = i;
+          for (const auto& [res, v] : per_pod) {
+            auto it = n.free.find(res);
+            if (it == n.free.end()) continue;
+            it->second -= v;
+            c.taken.emplace_back(res, v);
+          }
+          claims.push_back(std::move(c));
+          done = true;
+        }
+        if (!done) {
+          undo();
+          return false;
+        }
+      }
   }
   placed_[wl.key] = std::move(claims);
   return true;

@@ -3,7 +3,9 @@
 // none, first fit in node-name order): a node takes a pod when it carries the
 // labels of every flavor the pod set was assigned and the pod's nodeSelector,
 // its NoSchedule/NoExecute taints are tolerated by the pod or those flavors,
-// and its unused allocatable covers the pod's requests. Single-threaded.
+// and its unused allocatable covers the pod's requests; a pod set placed by
+// topology puts its pods on the domains of its topologyAssignment.
+// Single-threaded.
 #pragma once
 
 #include <cstdint>

@@ -41,6 +41,7 @@ constexpr const char* kKueueResources[] = {
     "admissionchecks.kueue.x-k8s.io",
 };
 constexpr const char* kTopologies = "topologies.kueue.x-k8s.io";
+constexpr const char* kNodes = "nodes";
 
 // What the Configuration file says beyond api::Configuration: Kueue's
 // clientConnection and leaderElection blocks.
@@ -137,6 +138,21 @@ Result<std::set<std::string>> ServedByCluster(KubeClient& client,
   return served;
 }
 
+// Why the driver may not list one of `keys` (its ServiceAccount's RBAC), or
+// "" when it may list them all.
+std::string CannotList(KubeClient& client, std::initializer_list<const char*> keys) {
+  for (const char* key : keys) {
+    Result<const server::ResourceInfo*> r = ResourceForKey(key);
+    if (!r.ok()) return r.status().message();
+    Result<Json> page = client.Request("GET", CollectionPath(**r, "") + "?limit=1", nullptr);
+    if (!page.ok() && page.status().message().rfind("forbidden", 0) == 0) {
+      return std::string("may not list ") + key + " (" + page.status().message() +
+             "; its ClusterRole needs get, list and watch on it)";
+    }
+  }
+  return "";
+}
+
 std::string RandomSuffix() {
   std::random_device rd;
   static const char* kChars = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -165,13 +181,13 @@ Status RunDriver(const DriverOptions& options) {
   // What to list and watch: Kueue's kinds (their CRDs must be installed),
   // Namespaces, PriorityClasses, and each enabled integration the cluster
   // serves (Kueue skips one whose CRD is missing, and says so).
-  // Nodes and pods too: topology-aware scheduling reads Nodes and the pods
-  // that use node capacity outside Kueue's topology assignments, and the
-  // pods of a topology-placed job are ungated onto their domains.
+  // Pods too, and Nodes with Kueue's Topologies: topology-aware scheduling
+  // reads Nodes and the pods that use node capacity outside Kueue's topology
+  // assignments, and the pods of a topology-placed job are ungated onto their
+  // domains.
   std::vector<std::string> wanted(std::begin(kKueueResources), std::end(kKueueResources));
   wanted.push_back("namespaces");
   wanted.push_back("priorityclasses.scheduling.k8s.io");
-  wanted.push_back("nodes");
   wanted.push_back("pods");
   std::vector<std::string> job_resources;
   for (const auto& k : jobs::JobKinds()) {
@@ -193,7 +209,7 @@ Status RunDriver(const DriverOptions& options) {
   }
   // Kueue's Topology CRD is optional: without it there is no topology-aware
   // scheduling.
-  std::vector<std::string> optional = {kTopologies};
+  std::vector<std::string> optional = {kNodes, kTopologies};
   std::vector<std::string> all = wanted;
   all.insert(all.end(), optional.begin(), optional.end());
   all.insert(all.end(), job_resources.begin(), job_resources.end());
@@ -214,7 +230,13 @@ Status RunDriver(const DriverOptions& options) {
                  "kuotad: topology-aware scheduling off: the cluster does not serve %s (Kueue's "
                  "Topology CRD is not installed)\n",
                  kTopologies);
+  } else if (std::string why = CannotList(client, {kNodes, kTopologies}); !why.empty()) {
+    // An older install's RBAC: run without topology-aware scheduling rather
+    // than not at all.
+    std::fprintf(stderr, "kuotad: topology-aware scheduling off: %s\n", why.c_str());
+    served.erase(kTopologies);
   }
+  if (!served.count(kTopologies)) served.erase(kNodes);
   for (const std::string& r : job_resources) {
     if (!served.count(r)) {
       std::fprintf(stderr,

@@ -42,13 +42,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
   }
+  if (config.topology) {
+    FUZZ_CHECK(config.topology->node_count() <= perf::kMaxNodes, text);
+    FUZZ_CHECK(config.resource_flavor.has_value(), text);
+    FUZZ_CHECK(config.resource_flavor->topology_name == config.topology->name, text);
+  }
   if (queues > 200 || workloads > 2000) return 0;  // keep each run fast
+  if (config.topology && config.topology->node_count() > 2000) return 0;
   auto plan = perf::BuildPlan(config);
   if (!plan.ok()) return 0;  // two ClusterQueues of one name
   FUZZ_CHECK(static_cast<int64_t>(plan.value().queues.size()) == queues, text);
   FUZZ_CHECK(static_cast<int64_t>(plan.value().workloads.size()) == workloads, text);
+  if (config.topology) {
+    FUZZ_CHECK(static_cast<int64_t>(plan.value().nodes.size()) == config.topology->node_count(),
+               text);
+  }
   if (!plan.value().queues.empty()) {
-    Status st = validation::Validate(perf::ClusterQueueObject(plan.value().queues[0]));
+    Status st =
+        validation::Validate(perf::ClusterQueueObject(plan.value(), plan.value().queues[0]));
     FUZZ_CHECK(st.ok(), st.message());
   }
   if (!plan.value().workloads.empty()) {

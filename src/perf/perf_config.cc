@@ -152,6 +152,10 @@ Status DecodeTopologyLevel(MapReader& r, TopologyLevel& out, bool lowest) {
   KUOTA_RETURN_IF_ERROR(r.String("nodeLabel", out.node_label));
   KUOTA_RETURN_IF_ERROR(r.ResourceList("capacity", out.capacity));
   KUOTA_RETURN_IF_ERROR(r.Finish());
+  // The level's name begins its domains' names (`rack-0-3`), which are label
+  // values and, at the lowest level, node names.
+  const std::string bad_name = validation::CheckDns1123Label(out.name);
+  KUOTA_RETURN_IF_ERROR(Check(r, "name", bad_name.empty(), bad_name));
   KUOTA_RETURN_IF_ERROR(Check(r, "count", out.count >= 1, "must be at least 1"));
   const std::string bad_label = validation::CheckQualifiedName(out.node_label);
   KUOTA_RETURN_IF_ERROR(Check(r, "nodeLabel", bad_label.empty(), bad_label));
@@ -191,6 +195,18 @@ Status DecodeTopology(MapReader& r, TopologyConfig& out) {
             levels->item(b), r.PathOf("levels") + "[" + std::to_string(b) + "]",
             "nodeLabel " + out.levels[b].node_label + " is also level " + std::to_string(a) + "'s");
       }
+    }
+  }
+  // The longest domain name of each level: its name, then "-<index>" per level down to it.
+  size_t suffix = 0;
+  for (size_t l = 0; l < out.levels.size(); ++l) {
+    suffix += 1 + std::to_string(out.levels[l].count - 1).size();
+    const size_t longest = out.levels[l].name.size() + suffix;
+    if (longest > validation::kDns1123LabelMaxLength) {
+      return r.ctx().Fail(levels->item(l), r.PathOf("levels") + "[" + std::to_string(l) + "]",
+                          "its domains would be named with up to " + std::to_string(longest) +
+                              " characters (" + out.levels[l].name +
+                              "-<index>-...); at most 63: shorten the level names");
     }
   }
   return Check(r, "levels", out.node_count() <= kMaxNodes,

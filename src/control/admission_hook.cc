@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "api/codec/decode.h"
+#include "control/tas_update_rules.h"
 #include "control/volcano_queue.h"
 #include "jobctl/pod_spec_schema.h"
 #include "jobs/pod_kind.h"
@@ -109,7 +110,7 @@ void ApplyKueueDefaults(const std::string& kind, server::Json& object) {
 }
 
 Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation op,
-                                 const server::Json* /*old_object*/, server::Json* object) {
+                                 const server::Json* old_object, server::Json* object) {
   const bool volcano_queue = resource.group == kVolcanoSchedulingGroup;
   if (op == Operation::kDelete) {
     return volcano_queue ? ValidateVolcanoQueueDeletion(*object) : Status::Ok();
@@ -152,6 +153,9 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
   auto decoded = codec::DecodeJsonObject(*object, opts);
   if (!decoded.ok()) {
     return Status(decoded.status().code(), StripDocumentPrefix(decoded.status().message()));
+  }
+  if (op == Operation::kUpdate && old_object != nullptr) {
+    return ValidateTasUpdate(resource.kind, *old_object, *object);
   }
   return Status::Ok();
 }

@@ -2,8 +2,9 @@
 # Topology-aware scheduling's objects through kuotad, driven by the real
 # kubectl: Topology served in kueue.x-k8s.io v1beta1 and v1beta2
 # (cluster-scoped, short name topo, Kueue's CRD columns NAME and AGE),
-# validated as Kueue's CRD (levels unique, hostname only lowest); a
-# ResourceFlavor naming a topology needs nodeLabels; Nodes pasted from
+# validated as Kueue's CRD (levels unique, hostname only lowest, changed only
+# when hostname is the lowest before and after); a ResourceFlavor naming a topology needs
+# nodeLabels and keeps its topologyName; Nodes pasted from
 # `kubectl get node -o yaml` are accepted, and one the scheduler cannot read
 # gets an InvalidObject Event; a Workload's topologyRequest is checked as
 # Kueue's webhook does and reads back in v1beta2; a topologyAssignment
@@ -106,6 +107,15 @@ EOF
 )
 contains "a topology without nodeLabels is refused" \
   "at least one nodeLabel is required when topology is set" "$out"
+
+out=$(k patch resourceflavor tas-flavor --type=merge -p '{"spec":{"topologyName":"racks"}}' 2>&1)
+contains "a flavor's topologyName is immutable once set" \
+  'spec: Invalid value: "object": topologyName is immutable when topologyName is set' "$out"
+out=$(k patch topology racks --type=json -p '[{"op":"add","path":"/spec/levels/0","value":{"nodeLabel":"cloud.example.com/block"}}]' 2>&1)
+contains "a Topology's levels are immutable without a hostname level" \
+  'spec.levels: Invalid value: "array": levels are mutable only when kubernetes.io/hostname is the lowest level both before and after the change' "$out"
+out=$(k patch topology default --type=json -p '[{"op":"remove","path":"/spec/levels/0"}]' 2>&1)
+contains "above a hostname level they may change" "topology.kueue.x-k8s.io/default patched" "$out"
 
 # --- Nodes ---------------------------------------------------------------------
 # kuotad keeps no status on a create (kube-apiserver keeps a Node's): it is

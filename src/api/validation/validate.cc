@@ -48,7 +48,8 @@ void ValidateResourceFlavor(const api::ResourceFlavor& rf, FieldErrors& errs) {
   ValidateTolerations(rf.tolerations, "spec.tolerations", errs);
   ValidateNameReference(rf.topology_name, "spec.topologyName", errs);
   if (!rf.topology_name.empty() && rf.node_labels.empty()) {
-    errs.Required("spec.nodeLabels", "at least one nodeLabel is required when topology is set");
+    // Kueue's CEL rule on ResourceFlavorSpec, as kube-apiserver reports it.
+    errs.Invalid("spec", "object", "at least one nodeLabel is required when topology is set");
   }
 }
 

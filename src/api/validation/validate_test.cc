@@ -726,7 +726,7 @@ TEST(ValidateResourceFlavorTest, Table) {
          rf.node_labels.clear();
          rf.topology_name = "default";
        },
-       "spec.nodeLabels: Required value: at least one nodeLabel is required when topology is "
+       "spec: Invalid value: \"object\": at least one nodeLabel is required when topology is "
        "set"},
       {"topology with node labels", [](RF& rf) { rf.topology_name = "default"; }, ""},
   };

@@ -149,6 +149,14 @@ std::string FlavorsText(const std::map<std::string, PodSetResult>& pod_sets) {
       out += (first ? " " : ", ") + res + "=" + fl;
       first = false;
     }
+    if (ps.topology) {  // e.g. " on kubernetes.io/hostname x1=2 x2=2"
+      out += " on " + (ps.topology->levels.empty() ? std::string() : ps.topology->levels.back());
+      for (const auto& d : ps.topology->domains) {
+        std::string path;
+        for (const auto& v : d.values) path += (path.empty() ? "" : "/") + v;
+        out += " " + path + "=" + std::to_string(d.count);
+      }
+    }
   }
   return out;
 }

@@ -12,7 +12,9 @@
 #   * its pods, created in reverse index order behind the gate, are ungated by
 #     the driver with a nodeSelector for their host, ranked by completion index
 #     (the lowest indexes take the assignment's first domain);
-#   * a pod beyond the assignment's count stays gated.
+#   * a pod beyond the assignment's count stays gated;
+#   * a replacement pod created while the driver is down is ungated onto its
+#     rank's host once it runs again.
 # Usage: kube_topology_test.sh PATH/TO/kuotad PATH/TO/deploy/crds
 set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad PATH/TO/deploy/crds}
@@ -114,11 +116,13 @@ spec:
 EOF
 
 # --- the driver --------------------------------------------------------------
-"$KUOTAD" --kubeconfig "$TMP/kubeconfig" --health-port 0 --webhook-port 0 \
-  --leader-election-namespace kuota-system >>"$TMP/driver.log" 2>&1 &
-DRIVER=$!
-eventually "the driver leads and runs the engine" 20 "engine running on the cluster" \
-  cat "$TMP/driver.log"
+start_driver() {  # one replica, no leader election: a restart leads at once
+  "$KUOTAD" --kubeconfig "$TMP/kubeconfig" --health-port 0 --webhook-port 0 --no-leader-elect \
+    >>"$TMP/driver.log" 2>&1 &
+  DRIVER=$!
+}
+start_driver
+eventually "the driver runs the engine" 20 "engine running on the cluster" cat "$TMP/driver.log"
 
 # --- a Job of 4 pods that must share a rack ----------------------------------
 k create -f - >/dev/null <<'EOF' || bad "create the Job"
@@ -209,6 +213,17 @@ make_pod 4 | sed 's/"ranks-4"/"ranks-extra"/' | k create -f - >/dev/null || bad 
 sleep 2
 expect_eq "a pod beyond the assignment's count stays gated" "kueue.x-k8s.io/topology" \
   "$(k get pod -n team-a ranks-extra -o jsonpath='{.spec.schedulingGates[*].name}')"
+
+# The driver restarted while a pod was replaced: the new one (index 1, after
+# the extra pod is gone, so every rank is distinct again) is ungated onto its
+# rank's host from the restarted driver's first list.
+{ kill -9 "$DRIVER"; wait "$DRIVER"; } 2>/dev/null
+DRIVER=
+k delete pod -n team-a ranks-extra ranks-1 --wait=false >/dev/null
+make_pod 1 | sed 's/"ranks-1"/"ranks-1b"/' | k create -f - >/dev/null || bad "create pod ranks-1b"
+start_driver
+eventually "after a restart the replacement is ungated onto its rank's host" 20 \
+  "ranks-0=n3: ranks-1b=n3: ranks-2=n4: ranks-3=n4:" placed
 
 if [[ $FAIL -gt 0 ]]; then
   echo "--- driver log (tail)"

@@ -29,6 +29,11 @@ void TopologyUngater::Observe(const nlohmann::json& pod, bool deleted) {
     // A topology-placed pod gone frees its domain for a replacement.
     if (IsTopologyPod(pod)) touched_.insert(old);
   }
+  if (read && read->gated) {
+    gated_[pod_key] = pod;
+  } else {
+    gated_.erase(pod_key);
+  }
   if (!read) return;
   const std::string wl_key = ns + "/" + read->workload;
   workload_of_[pod_key] = wl_key;
@@ -39,14 +44,20 @@ void TopologyUngater::Observe(const nlohmann::json& pod, bool deleted) {
 void TopologyUngater::Clear() {
   pods_.clear();
   workload_of_.clear();
+  gated_.clear();
   touched_.clear();
 }
 
-int TopologyUngater::Reconcile(const AdmittedWorkload& admitted) {
-  int ungated = 0;
+int TopologyUngater::Reconcile(const AdmittedWorkload& admitted, int max_writes) {
+  int ungated = 0, writes = 0;
   std::set<std::string> keys;
   keys.swap(touched_);
-  for (const std::string& key : keys) {
+  for (auto next = keys.begin(); next != keys.end(); ++next) {
+    if (writes >= max_writes) {
+      touched_.insert(next, keys.end());  // the rest next time
+      break;
+    }
+    const std::string& key = *next;
     const api::Workload* wl = admitted(key);
     if (wl == nullptr) continue;
     auto set = pods_.find(key);
@@ -62,6 +73,11 @@ int TopologyUngater::Reconcile(const AdmittedWorkload& admitted) {
     }
     const std::string ns = key.substr(0, key.find('/'));
     for (const TopologyUngate& u : *plan) {
+      if (writes >= max_writes) {
+        touched_.insert(key);  // planned again from what was written
+        break;
+      }
+      ++writes;
       if (Ungate(ns, u)) ++ungated;
     }
   }
@@ -70,7 +86,10 @@ int TopologyUngater::Reconcile(const AdmittedWorkload& admitted) {
 
 bool TopologyUngater::Ungate(const std::string& ns, const TopologyUngate& u) {
   for (int attempt = 0; attempt < 5; ++attempt) {
-    Result<nlohmann::json> pod = store_.Get(kPodsKey, ns, u.name);
+    // First over the pod as last seen; after a conflict, as read now.
+    auto seen = attempt == 0 ? gated_.find(ns + "/" + u.name) : gated_.end();
+    Result<nlohmann::json> pod = seen != gated_.end() ? Result<nlohmann::json>(seen->second)
+                                                      : store_.Get(kPodsKey, ns, u.name);
     if (!pod.ok()) {
       if (pod.status().code() != StatusCode::kNotFound) {
         std::fprintf(stderr, "kuotad: ungating pod %s/%s: %s\n", ns.c_str(), u.name.c_str(),

@@ -3,8 +3,8 @@
 // to a topology-placed pod, or a Workload's admission, marks the Workload, and
 // Reconcile ungates the marked Workloads' pods as topology_ungating.h plans it:
 // each pod loses the kueue.x-k8s.io/topology scheduling gate and gets its
-// domain's nodeSelector, written to the store (read again and retried on a
-// conflict). Used on the controller's thread only.
+// domain's nodeSelector, written over the pod as last seen (read again and
+// retried on a conflict). Used on the controller's thread only.
 #pragma once
 
 #include <functional>
@@ -34,10 +34,13 @@ class TopologyUngater {
   // The admitted Workload `key` ("namespace/name"), or null when it is not
   // admitted (its pods stay gated).
   using AdmittedWorkload = std::function<const api::Workload*(const std::string& key)>;
-  // Ungates the pods of every touched Workload; returns how many were
-  // ungated. Failures are logged; the Workload is looked at again on its
-  // pods' next change.
-  int Reconcile(const AdmittedWorkload& admitted);
+  // Ungates the pods of the touched Workloads, at most `max_writes` pods a
+  // call (the rest stay touched for the next call, so that the controller's
+  // loop is not held up by a large gang); returns how many were ungated.
+  // Failures are logged; the Workload is looked at again on its pods' next
+  // change.
+  int Reconcile(const AdmittedWorkload& admitted, int max_writes = 200);
+  bool pending() const { return !touched_.empty(); }
 
   size_t tracked_pods() const { return workload_of_.size(); }
 
@@ -48,6 +51,7 @@ class TopologyUngater {
   store::ObjectStore& store_;
   std::map<std::string, std::map<std::string, TopologyPod>> pods_;  // workload key -> by name
   std::map<std::string, std::string> workload_of_;                  // pod key -> workload key
+  std::map<std::string, nlohmann::json> gated_;  // pod key -> the gated pod as last seen
   std::set<std::string> touched_;
 };
 

@@ -92,6 +92,35 @@ TEST_F(TopologyUngaterTest, UngatesAdmittedWorkloadsPodsByRank) {
   EXPECT_EQ(ungater.Reconcile(admitted), 0);
 }
 
+TEST_F(TopologyUngaterTest, AtMostMaxWritesACall) {
+  TopologyUngater ungater(*store_);
+  ungater.Observe(CreatePod("a", 0), false);
+  ungater.Observe(CreatePod("b", 1), false);
+  auto admitted = [&](const std::string&) { return &wl_; };
+  EXPECT_EQ(ungater.Reconcile(admitted, 1), 1);
+  EXPECT_TRUE(ungater.pending());
+  EXPECT_EQ(ungater.Reconcile(admitted, 1), 1);
+  EXPECT_EQ(Stored("a")["spec"]["nodeSelector"]["kubernetes.io/hostname"], "n2");
+  EXPECT_EQ(Stored("b")["spec"]["nodeSelector"]["kubernetes.io/hostname"], "n1");
+  EXPECT_EQ(ungater.Reconcile(admitted, 1), 0);
+  EXPECT_FALSE(ungater.pending());
+}
+
+TEST_F(TopologyUngaterTest, StalePodIsReadAgain) {
+  TopologyUngater ungater(*store_);
+  Json seen = CreatePod("a", 0);
+  ungater.Observe(seen, false);
+  // Changed since it was seen (a label added): the write over the old version
+  // conflicts, the pod is read again and ungated.
+  Json changed = seen;
+  changed["metadata"]["labels"]["extra"] = "1";
+  ASSERT_TRUE(store_->Update("pods", changed).ok());
+  EXPECT_EQ(ungater.Reconcile([&](const std::string&) { return &wl_; }), 1);
+  Json a = Stored("a");
+  EXPECT_EQ(a["metadata"]["labels"]["extra"], "1");
+  EXPECT_EQ(a["spec"]["nodeSelector"]["kubernetes.io/hostname"], "n2");
+}
+
 TEST_F(TopologyUngaterTest, DeletedPodIsSkipped) {
   TopologyUngater ungater(*store_);
   ungater.Observe(CreatePod("a", 0), false);

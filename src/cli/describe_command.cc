@@ -151,6 +151,51 @@ void DescribeLocalQueue(std::string& out, const Json& lq) {
   Line(out, "Workloads", WorkloadCounts(lq));
 }
 
+// A pod set's topologyRequest in words: "required cloud.com/rack, slices of
+// 2 within kubernetes.io/hostname, group g".
+std::string TopologyRequestText(const Json& request) {
+  std::vector<std::string> parts;
+  if (std::string v = Text(request, {"required"}); !v.empty()) parts.push_back("required " + v);
+  if (std::string v = Text(request, {"preferred"}); !v.empty()) parts.push_back("preferred " + v);
+  if (const Json* v = Field(request, {"unconstrained"}); v != nullptr && *v == true) {
+    parts.push_back("unconstrained");
+  }
+  if (std::string v = Text(request, {"podSetSliceRequiredTopology"}); !v.empty()) {
+    parts.push_back("slices of " + Inline(Field(request, {"podSetSliceSize"})) + " within " + v);
+  }
+  if (std::string v = Text(request, {"podSetGroupName"}); !v.empty()) parts.push_back("group " + v);
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return OrNone(out);
+}
+
+// A pod set assignment's topologyAssignment (v1beta1's domains):
+// "cloud.com/rack, kubernetes.io/hostname: (r1, node-1) x2, (r1, node-2) x1",
+// the first domains only.
+std::string TopologyAssignmentText(const Json& assignment) {
+  constexpr size_t kShown = 8;
+  auto joined = [](const Json* list) {
+    std::string out;
+    if (list == nullptr || !list->is_array()) return out;
+    for (const Json& v : *list) out += (out.empty() ? "" : ", ") + Inline(&v);
+    return out;
+  };
+  const Json* levels = Field(assignment, {"levels"});
+  const bool several = levels != nullptr && levels->is_array() && levels->size() > 1;
+  std::string out = joined(levels) + ":";
+  const Json* domains = Field(assignment, {"domains"});
+  const size_t n = domains != nullptr && domains->is_array() ? domains->size() : 0;
+  for (size_t i = 0; i < std::min(n, kShown); ++i) {
+    const Json& d = (*domains)[i];
+    std::string values = joined(Field(d, {"values"}));
+    if (several) values = "(" + values + ")";
+    out += (i == 0 ? " " : ", ") + values + " x" + Inline(Field(d, {"count"}));
+  }
+  if (n > kShown) out += ", ... (" + std::to_string(n) + " domains)";
+  if (n == 0) out += " <none>";
+  return out;
+}
+
 void DescribeWorkload(std::string& out, const Json& wl) {
   Line(out, "Queue", OrNone(Text(wl, {"spec", "queueName"})));
   std::string priority = Text(wl, {"spec", "priorityClassName"});
@@ -177,6 +222,13 @@ void DescribeWorkload(std::string& out, const Json& wl) {
     }
   }
   out += "Pod sets:\n" + AlignColumns(rows, "  ");
+  if (pod_sets != nullptr && pod_sets->is_array()) {
+    for (const Json& ps : *pod_sets) {
+      if (const Json* req = Field(ps, {"topologyRequest"}); req != nullptr && req->is_object()) {
+        Line(out, "Topology request", Text(ps, {"name"}) + ": " + TopologyRequestText(*req));
+      }
+    }
+  }
   const Json* admission = Field(wl, {"status", "admission"});
   if (admission != nullptr && admission->is_object()) {
     out += "Admission:\n";
@@ -188,6 +240,9 @@ void DescribeWorkload(std::string& out, const Json& wl) {
              "flavors " + ResourceList(Field(a, {"flavors"})) + "; usage " +
                  ResourceList(Field(a, {"resourceUsage"})),
              2);
+        if (const Json* ta = Field(a, {"topologyAssignment"}); ta != nullptr && ta->is_object()) {
+          Line(out, "Topology", TopologyAssignmentText(*ta), 4);
+        }
       }
     }
   }

@@ -835,6 +835,8 @@ void Controller::UngateTopologyPods() {
     const engine::WorkloadInfo* wl = engine_.FindWorkload(key);
     return wl != nullptr && wl->state == engine::WorkloadState::kAdmitted ? &wl->object : nullptr;
   });
+  // A large gang is ungated over several rounds: the next one comes at once.
+  if (ungater_.pending()) schedule_more_ = true;
 }
 
 void Controller::StartJob(const std::string& workload_key) {

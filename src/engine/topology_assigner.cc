@@ -27,11 +27,17 @@ bool ExplicitlyRequested(const api::PodSet& ps) {
 }  // namespace
 
 void AddTopologyUsage(const std::vector<TasUse>& usage) {
-  for (const auto& u : usage) AddUsage(u.cell->usage, u.amount, 1);
+  for (const auto& u : usage) {
+    AddUsage(u.cell->usage, u.amount, 1);
+    if (u.cell->owner != nullptr) u.cell->owner->Touch(u.cell);
+  }
 }
 
 void RemoveTopologyUsage(const std::vector<TasUse>& usage) {
-  for (const auto& u : usage) AddUsage(u.cell->usage, u.amount, -1);
+  for (const auto& u : usage) {
+    AddUsage(u.cell->usage, u.amount, -1);
+    if (u.cell->owner != nullptr) u.cell->owner->Touch(u.cell);
+  }
 }
 
 bool TopologyAssigner::TasOnly(const ClusterQueueNode& cq) const {

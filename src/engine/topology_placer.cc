@@ -192,6 +192,235 @@ std::vector<int> TopologyPlacer::Minimum(std::vector<int> domains, int32_t count
   return result;  // not reached when the level search said the domains hold the pods
 }
 
+void TopologyPlacer::Fill(const TopologyTree& tree, const TopologyPodSetRequest& req,
+                          const TopologyPodSetRequest* leader, const AssumedUsage& assumed,
+                          bool simulate_empty, int32_t slice_size, int slice_level,
+                          std::vector<int32_t>* leaf_state, Exclusions* ex) {
+  tree_ = &tree;
+  st_.assign(tree.domains.size(), State{});
+  if (leaf_state != nullptr) leaf_state->assign(tree.leaves.size(), kLeafFits);
+  std::vector<int64_t> free;
+  for (size_t li = 0; li < tree.leaves.size(); ++li) {
+    const TopologyLeaf& leaf = tree.leaves[li];
+    auto exclude = [&] {
+      if (leaf_state != nullptr) (*leaf_state)[li] = kLeafExcluded;
+    };
+    // Kueue's order: taints, then nodeSelector, then required affinity.
+    if (leaf.node != nullptr && req.spec != nullptr) {
+      std::string taint;
+      if (!TaintsTolerated(*leaf.node, *req.spec, tree.tolerations, &taint)) {
+        ++ex->taints[taint];
+        exclude();
+        continue;
+      }
+      if (!NodeSelectorMatches(*req.spec, leaf.node->metadata.labels)) {
+        ++ex->selector;
+        exclude();
+        continue;
+      }
+      if (!NodeAffinityMatches(*req.spec, leaf.node->metadata.labels)) {
+        ++ex->affinity;
+        exclude();
+        continue;
+      }
+    }
+    free = leaf.capacity;
+    if (free.size() < req.per_pod.size()) free.resize(req.per_pod.size(), 0);
+    if (!simulate_empty) {
+      for (size_t i = 0; i < leaf.cell->usage.size() && i < free.size(); ++i) {
+        free[i] -= leaf.cell->usage[i];
+      }
+    }
+    if (auto it = assumed.find(leaf.cell); it != assumed.end()) {
+      for (size_t i = 0; i < it->second.size() && i < free.size(); ++i) free[i] -= it->second[i];
+    }
+    size_t limiting = SIZE_MAX;
+    State& ls = st_[static_cast<size_t>(leaf.domain)];
+    ls.pods = CountIn(req.per_pod, free, &limiting);
+    if (ls.pods == 0 && limiting != SIZE_MAX) {
+      ++ex->resources[limiting];
+      if (leaf_state != nullptr) (*leaf_state)[li] = static_cast<int32_t>(limiting);
+    }
+    ls.pods_wl = ls.pods;
+    if (leader != nullptr) {
+      size_t unused = 0;
+      if (free.size() < leader->per_pod.size()) free.resize(leader->per_pod.size(), 0);
+      if (CountIn(leader->per_pod, free, &unused) > 0) {
+        ls.leaders = 1;
+        for (size_t i = 0; i < leader->per_pod.size(); ++i) free[i] -= leader->per_pod[i];
+      }
+      ls.pods_wl = CountIn(req.per_pod, free, &unused);
+    }
+  }
+  const bool leader_required = leader != nullptr;
+  // Domains are stored parents first: roll up from the end. With a leader,
+  // a domain's room "with the leader" is its children's room less the
+  // smallest price one of them pays to take the leader.
+  for (size_t i = tree.domains.size(); i-- > 0;) {
+    const TopologyDomain& d = tree.domains[i];
+    State& s = st_[i];
+    if (d.leaf < 0) {
+      int64_t pods = 0, slices = 0;
+      bool contributor = false;
+      int64_t min_pod_diff = INT32_MAX, min_slice_diff = INT32_MAX;
+      int32_t leaders = 0;
+      for (int c : d.children) {
+        const State& cs = st_[static_cast<size_t>(c)];
+        pods += cs.pods;
+        slices += cs.slices;
+        if (!leader_required || cs.leaders > 0) {
+          contributor = true;
+          min_pod_diff = std::min<int64_t>(min_pod_diff, cs.pods - cs.pods_wl);
+          min_slice_diff = std::min<int64_t>(min_slice_diff, cs.slices - cs.slices_wl);
+        }
+        leaders = std::max(leaders, cs.leaders);
+      }
+      s.pods = static_cast<int32_t>(std::min<int64_t>(pods, INT32_MAX));
+      s.slices = static_cast<int32_t>(std::min<int64_t>(slices, INT32_MAX));
+      s.pods_wl = contributor ? static_cast<int32_t>(s.pods - min_pod_diff) : 0;
+      s.slices_wl = contributor ? static_cast<int32_t>(s.slices - min_slice_diff) : 0;
+      s.leaders = leaders;
+    }
+    if (d.level == slice_level) {
+      s.slices = s.pods / slice_size;
+      s.slices_wl = s.pods_wl / slice_size;
+    } else if (d.level > slice_level) {
+      s.slices = 0;
+      s.slices_wl = 0;
+    }
+  }
+}
+
+namespace {
+
+// Whether a pod spec filters nodes at all (selector, affinity, tolerations),
+// and a key that tells two specs' filters apart.
+std::string FilterKey(const api::PodSpec* spec) {
+  if (spec == nullptr) return "";
+  std::string key;
+  for (const auto& [k, v] : spec->node_selector) key += "s" + k + "=" + v + ";";
+  if (spec->node_affinity.required_terms) {
+    for (const auto& term : *spec->node_affinity.required_terms) {
+      key += "t";
+      for (const auto& r : term.match_expressions) {
+        key += r.key + " " + r.op;
+        for (const auto& v : r.values) key += "," + v;
+        key += ";";
+      }
+    }
+  }
+  for (const auto& t : spec->tolerations) {
+    key += "o" + t.key + " " + t.op + " " + t.value + " " + t.effect + ";";
+  }
+  return key;
+}
+
+// How many times `per_pod` fits in what a leaf has left; `limiting` as CountIn's.
+int32_t LeafPods(const TopologyLeaf& leaf, const std::vector<int64_t>& per_pod, bool simulate_empty,
+                 const std::vector<int64_t>* assumed, size_t* limiting) {
+  int64_t best = INT32_MAX;
+  *limiting = SIZE_MAX;
+  for (size_t i = 0; i < per_pod.size(); ++i) {
+    if (per_pod[i] == 0) continue;
+    int64_t free = i < leaf.capacity.size() ? leaf.capacity[i] : 0;
+    if (!simulate_empty && i < leaf.cell->usage.size()) free -= leaf.cell->usage[i];
+    if (assumed != nullptr && i < assumed->size()) free -= (*assumed)[i];
+    const int64_t n = std::max<int64_t>(0, std::min<int64_t>(free / per_pod[i], INT32_MAX));
+    if (n < best) {
+      best = n;
+      *limiting = i;
+    }
+  }
+  return static_cast<int32_t>(best);
+}
+
+void CountLeafState(std::map<size_t, int>& resources, int32_t state, int delta) {
+  if (state < 0) return;
+  auto& n = resources[static_cast<size_t>(state)];
+  n += delta;
+  if (n == 0) resources.erase(static_cast<size_t>(state));
+}
+
+}  // namespace
+
+void TopologyPlacer::SetLeafPods(std::vector<State>& states, const TopologyTree& tree, int leaf,
+                                 int32_t pods, int32_t slice_size, int slice_level) const {
+  int d = tree.leaves[static_cast<size_t>(leaf)].domain;
+  int32_t pod_delta = pods - states[static_cast<size_t>(d)].pods;
+  int32_t slice_delta = 0;
+  for (; d >= 0; d = tree.domains[static_cast<size_t>(d)].parent) {
+    State& s = states[static_cast<size_t>(d)];
+    const int level = tree.domains[static_cast<size_t>(d)].level;
+    s.pods += pod_delta;
+    if (level == slice_level) {
+      const int32_t before = s.slices;
+      s.slices = s.pods / slice_size;
+      slice_delta = s.slices - before;
+    } else if (level < slice_level) {
+      s.slices += slice_delta;
+    }
+    s.pods_wl = s.pods;
+    s.slices_wl = s.slices;
+  }
+}
+
+void TopologyPlacer::FillCached(const TopologyTree& tree, const TopologyPodSetRequest& req,
+                                const AssumedUsage& assumed, bool simulate_empty,
+                                int32_t slice_size, int slice_level, Exclusions* ex) {
+  if (cache_generation_ != names_->generation()) {
+    cache_.clear();
+    cache_generation_ = names_->generation();
+  }
+  std::string key(reinterpret_cast<const char*>(&tree), sizeof(&tree));
+  key += simulate_empty ? 'E' : 'U';
+  key += std::to_string(slice_size) + "/" + std::to_string(slice_level) + "/";
+  for (int64_t v : req.per_pod) key += std::to_string(v) + ",";
+  // Filters matter only where nodes are known one by one.
+  if (tree.lowest_is_hostname) key += FilterKey(req.spec);
+  auto [it, fresh] = cache_.try_emplace(std::move(key));
+  ShapeCache& c = it->second;
+  if (fresh || c.log_pos < names_->log_begin()) {
+    static const AssumedUsage kNone;
+    c.ex = Exclusions{};
+    Fill(tree, req, nullptr, kNone, simulate_empty, slice_size, slice_level, &c.leaf_state, &c.ex);
+    c.states = st_;
+  } else if (!simulate_empty) {
+    for (uint64_t seq = c.log_pos; seq < names_->log_end(); ++seq) {
+      auto leaf = tree.leaf_of_cell.find(names_->LogAt(seq));
+      if (leaf == tree.leaf_of_cell.end()) continue;
+      int32_t& state = c.leaf_state[static_cast<size_t>(leaf->second)];
+      if (state == kLeafExcluded) continue;
+      size_t limiting = SIZE_MAX;
+      const int32_t pods = LeafPods(tree.leaves[static_cast<size_t>(leaf->second)], req.per_pod,
+                                    false, nullptr, &limiting);
+      const int32_t now =
+          pods == 0 && limiting != SIZE_MAX ? static_cast<int32_t>(limiting) : kLeafFits;
+      CountLeafState(c.ex.resources, state, -1);
+      CountLeafState(c.ex.resources, now, +1);
+      state = now;
+      SetLeafPods(c.states, tree, leaf->second, pods, slice_size, slice_level);
+    }
+  }
+  c.log_pos = names_->log_end();
+  st_ = c.states;
+  *ex = c.ex;
+  // Pods of this workload's earlier pod sets, on top.
+  for (const auto& [cell, usage] : assumed) {
+    auto leaf = tree.leaf_of_cell.find(cell);
+    if (leaf == tree.leaf_of_cell.end()) continue;
+    const int32_t state = c.leaf_state[static_cast<size_t>(leaf->second)];
+    if (state == kLeafExcluded) continue;
+    size_t limiting = SIZE_MAX;
+    const int32_t pods = LeafPods(tree.leaves[static_cast<size_t>(leaf->second)], req.per_pod,
+                                  simulate_empty, &usage, &limiting);
+    const int32_t now =
+        pods == 0 && limiting != SIZE_MAX ? static_cast<int32_t>(limiting) : kLeafFits;
+    CountLeafState(ex->resources, state, -1);
+    CountLeafState(ex->resources, now, +1);
+    SetLeafPods(st_, tree, leaf->second, pods, slice_size, slice_level);
+  }
+}
+
 std::optional<TopologyPlacement> TopologyPlacer::Place(const TopologyTree& tree,
                                                        const TopologyPodSetRequest& req,
                                                        const AssumedUsage& assumed,
@@ -246,91 +475,16 @@ std::optional<TopologyPlacement> TopologyPlacer::Place(const TopologyTree& tree,
   }
 
   // Phase 1: how many pods fit in each leaf, then in each domain above.
-  st_.assign(tree.domains.size(), State{});
-  int excluded_selector = 0;
-  int excluded_affinity = 0;
-  std::map<std::string, int> excluded_taints;
-  std::map<size_t, int> excluded_resources;
-  std::vector<int64_t> free;
-  for (const TopologyLeaf& leaf : tree.leaves) {
-    // Kueue's order: taints, then nodeSelector, then required affinity.
-    if (leaf.node != nullptr && req.spec != nullptr) {
-      std::string taint;
-      if (!TaintsTolerated(*leaf.node, *req.spec, tree.tolerations, &taint)) {
-        ++excluded_taints[taint];
-        continue;
-      }
-      if (!NodeSelectorMatches(*req.spec, leaf.node->metadata.labels)) {
-        ++excluded_selector;
-        continue;
-      }
-      if (!NodeAffinityMatches(*req.spec, leaf.node->metadata.labels)) {
-        ++excluded_affinity;
-        continue;
-      }
-    }
-    free = leaf.capacity;
-    if (free.size() < req.per_pod.size()) free.resize(req.per_pod.size(), 0);
-    if (!simulate_empty) {
-      for (size_t i = 0; i < leaf.cell->usage.size() && i < free.size(); ++i) {
-        free[i] -= leaf.cell->usage[i];
-      }
-    }
-    if (auto it = assumed.find(leaf.cell); it != assumed.end()) {
-      for (size_t i = 0; i < it->second.size() && i < free.size(); ++i) free[i] -= it->second[i];
-    }
-    size_t limiting = SIZE_MAX;
-    State& ls = st_[static_cast<size_t>(leaf.domain)];
-    ls.pods = CountIn(req.per_pod, free, &limiting);
-    if (ls.pods == 0 && limiting != SIZE_MAX) ++excluded_resources[limiting];
-    ls.pods_wl = ls.pods;
-    if (leader != nullptr) {
-      size_t unused = 0;
-      if (free.size() < leader->per_pod.size()) free.resize(leader->per_pod.size(), 0);
-      if (CountIn(leader->per_pod, free, &unused) > 0) {
-        ls.leaders = 1;
-        for (size_t i = 0; i < leader->per_pod.size(); ++i) free[i] -= leader->per_pod[i];
-      }
-      ls.pods_wl = CountIn(req.per_pod, free, &unused);
-    }
+  Exclusions ex;
+  if (leader == nullptr && names_ != nullptr) {
+    FillCached(tree, req, assumed, simulate_empty, slice_size, slice_level, &ex);
+  } else {
+    Fill(tree, req, leader, assumed, simulate_empty, slice_size, slice_level, nullptr, &ex);
   }
-  const bool leader_required = leader != nullptr;
-  // Domains are stored parents first: roll up from the end. With a leader,
-  // a domain's room "with the leader" is its children's room less the
-  // smallest price one of them pays to take the leader.
-  for (size_t i = tree.domains.size(); i-- > 0;) {
-    const TopologyDomain& d = tree.domains[i];
-    State& s = st_[i];
-    if (d.leaf < 0) {
-      int64_t pods = 0, slices = 0;
-      bool contributor = false;
-      int64_t min_pod_diff = INT32_MAX, min_slice_diff = INT32_MAX;
-      int32_t leaders = 0;
-      for (int c : d.children) {
-        const State& cs = st_[static_cast<size_t>(c)];
-        pods += cs.pods;
-        slices += cs.slices;
-        if (!leader_required || cs.leaders > 0) {
-          contributor = true;
-          min_pod_diff = std::min<int64_t>(min_pod_diff, cs.pods - cs.pods_wl);
-          min_slice_diff = std::min<int64_t>(min_slice_diff, cs.slices - cs.slices_wl);
-        }
-        leaders = std::max(leaders, cs.leaders);
-      }
-      s.pods = static_cast<int32_t>(std::min<int64_t>(pods, INT32_MAX));
-      s.slices = static_cast<int32_t>(std::min<int64_t>(slices, INT32_MAX));
-      s.pods_wl = contributor ? static_cast<int32_t>(s.pods - min_pod_diff) : 0;
-      s.slices_wl = contributor ? static_cast<int32_t>(s.slices - min_slice_diff) : 0;
-      s.leaders = leaders;
-    }
-    if (d.level == slice_level) {
-      s.slices = s.pods / slice_size;
-      s.slices_wl = s.pods_wl / slice_size;
-    } else if (d.level > slice_level) {
-      s.slices = 0;
-      s.slices_wl = 0;
-    }
-  }
+  const int excluded_selector = ex.selector;
+  const int excluded_affinity = ex.affinity;
+  const auto& excluded_taints = ex.taints;
+  const auto& excluded_resources = ex.resources;
   // Kueue's message, then (Kuota's) what a user needs to read it: the
   // level that had to hold the gang, what one pod asks, and the best room.
   auto fail = [&](int32_t fit, int32_t total, int at_level) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -70,6 +71,37 @@ class TopologyPlacer {
     int32_t slices_wl = 0;
     int32_t leaders = 0;
   };
+  // Nodes left out, as Kueue counts them for its not-fit message.
+  struct Exclusions {
+    int selector = 0;
+    int affinity = 0;
+    std::map<std::string, int> taints;
+    std::map<size_t, int> resources;  // by limiting resource index (no pod fits)
+  };
+  // Per leaf, for the cache: excluded by a filter, fits a pod, or the
+  // resource that left it with none.
+  static constexpr int32_t kLeafExcluded = -2;
+  static constexpr int32_t kLeafFits = -1;
+  // What one request shape (per-pod requests, node filters, slice level)
+  // found in every domain of a tree, kept up to date from the cells' change
+  // log, so a placement need not visit every node.
+  struct ShapeCache {
+    uint64_t log_pos = 0;
+    std::vector<State> states;
+    std::vector<int32_t> leaf_state;
+    Exclusions ex;
+  };
+  // Phase 1 from scratch: st_ for every domain, `leaf_state` and `ex`.
+  void Fill(const TopologyTree& tree, const TopologyPodSetRequest& req,
+            const TopologyPodSetRequest* leader, const AssumedUsage& assumed, bool simulate_empty,
+            int32_t slice_size, int slice_level, std::vector<int32_t>* leaf_state, Exclusions* ex);
+  // Phase 1 through the cache (pod sets without a leader).
+  void FillCached(const TopologyTree& tree, const TopologyPodSetRequest& req,
+                  const AssumedUsage& assumed, bool simulate_empty, int32_t slice_size,
+                  int slice_level, Exclusions* ex);
+  // Sets a leaf's pod count in `states` and carries the change up.
+  void SetLeafPods(std::vector<State>& states, const TopologyTree& tree, int leaf, int32_t pods,
+                   int32_t slice_size, int slice_level) const;
   std::vector<int> Sorted(std::vector<int> domains, bool least_free) const;
   std::vector<int> SortedWithLeader(std::vector<int> domains, bool least_free) const;
   int BestFit(const std::vector<int>& domains, size_t from, int32_t needed, int32_t leaders,
@@ -81,6 +113,8 @@ class TopologyPlacer {
 
   const TasState* names_;
   const TopologyTree* tree_ = nullptr;
+  std::unordered_map<std::string, ShapeCache> cache_;
+  uint64_t cache_generation_ = 0;
   std::vector<State> st_;
 };
 

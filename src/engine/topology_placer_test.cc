@@ -2,6 +2,8 @@
 // LeastFreeCapacity choices, slices, exclusions and the not-fit message.
 #include "engine/topology_placer.h"
 
+#include "engine/topology_assigner.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -203,6 +205,90 @@ TEST_F(TopologyPlacerTest, RequestsNamingAMissingLevelAreRefused) {
   EXPECT_FALSE(Place(tr, 1, "1", &reason));
   EXPECT_EQ(reason, "no requested topology level: cloud.com/block");
   EXPECT_FALSE(TopologyPlacer::HasLevels(*tas_.Tree("tas"), &tr));
+}
+
+}  // namespace
+}  // namespace kuota::engine
+
+namespace kuota::engine {
+namespace {
+
+// The placer keeps what it found per request shape and updates it from the
+// cells' change log; a fresh placer recounts every node. Random placements,
+// releases and assumed usage must never tell them apart.
+TEST_F(TopologyPlacerTest, CachedCountsAgreeWithAFullRecount) {
+  uint64_t seed = 12345;
+  auto next = [&seed](uint64_t n) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (seed >> 33) % n;
+  };
+  for (int b = 0; b < 2; ++b) {
+    for (int r = 0; r < 3; ++r) {
+      for (int h = 0; h < 4; ++h) {
+        const std::string host = "h" + std::to_string(b) + std::to_string(r) + std::to_string(h);
+        AddNode("b" + std::to_string(b), "r" + std::to_string(b) + std::to_string(r), host,
+                std::to_string(2 + (b + r + h) % 4));
+      }
+    }
+  }
+  const TopologyTree& tree = Build();
+  TopologyPlacer cached(&tas_);
+  std::vector<std::vector<TasUse>> held;
+  const std::vector<std::string> levels = {kBlock, kRack, api::kHostnameLabel};
+  for (int step = 0; step < 400; ++step) {
+    api::PodSetTopologyRequest tr;
+    switch (next(4)) {
+      case 0:
+        tr.required = levels[next(3)];
+        break;
+      case 1:
+        tr.preferred = levels[next(3)];
+        break;
+      case 2:
+        tr.unconstrained = true;
+        break;
+      default:
+        tr.required = kBlock;
+        tr.pod_set_slice_required_topology = levels[1 + next(2)];
+        tr.pod_set_slice_size = 2;
+        break;
+    }
+    TopologyPodSetRequest req;
+    req.request = &tr;
+    req.count = static_cast<int32_t>(2 * (1 + next(4)));
+    req.per_pod = tas_.Vector({{"cpu", static_cast<int64_t>(1000 * (1 + next(2)))}});
+    req.spec = &spec_;
+    AssumedUsage assumed;
+    if (next(4) == 0) {
+      AddUsage(assumed[tree.leaves[next(tree.leaves.size())].cell], req.per_pod, 1);
+    }
+    std::string why_cached, why_fresh;
+    auto a = cached.Place(tree, req, assumed, false, &why_cached);
+    TopologyPlacer fresh(&tas_);
+    auto f = fresh.Place(tree, req, assumed, false, &why_fresh);
+    ASSERT_EQ(a.has_value(), f.has_value())
+        << "step " << step << ": " << why_cached << " | " << why_fresh;
+    if (!a) {
+      EXPECT_EQ(why_cached, why_fresh) << "step " << step;
+    } else {
+      ASSERT_EQ(Domains(*a), Domains(*f)) << "step " << step;
+    }
+    if (a && next(3) != 0) {  // admit it
+      std::vector<TasUse> use;
+      for (const auto& [leaf, pods] : a->leaves) {
+        TasUse u;
+        u.cell = tree.leaves[static_cast<size_t>(leaf)].cell;
+        AddUsage(u.amount, req.per_pod, pods);
+        use.push_back(std::move(u));
+      }
+      AddTopologyUsage(use);
+      held.push_back(std::move(use));
+    } else if (!held.empty()) {  // or let one go
+      const size_t k = next(held.size());
+      RemoveTopologyUsage(held[k]);
+      held.erase(held.begin() + static_cast<long>(k));
+    }
+  }
 }
 
 }  // namespace

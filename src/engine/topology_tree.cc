@@ -105,8 +105,20 @@ size_t TasState::ResourceIndex(const std::string& name) {
 
 TasCell* TasState::Cell(const std::string& leaf_id) {
   auto& cell = cells_[leaf_id];
-  if (!cell) cell = std::make_unique<TasCell>();
+  if (!cell) {
+    cell = std::make_unique<TasCell>();
+    cell->owner = this;
+  }
   return cell.get();
+}
+
+void TasState::Touch(const TasCell* cell) {
+  constexpr size_t kMaxLog = 1 << 16;
+  if (log_.size() >= kMaxLog) {
+    log_base_ += log_.size();
+    log_.clear();
+  }
+  log_.push_back(cell);
 }
 
 std::vector<int64_t> TasState::Vector(
@@ -134,6 +146,7 @@ void TasState::Rebuild(const std::map<std::string, api::ResourceFlavor>& flavors
                        const std::map<std::string, api::Node>& nodes,
                        const std::map<std::string, api::Pod>& pods) {
   trees_.clear();
+  ++generation_;
   active_ = false;
   for (const auto& [name, flavor] : flavors) active_ = active_ || !flavor.topology_name.empty();
   // What pods outside Kueue's quota use, by node.
@@ -191,6 +204,7 @@ void TasState::Rebuild(const std::map<std::string, api::ResourceFlavor>& flavors
             leaf.domain = it->second;
             leaf.id = key;
             leaf.cell = Cell(key);
+            tree->leaf_of_cell[leaf.cell] = static_cast<int>(tree->leaves.size());
             leaf.node = tree->lowest_is_hostname ? &node : nullptr;
             tree->domains[static_cast<size_t>(it->second)].leaf =
                 static_cast<int>(tree->leaves.size());
@@ -204,6 +218,9 @@ void TasState::Rebuild(const std::map<std::string, api::ResourceFlavor>& flavors
       if (leaf.capacity.size() < resource_names_.size())
         leaf.capacity.resize(resource_names_.size(), 0);
       for (const auto& [res, q] : node.allocatable) leaf.capacity[ResourceIndex(res)] += q.milli();
+      for (const auto& t : node.taints) {
+        if (t.effect == "NoSchedule" || t.effect == "NoExecute") tree->any_taints = true;
+      }
       if (auto used = pod_usage.find(node_name); used != pod_usage.end()) {
         if (leaf.capacity.size() < used->second.size())
           leaf.capacity.resize(used->second.size(), 0);

@@ -23,8 +23,10 @@ namespace kuota::engine {
 
 // The usage of topology-placed workloads on one leaf, milli-units by
 // resource index ("pods" counts 1000 per pod). Lives as long as TasState.
+class TasState;
 struct TasCell {
   std::vector<int64_t> usage;
+  TasState* owner = nullptr;  // told of every change (placement caches read the log)
 };
 
 struct TopologyDomain {
@@ -52,6 +54,8 @@ class TopologyTree {
   std::vector<std::vector<int>> per_level;  // domain indices per level
   std::vector<TopologyLeaf> leaves;
   std::vector<api::Toleration> tolerations;  // the flavor's
+  bool any_taints = false;                   // some node has a NoSchedule/NoExecute taint
+  std::unordered_map<const TasCell*, int> leaf_of_cell;
 
   int LevelIndex(std::string_view label) const;
 };
@@ -75,6 +79,15 @@ class TasState {
   // nothing to do and flavor assignment skips it.
   bool active() const { return active_; }
 
+  // Bumped by every Rebuild: trees (and what was cached about them) change.
+  uint64_t generation() const { return generation_; }
+  // The log of cells whose usage changed, by sequence number: [log_begin,
+  // log_end). Old entries are dropped; a reader behind log_begin starts over.
+  void Touch(const TasCell* cell);
+  uint64_t log_begin() const { return log_base_; }
+  uint64_t log_end() const { return log_base_ + log_.size(); }
+  const TasCell* LogAt(uint64_t seq) const { return log_[seq - log_base_]; }
+
   // The index of a resource, added when new.
   size_t ResourceIndex(const std::string& name);
   size_t resource_count() const { return resource_names_.size(); }
@@ -87,6 +100,9 @@ class TasState {
  private:
   std::map<std::string, std::unique_ptr<TopologyTree>> trees_;
   bool active_ = false;
+  uint64_t generation_ = 0;
+  std::vector<const TasCell*> log_;
+  uint64_t log_base_ = 0;
   std::unordered_map<std::string, size_t> resource_index_;
   std::vector<std::string> resource_names_;
   std::unordered_map<std::string, std::unique_ptr<TasCell>> cells_;

@@ -69,24 +69,57 @@ std::vector<int> TopologyPlacer::Sorted(std::vector<int> domains, bool least_fre
   return domains;
 }
 
-std::vector<int> TopologyPlacer::SortedWithLeader(std::vector<int> domains, bool least_free) const {
+bool TopologyPlacer::BeforeWithLeader(int a, int b, bool least_free) const {
   const TopologyTree& t = *tree_;
-  std::sort(domains.begin(), domains.end(), [&](int a, int b) {
-    const State& x = st_[static_cast<size_t>(a)];
-    const State& y = st_[static_cast<size_t>(b)];
-    if (x.leaders != y.leaders) return x.leaders > y.leaders;
-    if (x.slices_wl != y.slices_wl) {
-      return least_free ? x.slices_wl < y.slices_wl : x.slices_wl > y.slices_wl;
-    }
-    if (x.pods_wl != y.pods_wl) return x.pods_wl < y.pods_wl;
-    const auto& da = t.domains[static_cast<size_t>(a)];
-    const auto& db = t.domains[static_cast<size_t>(b)];
-    if (t.lowest_is_hostname && da.parent == db.parent && da.leaf >= 0 && db.leaf >= 0) {
-      return da.values.back() < db.values.back();
-    }
-    return da.values < db.values;
-  });
+  const State& x = st_[static_cast<size_t>(a)];
+  const State& y = st_[static_cast<size_t>(b)];
+  if (x.leaders != y.leaders) return x.leaders > y.leaders;
+  if (x.slices_wl != y.slices_wl) {
+    return least_free ? x.slices_wl < y.slices_wl : x.slices_wl > y.slices_wl;
+  }
+  if (x.pods_wl != y.pods_wl) return x.pods_wl < y.pods_wl;
+  const auto& da = t.domains[static_cast<size_t>(a)];
+  const auto& db = t.domains[static_cast<size_t>(b)];
+  if (t.lowest_is_hostname && da.parent == db.parent && da.leaf >= 0 && db.leaf >= 0) {
+    return da.values.back() < db.values.back();
+  }
+  return da.values < db.values;
+}
+
+std::vector<int> TopologyPlacer::SortedWithLeader(std::vector<int> domains, bool least_free) const {
+  std::sort(domains.begin(), domains.end(),
+            [&](int a, int b) { return BeforeWithLeader(a, b, least_free); });
   return domains;
+}
+
+int TopologyPlacer::SingleFit(const std::vector<int>& domains, int32_t slice_count, int32_t leaders,
+                              bool least_free) const {
+  auto count = [&](int d) {
+    const State& s = st_[static_cast<size_t>(d)];
+    return leaders > 0 ? s.slices_wl : s.slices;
+  };
+  int best = -1;
+  if (least_free) {  // the first, in ascending order, that holds it
+    for (int d : domains) {
+      if (st_[static_cast<size_t>(d)].leaders < leaders || count(d) < slice_count) continue;
+      if (best < 0 || BeforeWithLeader(d, best, true)) best = d;
+    }
+    return best;
+  }
+  int top = -1;  // the first in descending order: if it cannot hold it, none can
+  for (int d : domains) {
+    if (top < 0 || BeforeWithLeader(d, top, false)) top = d;
+  }
+  const State& t = st_[static_cast<size_t>(top)];
+  if (t.slices_wl < slice_count || t.leaders < leaders) return -1;
+  for (int d : domains) {  // the tightest that holds it, the first of equals
+    if (st_[static_cast<size_t>(d)].leaders < leaders || count(d) < slice_count) continue;
+    if (best < 0 || count(d) < count(best) ||
+        (count(d) == count(best) && BeforeWithLeader(d, best, false))) {
+      best = d;
+    }
+  }
+  return best;
 }
 
 int TopologyPlacer::BestFit(const std::vector<int>& domains, size_t from, int32_t needed,
@@ -550,6 +583,14 @@ std::optional<TopologyPlacement> TopologyPlacer::Place(const TopologyTree& tree,
     if (at_level.empty()) {
       *reason = "no topology domains at level: " + tree.levels[static_cast<size_t>(l)];
       return std::nullopt;
+    }
+    // The common case, without sorting the level: one domain holds it all.
+    // This finds the domain the sorted search below would (the tightest
+    // fit for BestFit, the least free that holds it for LeastFreeCapacity).
+    if (int single = SingleFit(at_level, slice_count, leader_count, least_free); single >= 0) {
+      fit = {single};
+      fit_level = l;
+      break;
     }
     std::vector<int> sorted = SortedWithLeader(at_level, least_free);
     int top = sorted.front();

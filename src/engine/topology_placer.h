@@ -104,6 +104,11 @@ class TopologyPlacer {
                    int32_t slice_size, int slice_level) const;
   std::vector<int> Sorted(std::vector<int> domains, bool least_free) const;
   std::vector<int> SortedWithLeader(std::vector<int> domains, bool least_free) const;
+  bool BeforeWithLeader(int a, int b, bool least_free) const;
+  // The one domain of `domains` the level search would choose when one
+  // holds the pod set, without sorting them; -1 when none does.
+  int SingleFit(const std::vector<int>& domains, int32_t slice_count, int32_t leaders,
+                bool least_free) const;
   int BestFit(const std::vector<int>& domains, size_t from, int32_t needed, int32_t leaders,
               bool slices) const;
   std::vector<int> PrioritizeLeader(std::vector<int> domains, int32_t count, int32_t leaders,

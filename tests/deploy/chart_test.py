@@ -83,6 +83,8 @@ CRDS = {
                                   ("Admitted", ".status.conditions[?(@.type=='Admitted')].status", 0),
                                   ("Finished", ".status.conditions[?(@.type=='Finished')].status", 0),
                                   ("Age", ".metadata.creationTimestamp", 0))),
+    "Topology": dict(plural="topologies", scope="Cluster", status=False, short={"topo"},
+                     columns=[]),
 }
 # (kind, schema path, type, default) as Kueue's API types them.
 FIELDS = [
@@ -109,6 +111,8 @@ FIELDS = [
     ("ResourceFlavor", "spec.tolerations", "array", None),
     ("WorkloadPriorityClass", "value", "integer", None),
     ("AdmissionCheck", "spec.controllerName", "string", None),
+    ("Topology", "spec.levels", "array", None),
+    ("Topology", "spec.levels[].nodeLabel", "string", None),
 ]
 # The v1beta2 version's schema, with v1beta2's field names: (kind, path, type, default);
 # type None: the path must not be there (a v1beta1-only field).
@@ -123,7 +127,30 @@ V1BETA2_FIELDS = [
     ("Workload", "spec.priorityClassSource", None, None),
     ("AdmissionCheck", "spec.retryDelayMinutes", None, None),
     ("LocalQueue", "spec.clusterQueue", "string", None),
+    ("Topology", "spec.levels[].nodeLabel", "string", None),
 ]
+# Kueue's Topology CRD (apis/kueue/*/topology_types.go): spec.levels's bounds, nodeLabel's
+# bounds and pattern, and the CEL rules on levels, in each version. Both versions have the
+# same rules but the transition rule: v1beta1's levels are immutable; v1beta2's may change
+# only when kubernetes.io/hostname is the lowest level before and after.
+TOPOLOGY_LEVELS = dict(minItems=1, maxItems=16, listType="atomic")
+TOPOLOGY_NODE_LABEL = dict(
+    minLength=1, maxLength=316,
+    pattern=r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+            r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$")
+TOPOLOGY_RULES = [
+    ("size(self.filter(i, size(self.filter(j, j == i)) > 1)) == 0", "must be unique"),
+    ("size(self.filter(i, i.nodeLabel == 'kubernetes.io/hostname')) == 0 || "
+     "self[size(self) - 1].nodeLabel == 'kubernetes.io/hostname'",
+     "the kubernetes.io/hostname label can only be used at the lowest level of topology"),
+]
+TOPOLOGY_TRANSITION = {
+    "v1beta1": ("self == oldSelf", "field is immutable"),
+    "v1beta2": ("self == oldSelf || (self[size(self) - 1].nodeLabel == 'kubernetes.io/hostname'"
+                " && oldSelf[size(oldSelf) - 1].nodeLabel == 'kubernetes.io/hostname')",
+                "levels are mutable only when kubernetes.io/hostname is the lowest level both"
+                " before and after the change"),
+}
 # Every Kueue CRD converts through kuotad's webhook, behind the chart's Service.
 CONVERSION = {"strategy": "Webhook",
               "webhook": {"conversionReviewVersions": ["v1"],
@@ -249,7 +276,36 @@ def check_crds():
             if default is not None:
                 check(node.get("default") == default, f"{kind} CRD v1beta2: {path} must default"
                                                       f" to {default!r}, has {node.get('default')!r}")
+    if "Topology" in seen:
+        check_topology_crd(seen["Topology"])
     return len(seen)
+
+
+def check_topology_crd(crd):
+    for v in crd["spec"]["versions"]:
+        where = f"Topology CRD {v.get('name')}"
+        schema = v["schema"]["openAPIV3Schema"]
+        check("levels" in ((schema_at_or_empty(schema, "spec")).get("required") or []),
+              f"{where}: spec.levels must be required")
+        levels = schema_at_or_empty(schema, "spec.levels")
+        got = dict(minItems=levels.get("minItems"), maxItems=levels.get("maxItems"),
+                   listType=levels.get("x-kubernetes-list-type"))
+        check(got == TOPOLOGY_LEVELS, f"{where}: spec.levels {got} != Kueue's {TOPOLOGY_LEVELS}")
+        label = schema_at_or_empty(schema, "spec.levels[].nodeLabel")
+        got = {k: label.get(k) for k in TOPOLOGY_NODE_LABEL}
+        check(got == TOPOLOGY_NODE_LABEL,
+              f"{where}: spec.levels[].nodeLabel {got} != Kueue's {TOPOLOGY_NODE_LABEL}")
+        check("nodeLabel" in ((levels.get("items") or {}).get("required") or []),
+              f"{where}: spec.levels[].nodeLabel must be required")
+        rules = [(r.get("rule"), r.get("message"))
+                 for r in levels.get("x-kubernetes-validations") or []]
+        want = TOPOLOGY_RULES + [TOPOLOGY_TRANSITION.get(v.get("name"), ("?", "?"))]
+        check(sorted(rules) == sorted(want),
+              f"{where}: spec.levels's x-kubernetes-validations {rules} != Kueue's {want}")
+
+
+def schema_at_or_empty(schema, path):
+    return crd_schema.schema_at(schema, path) or {}
 
 
 # --- The chart -----------------------------------------------------------------
@@ -476,7 +532,8 @@ READ = {"get", "list", "watch"}
 WRITE_JOB = READ | {"update", "patch"}
 STATUS = {"get", "update", "patch"}
 KUEUE_KINDS = ["resourceflavors", "clusterqueues", "cohorts", "localqueues",
-               "workloadpriorityclasses", "admissionchecks", "workloads"]
+               "workloadpriorityclasses", "admissionchecks", "workloads", "topologies"]
+NO_STATUS = {"workloadpriorityclasses", "topologies"}   # Kueue's kinds without status
 # The job kinds the ClusterRole covers: (group, plural); every kind in src/jobs must be here.
 JOB_KINDS = [("batch", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "tfjobs"),
              ("kubeflow.org", "mpijobs"), ("ray.io", "rayjobs"), ("ray.io", "rayclusters"),
@@ -487,6 +544,8 @@ def needed_rules():
     """{(apiGroup, resource): verbs}: exactly what the controller needs."""
     need = {
         ("", "namespaces"): READ,
+        # Topology-aware scheduling: Nodes are the domains of Kueue's Topologies.
+        ("", "nodes"): READ,
         ("", "pods"): READ | {"update", "patch", "delete"},
         ("", "pods/finalizers"): {"update"},
         ("", "events"): {"create", "patch"},
@@ -499,7 +558,7 @@ def needed_rules():
     }
     for k in KUEUE_KINDS:
         need.setdefault(("kueue.x-k8s.io", k), READ)
-        if k != "workloadpriorityclasses":
+        if k not in NO_STATUS:
             need[("kueue.x-k8s.io", k + "/status")] = STATUS
     for g, r in JOB_KINDS:
         need[(g, r)] = WRITE_JOB
@@ -589,7 +648,29 @@ def check_rbac(objs):
                         check(g != "kueue.x-k8s.io" or verbs <= READ,
                               f"{n} (part of {agg}): batch users must not write {r}")
     cluster_kinds = {"clusterqueues", "resourceflavors", "cohorts", "workloadpriorityclasses",
-                     "admissionchecks"}
+                     "admissionchecks", "topologies"}
+    # Kueue's per-kind roles (config/components/rbac/<kind>_{viewer,editor}_role.yaml): a
+    # viewer and an editor for every kind, both part of the batch admin role; the viewer
+    # reads the kind, the editor also writes it; cluster-scoped kinds' viewers aggregate to
+    # the built-in admin role only.
+    for kind, spec in CRDS.items():
+        plural, singular = spec["plural"], kind.lower()
+        for role, verbs in (("viewer", READ), ("editor", READ | {"create", "update", "patch",
+                                                                   "delete"})):
+            name = f"kuota-{singular}-{role}-role"
+            o = roles.get(name)
+            if not check(o is not None, f"ClusterRole {name} (Kueue's {singular}-{role}-role)"
+                                        f" is not rendered"):
+                continue
+            labels = o["metadata"].get("labels") or {}
+            check(labels.get("rbac.kueue.x-k8s.io/batch-admin") == "true",
+                  f"{name}: must be part of kuota-batch-admin-role (rbac.kueue.x-k8s.io/batch-admin)")
+            check(grants(o).get(("kueue.x-k8s.io", plural)) == verbs,
+                  f"{name}: want {sorted(verbs)} on {plural}, got"
+                  f" {sorted(grants(o).get(('kueue.x-k8s.io', plural), set()))}")
+            if role == "viewer" and spec["scope"] == "Cluster":
+                check(labels.get("rbac.authorization.k8s.io/aggregate-to-admin") == "true",
+                      f"{name}: Kueue aggregates cluster-scoped kinds' viewers to admin")
     for n, o in roles.items():
         labels = o["metadata"].get("labels") or {}
         for to in ("view", "edit"):

@@ -350,6 +350,7 @@ Status RunDriver(const DriverOptions& options) {
                  options.address.c_str(), webhook.port(), WebhookDnsNames(wo).front().c_str(),
                  wo.ns.c_str(), wo.secret_name.c_str());
     std::vector<std::string> crds(std::begin(kKueueResources), std::end(kKueueResources));
+    crds.push_back(kTopologies);  // skipped where the Topology CRD is not installed
     Result<int> injected = InjectCaBundle(client, crds, pem->ca_cert);
     if (!injected.ok()) return finish(injected.status());
     std::fprintf(stderr, "kuotad: conversion webhook's CA set in %d CRD(s)\n", *injected);

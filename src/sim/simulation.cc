@@ -18,6 +18,9 @@ Result<Report> Simulate(std::string_view state_text, const SimulateOptions& opti
   dopts.skip_kinds.insert("conformance/v1/Expectation");
   dopts.skip_kinds.insert(std::string(kStepKind));
   dopts.validate_names = false;  // what-if files may use test names ("a_incoming")
+  // A what-if file is no API request: the scheduler's partial admission
+  // handles several minCount pod sets, though Kueue's webhook refuses them.
+  dopts.allow_several_min_count_pod_sets = true;
   KUOTA_ASSIGN_OR_RETURN(std::vector<codec::DecodedObject> docs,
                          codec::DecodeDocuments(state_text, dopts));
   KUOTA_ASSIGN_OR_RETURN(Timeline timeline, DecodeTimeline(state_text));

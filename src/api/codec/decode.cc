@@ -215,6 +215,8 @@ class StreamDecoder {
     if (options_.validate) {
       validation::ValidateOptions vopts;
       vopts.check_names = options_.validate_names;
+      vopts.allow_several_min_count_pod_sets = options_.allow_several_min_count_pod_sets;
+      vopts.old = options_.old_object;
       st = validation::Validate(decoded.object, vopts);
       if (!st.ok()) return WithPrefix(st, where, ctx.LineOf(FirstPath(st.message())));
     }

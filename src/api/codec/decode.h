@@ -25,6 +25,11 @@ struct DecodeOptions {
   bool validate = true;
   // With validation: also check names against DNS-1123 (see ValidateOptions).
   bool validate_names = true;
+  // With validation: accept a Workload with several minCount pod sets (see
+  // ValidateOptions; the simulator sets it, API writes never do).
+  bool allow_several_min_count_pod_sets = false;
+  // With validation, on an update: the stored object (see ValidateOptions).
+  const api::Object* old_object = nullptr;
   // Inputs larger than this are refused before parsing.
   size_t max_bytes = 64u << 20;
 };

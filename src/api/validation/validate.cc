@@ -172,8 +172,11 @@ Status Validate(const api::Object& object, const ValidateOptions& options) {
         } else if constexpr (std::is_same_v<T, api::Namespace>) {
           ValidateNamespace(v, errs);
         } else if constexpr (std::is_same_v<T, api::Workload>) {
+          WorkloadRuleOptions wopts;
+          wopts.allow_several_min_count_pod_sets = options.allow_several_min_count_pod_sets;
+          if (options.old != nullptr) wopts.old = std::get_if<api::Workload>(&options.old->value);
           ValidateWorkload(v, v1beta2 ? "spec.priorityClassRef.name" : "spec.priorityClassName",
-                           errs);
+                           errs, wopts);
         } else if constexpr (std::is_same_v<T, api::Configuration>) {
           ValidateConfiguration(v, errs);
         } else if constexpr (std::is_same_v<T, api::Topology>) {

@@ -15,6 +15,15 @@ struct ValidateOptions {
   // Check metadata.name and name references (cohort, queueName, ...) against
   // DNS-1123. The simulator turns this off: what-if files may use any names.
   bool check_names = true;
+  // Accept a Workload with several pod sets that use minCount. Kueue's
+  // scheduler handles several (its PodSetReducer) but its webhook refuses
+  // them: every API write refuses them, the simulator (a what-if file is no
+  // API request) accepts them.
+  bool allow_several_min_count_pod_sets = false;
+  // On an update, the stored object (decoded, of the same kind); nullptr on
+  // create. Kueue's Workload rules let a state the old object was already in
+  // stand (a stale reclaimable count, quota reserved with no admission).
+  const api::Object* old = nullptr;
 };
 Status Validate(const api::Object& object, const ValidateOptions& options = {});
 

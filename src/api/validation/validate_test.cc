@@ -460,6 +460,27 @@ TEST(ValidateCohortTest, Table) {
 
 // ---- Workload ----
 
+void TwoMinCountPodSets(api::Workload& w) {
+  w.spec.pod_sets[0].min_count = 1;
+  w.spec.pod_sets.push_back(w.spec.pod_sets[0]);
+  w.spec.pod_sets[1].name = "other";
+}
+
+// The simulator's option: several minCount pod sets pass (Kueue's scheduler
+// handles them), every other rule still applies.
+TEST(ValidateWorkloadTest, SeveralMinCountPodSetsAllowedByOption) {
+  api::Workload w = ValidWorkload();
+  TwoMinCountPodSets(w);
+  ValidateOptions options;
+  options.allow_several_min_count_pod_sets = true;
+  EXPECT_TRUE(Validate(api::Object{"kueue.x-k8s.io/v1beta1", "Workload", w}, options).ok());
+  EXPECT_FALSE(Validate(api::Object{"kueue.x-k8s.io/v1beta1", "Workload", w}).ok());
+  w.spec.pod_sets[1].min_count = 5;
+  EXPECT_EQ(Validate(api::Object{"kueue.x-k8s.io/v1beta1", "Workload", w}, options).message(),
+            "spec.podSets[1].minCount: Invalid value: 5: minCount should be positive and less or "
+            "equal to count");
+}
+
 TEST(ValidateWorkloadTest, Table) {
   using W = api::Workload;
   const std::string pod = "spec.podSets[0].template.spec";
@@ -489,13 +510,8 @@ TEST(ValidateWorkloadTest, Table) {
       {"minCount over count", [](W& w) { w.spec.pod_sets[0].min_count = 3; },
        "spec.podSets[0].minCount: Invalid value: 3: minCount should be positive and less or "
        "equal to count"},
-      {"two pod sets with minCount (Kueue allows several now)",
-       [](W& w) {
-         w.spec.pod_sets[0].min_count = 1;
-         w.spec.pod_sets.push_back(w.spec.pod_sets[0]);
-         w.spec.pod_sets[1].name = "other";
-       },
-       ""},
+      {"two pod sets with minCount (Kueue's webhook refuses them)", TwoMinCountPodSets,
+       "spec.podSets: Invalid value: 2: at most one podSet can use minCount"},
       {"priority class source values",
        [](W& w) { w.spec.priority_class_source = api::kPodPriorityClassSource; }, ""},
       {"bad priority class source", [](W& w) { w.spec.priority_class_source = "custom"; },
@@ -645,7 +661,13 @@ TEST(ValidateWorkloadTest, Table) {
        [](W& w) {
          w.status.reclaimable_pods = {{"x", 1}};
        },
-       "status.reclaimablePods[x].name: Not found: \"x\""},
+       "status.reclaimablePods[x].name: Unsupported value: \"x\": supported values: \"main\""},
+      {"quota reserved without an admission",
+       [](W& w) {
+         w.status.conditions = {{api::kQuotaReserved, "True", "", "", std::nullopt, 0}};
+       },
+       "status.admission: Required value: must be set while the QuotaReserved condition is "
+       "true"},
       {"bad admission check state",
        [](W& w) {
          w.status.admission_checks = {{"prov", "Done", std::nullopt, ""}};

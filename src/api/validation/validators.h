@@ -46,9 +46,14 @@ void ValidateClusterQueue(const api::ClusterQueue& cq, std::string_view cohort_p
 void ValidateCohort(const api::Cohort& cohort, std::string_view parent_path, FieldErrors& errs);
 void ValidateLocalQueue(const api::LocalQueue& lq, FieldErrors& errs);
 // `priority_class_path` is "spec.priorityClassName" (v1beta1) or
-// "spec.priorityClassRef.name" (v1beta2).
+// "spec.priorityClassRef.name" (v1beta2). The options' meaning is
+// ValidateOptions'.
+struct WorkloadRuleOptions {
+  bool allow_several_min_count_pod_sets = false;
+  const api::Workload* old = nullptr;  // the stored Workload on update
+};
 void ValidateWorkload(const api::Workload& wl, std::string_view priority_class_path,
-                      FieldErrors& errs);
+                      FieldErrors& errs, const WorkloadRuleOptions& options = {});
 void ValidateWorkloadPriorityClass(const api::WorkloadPriorityClass& wpc, FieldErrors& errs);
 void ValidatePriorityClass(const api::PriorityClass& pc, FieldErrors& errs);
 void ValidateAdmissionCheck(const api::AdmissionCheck& ac, FieldErrors& errs);

@@ -187,18 +187,49 @@ void ValidateAdmission(const api::Workload& wl, FieldErrors& errs) {
   }
 }
 
-void ValidateWorkloadStatus(const api::Workload& wl, FieldErrors& errs) {
+bool IsElasticJob(const api::Workload& wl) {
+  auto it = wl.metadata.annotations.find(std::string(kElasticJobAnnotation));
+  return it != wl.metadata.annotations.end() && it->second == "true";
+}
+
+bool ReservesQuotaWithoutAdmission(const api::Workload& wl) {
+  return api::IsConditionTrue(wl.status.conditions, api::kQuotaReserved) &&
+         !wl.status.admission.has_value();
+}
+
+// Kueue's isPreexistingStaleCount: an elastic job's reclaimable count the
+// update leaves as it was may stay above its scaled-down pod set.
+bool IsPreexistingStaleCount(const api::Workload& wl, const api::Workload* old,
+                             const api::ReclaimablePod& rp) {
+  if (old == nullptr || !IsElasticJob(wl)) return false;
+  for (const api::ReclaimablePod& before : old->status.reclaimable_pods) {
+    if (before.name == rp.name && before.count == rp.count) return true;
+  }
+  return false;
+}
+
+void ValidateWorkloadStatus(const api::Workload& wl, const api::Workload* old, FieldErrors& errs) {
   const api::WorkloadStatus& status = wl.status;
-  if (status.admission.has_value()) ValidateAdmission(wl, errs);
+  if (status.admission.has_value()) {
+    ValidateAdmission(wl, errs);
+  } else if (ReservesQuotaWithoutAdmission(wl) &&
+             (old == nullptr || !ReservesQuotaWithoutAdmission(*old))) {
+    // One already like this may be updated (to converge, or to be deleted).
+    errs.Required("status.admission", "must be set while the QuotaReserved condition is true");
+  }
   ValidateConditions(status.conditions, "status.conditions", errs);
   std::map<std::string_view, int32_t> counts;
-  for (const auto& ps : wl.spec.pod_sets) counts.emplace(ps.name, ps.count);
+  std::vector<std::string> names;
+  for (const auto& ps : wl.spec.pod_sets) {
+    counts.emplace(ps.name, ps.count);
+    names.push_back(ps.name);
+  }
   for (const api::ReclaimablePod& rp : status.reclaimable_pods) {
     std::string p = Key("status.reclaimablePods", rp.name);
     auto it = counts.find(rp.name);
     if (it == counts.end()) {
-      errs.NotFound(Child(p, "name"), rp.name);
-    } else if (rp.count > it->second) {
+      errs.NotSupported(Child(p, "name"), rp.name, names);
+    } else if (rp.count > it->second && !IsPreexistingStaleCount(wl, old, rp)) {
       errs.InvalidNumber(Child(p, "count"), rp.count,
                          "should be less or equal to " + std::to_string(it->second));
     }
@@ -287,7 +318,7 @@ void ValidateAdmissionGatedBy(const api::ObjectMeta& meta, FieldErrors& errs) {
 }  // namespace
 
 void ValidateWorkload(const api::Workload& wl, std::string_view priority_class_path,
-                      FieldErrors& errs) {
+                      FieldErrors& errs, const WorkloadRuleOptions& options) {
   ValidateObjectMeta(wl.metadata, NameRule::kDns1123Subdomain, /*namespaced=*/true, errs);
   const api::WorkloadSpec& spec = wl.spec;
   errs.CheckCount("spec.podSets", spec.pod_sets.size(), kMaxPodSets);
@@ -317,6 +348,9 @@ void ValidateWorkload(const api::Workload& wl, std::string_view priority_class_p
       ValidatePodSetTopologyRequest(*ps.topology_request, Child(p, "topologyRequest"), errs);
     }
   }
+  if (min_count_pod_sets > 1 && !options.allow_several_min_count_pod_sets) {
+    errs.InvalidNumber("spec.podSets", min_count_pod_sets, "at most one podSet can use minCount");
+  }
   // Partial admission is never allowed in an elastic job (workload slices).
   if (min_count_pod_sets > 0) {
     auto elastic = wl.metadata.annotations.find(std::string(kElasticJobAnnotation));
@@ -337,7 +371,7 @@ void ValidateWorkload(const api::Workload& wl, std::string_view priority_class_p
     errs.InvalidNumber("spec.maximumExecutionTimeSeconds", *spec.maximum_execution_time_seconds,
                        "must be greater than or equal to 1");
   }
-  ValidateWorkloadStatus(wl, errs);
+  ValidateWorkloadStatus(wl, options.old, errs);
   ValidateAdmissionGatedBy(wl.metadata, errs);
 }
 

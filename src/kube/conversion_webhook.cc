@@ -24,7 +24,8 @@ ConversionWebhook::ConversionWebhook() = default;
 
 ConversionWebhook::~ConversionWebhook() { Stop(); }
 
-Status ConversionWebhook::Start(const std::string& address, int port, const auth::TlsPem& pem) {
+Status ConversionWebhook::Start(const std::string& address, int port, const auth::TlsPem& pem,
+                                const std::function<void(httplib::Server&)>& add_routes) {
   std::unique_ptr<BIO, decltype(&BIO_free)> cert_bio(
       BIO_new_mem_buf(pem.server_cert.data(), static_cast<int>(pem.server_cert.size())), &BIO_free);
   std::unique_ptr<BIO, decltype(&BIO_free)> key_bio(
@@ -49,6 +50,7 @@ Status ConversionWebhook::Start(const std::string& address, int port, const auth
     res.set_content(answer.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
                     "application/json");
   });
+  if (add_routes) add_routes(*server_);
   port_ = port == 0 ? server_->bind_to_any_port(address)
                     : (server_->bind_to_port(address, port) ? port : -1);
   if (port_ < 0) {

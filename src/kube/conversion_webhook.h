@@ -7,6 +7,7 @@
 // Start and Stop are called from one thread.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -15,8 +16,9 @@
 #include "base/status.h"
 
 namespace httplib {
+class Server;
 class SSLServer;
-}
+}  // namespace httplib
 
 namespace kuota::kube {
 
@@ -29,8 +31,11 @@ class ConversionWebhook {
 
   // Serves on `address`:`port` (0: any free port) with `pem`'s server
   // certificate and key. Unavailable when the port cannot be bound; Invalid
-  // when the certificate or key does not parse.
-  Status Start(const std::string& address, int port, const auth::TlsPem& pem);
+  // when the certificate or key does not parse. `add_routes`, when set, adds
+  // more handlers on the same server before it listens (the admission
+  // webhooks: kube::AdmissionWebhook::Register).
+  Status Start(const std::string& address, int port, const auth::TlsPem& pem,
+               const std::function<void(httplib::Server&)>& add_routes = nullptr);
   // The bound port (after Start).
   int port() const { return port_; }
   // Stops serving and joins the thread. Idempotent.

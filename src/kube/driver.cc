@@ -19,13 +19,19 @@
 #include "control/job_management.h"
 #include "jobs/pod_kind.h"
 #include "jobs/registry.h"
+#include "kube/admission_webhook.h"
+#include "kube/api_service_ca.h"
 #include "kube/cluster_target.h"
 #include "kube/conversion_webhook.h"
 #include "kube/kube_client.h"
 #include "kube/kube_object_store.h"
 #include "kube/leader_elector.h"
+#include "kube/leader_pending_workloads.h"
+#include "kube/request_header_auth.h"
 #include "kube/resource_path.h"
+#include "kube/visibility_endpoint.h"
 #include "kube/webhook_certs.h"
+#include "kube/webhook_configuration_ca.h"
 #include "metrics/registry.h"
 
 namespace kuota::kube {
@@ -193,13 +199,13 @@ Status RunDriver(const DriverOptions& options) {
   for (const auto& k : jobs::JobKinds()) {
     if (management->Enabled(*k)) job_resources.push_back(k->Resource());
   }
-  if (management->PodsEnabled()) {
+  if (management->PodsEnabled() && options.webhook_port < 0) {
     // Kueue's plain-pod integration needs its pod webhook (to gate pods as
-    // they are created), which this driver does not serve: pods are watched
-    // for topology-aware scheduling only.
+    // they are created), which --webhook-port -1 turns off: pods are then
+    // watched for topology-aware scheduling only.
     std::fprintf(stderr,
                  "kuotad: integration pod skipped: plain pods are held back by Kueue's pod "
-                 "webhook, which the Kubernetes mode does not run\n");
+                 "webhook, which --webhook-port -1 turns off\n");
     api::Configuration without_pods = config;
     auto& frameworks = *without_pods.integrations.frameworks;
     frameworks.erase(std::remove(frameworks.begin(), frameworks.end(), jobs::kPodFramework),
@@ -317,7 +323,13 @@ Status RunDriver(const DriverOptions& options) {
     // httplib's stop() is lost before the loop runs (finish() would then wait forever).
     while (!health->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  // The CRDs' conversion webhook: served by every replica, leader or not.
+  // The CRDs' conversion webhook and Kueue's admission webhooks on the same
+  // port: served by every replica, leader or not.
+  AdmissionWebhook admission(*management);
+  // Kueue's visibility API on the same port, for kube-apiserver's aggregator
+  // (only the leader's engine answers; a standby says so).
+  LeaderPendingWorkloads pending;
+  std::unique_ptr<VisibilityEndpoint> visibility;
   ConversionWebhook webhook;
   auto finish = [&](Status st) {
     stop = true;
@@ -341,7 +353,22 @@ Status RunDriver(const DriverOptions& options) {
       return finish(pem.status().WithContext(
           "the conversion webhook's certificate (--webhook-port -1 turns the webhook off)"));
     }
-    if (Status st = webhook.Start(options.address, options.webhook_port, *pem); !st.ok()) {
+    Result<RequestHeaderConfig> proxy = ReadRequestHeaderConfig(client);
+    Result<std::unique_ptr<RequestHeaderAuthenticator>> proxy_auth =
+        proxy.ok() ? RequestHeaderAuthenticator::Create(*proxy)
+                   : Result<std::unique_ptr<RequestHeaderAuthenticator>>(proxy.status());
+    if (proxy_auth.ok()) {
+      visibility = std::make_unique<VisibilityEndpoint>(std::move(*proxy_auth), pending);
+    } else {
+      std::fprintf(stderr, "kuotad: visibility API off: %s\n",
+                   proxy_auth.status().message().c_str());
+    }
+    if (Status st = webhook.Start(options.address, options.webhook_port, *pem,
+                                  [&](httplib::Server& s) {
+                                    admission.Register(s);
+                                    if (visibility) visibility->Register(s);
+                                  });
+        !st.ok()) {
       return finish(st);
     }
     std::fprintf(stderr,
@@ -354,6 +381,35 @@ Status RunDriver(const DriverOptions& options) {
     Result<int> injected = InjectCaBundle(client, crds, pem->ca_cert);
     if (!injected.ok()) return finish(injected.status());
     std::fprintf(stderr, "kuotad: conversion webhook's CA set in %d CRD(s)\n", *injected);
+    if (visibility) {
+      std::fprintf(stderr,
+                   "kuotad: visibility API at https://%s:%d/apis/visibility.kueue.x-k8s.io "
+                   "(for the aggregator's proxy certificate only)\n",
+                   options.address.c_str(), webhook.port());
+      std::vector<std::string> names(std::begin(kVisibilityApiServices),
+                                     std::end(kVisibilityApiServices));
+      Result<int> set = InjectApiServiceCa(client, names, pem->ca_cert);
+      if (!set.ok()) {
+        std::fprintf(stderr, "kuotad: visibility APIServices' CA not set: %s\n",
+                     set.status().message().c_str());
+      } else if (*set > 0) {
+        std::fprintf(stderr, "kuotad: visibility API's CA set in %d APIService(s)\n", *set);
+      }
+    }
+    // The admission webhooks' configurations (an install without them, or
+    // whose RBAC predates them, runs with the webhooks unregistered).
+    for (const auto& [kind, name] :
+         {std::pair{"mutatingwebhookconfigurations", kMutatingWebhookConfiguration},
+          std::pair{"validatingwebhookconfigurations", kValidatingWebhookConfiguration}}) {
+      Result<int> set = InjectWebhookConfigurationCa(client, kind, name, pem->ca_cert);
+      if (!set.ok()) {
+        std::fprintf(stderr, "kuotad: admission webhooks' CA not set: %s\n",
+                     set.status().message().c_str());
+      } else if (*set > 0) {
+        std::fprintf(stderr, "kuotad: admission webhooks' CA set in %d webhook(s) of %s\n", *set,
+                     name);
+      }
+    }
   }
 
   // Leader election: the engine runs only while this replica holds the Lease.
@@ -406,8 +462,10 @@ Status RunDriver(const DriverOptions& options) {
     return finish(started.WithContext("starting the engine on the cluster"));
   }
   synced = true;
+  pending.Attach(controller);
   std::fprintf(stderr, "kuotad: engine running on the cluster\n");
   while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  pending.Detach();  // waits for the visibility calls in flight
   controller.Stop();
   leading = false;
   if (lost) {

@@ -312,7 +312,7 @@ def schema_at_or_empty(schema, path):
 
 NAMESPACED = {"ServiceAccount", "ConfigMap", "Deployment", "Service", "Role", "RoleBinding",
               "Secret"}
-CLUSTER = {"ClusterRole", "ClusterRoleBinding"}
+CLUSTER = {"ClusterRole", "ClusterRoleBinding", "APIService"}
 
 
 def lint_chart(chart):
@@ -380,9 +380,26 @@ def render(chart, namespace=NAMESPACE, values=()):
     return objs, notes, raw
 
 
+# The one object outside the release namespace: as Kueue's visibility server, kuotad reads
+# the aggregator's client CA in kube-system/extension-apiserver-authentication through
+# the built-in Role kube-system/extension-apiserver-authentication-reader.
+AUTH_READER = ("RoleBinding", "kuota-visibility-server-auth-reader")
+
+
 def check_scopes(objs, namespace, label):
     for (kind, name), obj in objs.items():
         ns = obj["metadata"].get("namespace")
+        if (kind, name) == AUTH_READER:
+            check(ns == "kube-system" and obj.get("roleRef") ==
+                  {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                   "name": "extension-apiserver-authentication-reader"},
+                  f"{label}: {kind}/{name} must bind kube-system's built-in"
+                  f" extension-apiserver-authentication-reader Role, is {obj}")
+            for s in obj.get("subjects") or []:
+                check(s == {"kind": "ServiceAccount", "name": "kuota-controller-manager",
+                            "namespace": namespace},
+                      f"{label}: {kind}/{name} must bind only the chart's ServiceAccount, binds {s}")
+            continue
         if kind in NAMESPACED:
             check(ns == namespace, f"{label}: {kind}/{name} must be in the release namespace"
                                    f" {namespace}, is in {ns!r}")
@@ -555,6 +572,8 @@ def needed_rules():
         ("kueue.x-k8s.io", "workloads/finalizers"): {"update"},
         # The conversion webhook's CA into Kueue's CRDs' caBundle (resourceNames: check_rbac).
         ("apiextensions.k8s.io", "customresourcedefinitions"): {"get", "patch"},
+        # The same CA into the visibility APIServices' caBundle (resourceNames: check_rbac).
+        ("apiregistration.k8s.io", "apiservices"): {"get", "patch"},
     }
     for k in KUEUE_KINDS:
         need.setdefault(("kueue.x-k8s.io", k), READ)
@@ -603,6 +622,10 @@ def check_rbac(objs):
                       sorted(k + ".kueue.x-k8s.io" for k in KUEUE_KINDS),
                       f"{kind}/{name}: customresourcedefinitions must be limited by resourceNames"
                       f" to Kueue's CRDs, is {rule.get('resourceNames')}")
+            if "apiservices" in (rule.get("resources") or []):
+                check(sorted(rule.get("resourceNames") or []) == sorted(VISIBILITY_APISERVICES),
+                      f"{kind}/{name}: apiservices must be limited by resourceNames to the"
+                      f" visibility API's, is {rule.get('resourceNames')}")
             check(set(rule.get("verbs") or []) <=
                   {"get", "list", "watch", "create", "update", "patch", "delete"},
                   f"{kind}/{name}: unusual verbs {rule.get('verbs')}")
@@ -676,12 +699,56 @@ def check_rbac(objs):
         for to in ("view", "edit"):
             if labels.get(f"rbac.authorization.k8s.io/aggregate-to-{to}") == "true":
                 for (g, r), verbs in grants(o).items():
-                    check(verbs <= READ and r.split("/")[0] not in cluster_kinds,
+                    # Kueue aggregates the pending-workloads viewers (visibility API) to
+                    # view and edit, ClusterQueues' included.
+                    check(verbs <= READ and (r.split("/")[0] not in cluster_kinds or
+                                             g == "visibility.kueue.x-k8s.io"),
                           f"{n}: aggregated to {to}, so it must only read namespaced kinds"
                           f" (grants {sorted(verbs)} on {r})")
     check(any(l.get("rbac.authorization.k8s.io/aggregate-to-admin") == "true"
               for l in (o["metadata"].get("labels") or {} for o in roles.values())),
           "no ClusterRole aggregates to admin (Kueue's viewer roles do)")
+
+
+VISIBILITY_APISERVICES = ["v1beta2.visibility.kueue.x-k8s.io", "v1beta1.visibility.kueue.x-k8s.io"]
+
+
+def check_visibility(objs, namespace):
+    """Kueue's config/components/visibility: the APIServices route the group to kuotad's
+    webhook Service (kuotad serves the visibility API there and sets its CA as their
+    caBundle, so TLS is verified); Kueue's pending-workloads viewer roles."""
+    for name in VISIBILITY_APISERVICES:
+        svc = objs.get(("APIService", name))
+        if not check(svc is not None, f"APIService {name} is not rendered"):
+            continue
+        spec = svc.get("spec") or {}
+        version = name.split(".")[0]
+        check(spec.get("group") == "visibility.kueue.x-k8s.io" and spec.get("version") == version,
+              f"APIService {name}: want group visibility.kueue.x-k8s.io, version {version}")
+        check(spec.get("service") == {"name": "kuota-webhook-service", "namespace": namespace,
+                                      "port": 443},
+              f"APIService {name}: must route to kuota-webhook-service:443 in {namespace},"
+              f" is {spec.get('service')}")
+        check(not spec.get("insecureSkipTLSVerify") and not spec.get("caBundle"),
+              f"APIService {name}: TLS must be verified (kuotad sets caBundle), not skipped")
+        check(0 < (spec.get("groupPriorityMinimum") or 0) <= 20000 and
+              0 < (spec.get("versionPriority") or 0) <= 1000,
+              f"APIService {name}: priorities out of kube-apiserver's ranges")
+    check(("Service", "kuota-webhook-service") in objs,
+          "the APIServices name Service kuota-webhook-service, which is not rendered")
+    check(AUTH_READER in objs, f"{AUTH_READER[0]} {AUTH_READER[1]} is not rendered")
+    for scope, users in (("cq", False), ("lq", True)):
+        name = f"kuota-pending-workloads-{scope}-viewer-role"
+        role = objs.get(("ClusterRole", name))
+        if not check(role is not None, f"ClusterRole {name} is not rendered"):
+            continue
+        resource = ("clusterqueues" if scope == "cq" else "localqueues") + "/pendingworkloads"
+        check(grants(role) == {("visibility.kueue.x-k8s.io", resource): READ},
+              f"{name}: want get/list/watch on {resource}, got {grants(role)}")
+        labels = role["metadata"].get("labels") or {}
+        check(labels.get("rbac.kueue.x-k8s.io/batch-admin") == "true" and
+              (labels.get("rbac.kueue.x-k8s.io/batch-user") == "true") == users,
+              f"{name}: Kueue's batch-admin{' and batch-user' if users else ''} labels")
 
 
 def check_renders(chart, supported):
@@ -690,6 +757,7 @@ def check_renders(chart, supported):
     check_config(config_of(objs), "default values", supported)
     check_deployment(objs)
     check_rbac(objs)
+    check_visibility(objs, NAMESPACE)
     for fw in ((config_of(objs).get("integrations") or {}).get("frameworks") or []):
         check(fw in notes, f"NOTES.txt does not list framework {fw}")
     check(NAMESPACE in notes, "NOTES.txt does not name the release namespace")

@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Kueue's admission webhooks as the Kubernetes-mode driver serves them, on the
+# conversion webhook's HTTPS port, called the way kube-apiserver calls them
+# (admission.k8s.io/v1 AdmissionReview, TLS verified against the CA kuotad
+# keeps in the webhook Secret):
+#   * a queued Job created without suspend gets a JSONPatch that suspends it,
+#     and nothing else; an unqueued one none; a dryRun review the same answer
+#   * a queued plain pod (the pod integration on) gets Kueue's scheduling gate
+#   * a ClusterQueue Kueue's webhook refuses is refused (403) with Kueue's
+#     message; a good one gets Kueue's defaults patched in v1beta2
+#   * an update that breaks a queued Job's rules is refused, read with the old
+#     object; malformed reviews are answered 400
+# The stand-in cluster is kuotad --serve-only with deploy/crds applied.
+# Usage: kube_webhooks_test.sh PATH/TO/kuotad PATH/TO/deploy/crds
+set -uo pipefail
+KUOTAD=${1:?usage: $0 PATH/TO/kuotad PATH/TO/deploy/crds}
+CRDS=${2:?usage: $0 PATH/TO/kuotad PATH/TO/deploy/crds}
+HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/lib.sh"
+need kubectl curl
+scratch kuota-webhooks
+DRIVER=
+cleanup_more() { [[ -z "$DRIVER" ]] || { kill -9 "$DRIVER"; wait "$DRIVER"; }; }
+SVC=kuota-webhook-service.kuota-system.svc
+WPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+
+# --- the stand-in cluster and the driver ------------------------------------
+start_kuotad --serve-only
+mkdir "$TMP/crds"
+for f in "$CRDS"/*.yaml; do sed "s/^          port: 443\$/          port: $WPORT/" "$f" >"$TMP/crds/${f##*/}"; done
+k apply --server-side -f "$TMP/crds" >/dev/null || bad "kubectl apply --server-side the CRDs"
+for ns in kuota-system team-a; do k create namespace "$ns" >/dev/null; done
+k create -f - >/dev/null <<'EOF2' || bad "create the chart's empty Secret"
+apiVersion: v1
+kind: Secret
+metadata: {name: kuota-webhook-server-cert, namespace: kuota-system}
+type: Opaque
+EOF2
+cat >"$TMP/config.yaml" <<'EOF2'
+apiVersion: config.kueue.x-k8s.io/v1beta1
+kind: Configuration
+integrations:
+  frameworks: [batch/job, pod]
+EOF2
+"$KUOTAD" --kubeconfig "$TMP/kubeconfig" --config "$TMP/config.yaml" --health-port 0 \
+  --no-leader-elect --webhook-port "$WPORT" >>"$TMP/driver.log" 2>&1 &
+DRIVER=$!
+if ! wait_for 30 "engine running on the cluster" cat "$TMP/driver.log"; then
+  bad "the driver starts" "$(tail -20 "$TMP/driver.log")"
+  exit 1
+fi
+if grep -q "integration pod skipped" "$TMP/driver.log"; then
+  bad "the pod integration stays on while the webhooks are served" "$(cat "$TMP/driver.log")"
+else
+  ok "the pod integration stays on while the webhooks are served"
+fi
+k get secret -n kuota-system kuota-webhook-server-cert -o jsonpath='{.data.ca\.crt}' | base64 -d >"$TMP/webhook-ca.crt"
+
+# review PATH: POSTs stdin as kube-apiserver does; prints the response.
+review() {
+  curl -sS --max-time 10 --cacert "$TMP/webhook-ca.crt" --resolve "$SVC:$WPORT:127.0.0.1" \
+    -H 'Content-Type: application/json' --data-binary @- "https://$SVC:$WPORT$1"
+}
+# admission_review OP GROUP VERSION RESOURCE OBJECT_JSON [OLD_JSON] [DRYRUN]
+admission_review() {
+  python3 - "$@" <<'PY'
+import json, sys
+op, group, version, resource, obj = sys.argv[1:6]
+old = sys.argv[6] if len(sys.argv) > 6 and sys.argv[6] else None
+req = {"uid": "e2e-" + op.lower(), "operation": op, "namespace": "team-a",
+       "resource": {"group": group, "version": version, "resource": resource},
+       "object": json.loads(obj), "dryRun": len(sys.argv) > 7}
+if old:
+    req["oldObject"] = json.loads(old)
+print(json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": req}))
+PY
+}
+# patched OBJECT_JSON: the object after stdin's response's JSONPatch (python's
+# own RFC 6902 add/replace/remove on the object), one line of JSON.
+cat >"$TMP/patched.py" <<'PY'
+import base64, json, sys
+obj = json.loads(sys.argv[1])
+r = json.load(sys.stdin)["response"]
+assert r["allowed"] is True, r
+ops = json.loads(base64.b64decode(r["patch"])) if "patch" in r else []
+if ops:
+    assert r["patchType"] == "JSONPatch", r
+def walk(doc, ptr):
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in ptr.split("/")[1:]]
+    for p in parts[:-1]:
+        doc = doc[int(p)] if isinstance(doc, list) else doc[p]
+    return doc, parts[-1]
+for o in ops:
+    parent, key = walk(obj, o["path"])
+    if isinstance(parent, list):
+        i = len(parent) if key == "-" else int(key)
+        if o["op"] == "add": parent.insert(i, o["value"])
+        elif o["op"] == "replace": parent[i] = o["value"]
+        else: del parent[i]
+    elif o["op"] in ("add", "replace"): parent[key] = o["value"]
+    else: del parent[key]
+print(json.dumps(obj, sort_keys=True))
+PY
+patched() { python3 "$TMP/patched.py" "$1"; }
+field() { python3 -c 'import json,sys; d=json.load(sys.stdin)
+for k in sys.argv[1].split("."): d = d.get(k) if isinstance(d, dict) else None
+print(json.dumps(d) if not isinstance(d, str) else d)' "$1"; }
+
+JOB='{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"sample","namespace":"team-a",
+ "labels":{"kueue.x-k8s.io/queue-name":"user-queue"}},"spec":{"parallelism":1,"template":{"spec":{
+ "restartPolicy":"Never","containers":[{"name":"c","image":"busybox","resources":{"requests":{"cpu":"1"}}}]}}}}'
+PLAIN_JOB=$(python3 -c 'import json,sys; j=json.loads(sys.argv[1]); del j["metadata"]["labels"]; print(json.dumps(j))' "$JOB")
+
+# --- jobs ---------------------------------------------------------------------
+out=$(admission_review CREATE batch v1 jobs "$JOB" | review /mutate-batch-v1-job)
+expect_eq "/mutate-batch-v1-job: the response answers the review's uid" "e2e-create" "$(field response.uid <<<"$out")"
+after=$(patched "$JOB" <<<"$out")
+expect_eq "/mutate-batch-v1-job: a queued Job is patched suspended" "true" "$(field spec.suspend <<<"$after")"
+expect_eq "/mutate-batch-v1-job: and nothing else changes" \
+  "$(python3 -c 'import json,sys; j=json.loads(sys.argv[1]); j["spec"]["suspend"]=True; print(json.dumps(j, sort_keys=True))' "$JOB")" "$after"
+dry=$(admission_review CREATE batch v1 jobs "$JOB" "" dry | review /mutate-batch-v1-job)
+expect_eq "/mutate-batch-v1-job: a dryRun review gets the same answer" "$out" "$dry"
+out=$(admission_review CREATE batch v1 jobs "$PLAIN_JOB" | review /mutate-batch-v1-job)
+expect_eq "/mutate-batch-v1-job: a Job without a queue is allowed untouched" "true null" \
+  "$(field response.allowed <<<"$out") $(field response.patch <<<"$out")"
+BAD_JOB=$(python3 -c 'import json,sys; j=json.loads(sys.argv[1]); j["spec"]["template"]["spec"]["restartPolicy"]="Always"; print(json.dumps(j))' "$JOB")
+out=$(admission_review CREATE batch v1 jobs "$BAD_JOB" | review /validate-batch-v1-job)
+expect_eq "/validate-batch-v1-job: a bad queued Job is refused 403" "false 403" \
+  "$(field response.allowed <<<"$out") $(field response.status.code <<<"$out")"
+contains "/validate-batch-v1-job: the refusal names the field" "spec.template.spec.restartPolicy" "$(field response.status.message <<<"$out")"
+SUSPENDED=$(patched "$JOB" <<<"$(admission_review CREATE batch v1 jobs "$JOB" | review /mutate-batch-v1-job)")
+out=$(admission_review UPDATE batch v1 jobs "$SUSPENDED" "$SUSPENDED" | review /validate-batch-v1-job)
+expect_eq "/validate-batch-v1-job: an unchanged update is allowed" "true" "$(field response.allowed <<<"$out")"
+out=$(admission_review UPDATE batch v1 jobs "$BAD_JOB" "$SUSPENDED" | review /validate-batch-v1-job)
+expect_eq "/validate-batch-v1-job: an update that breaks the rules is refused" "false 403" \
+  "$(field response.allowed <<<"$out") $(field response.status.code <<<"$out")"
+
+# --- plain pods ---------------------------------------------------------------
+POD='{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"team-a",
+ "labels":{"kueue.x-k8s.io/queue-name":"user-queue"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}'
+after=$(patched "$POD" <<<"$(admission_review CREATE "" v1 pods "$POD" | review /mutate--v1-pod)")
+expect_eq "/mutate--v1-pod: a queued pod gets Kueue's scheduling gate" '[{"name": "kueue.x-k8s.io/admission"}]' \
+  "$(field spec.schedulingGates <<<"$after")"
+
+# --- Kueue's kinds ------------------------------------------------------------
+cq() {
+  echo '{"apiVersion":"kueue.x-k8s.io/v1beta2","kind":"ClusterQueue","metadata":{"name":"cq"},
+   "spec":{"namespaceSelector":{},"resourceGroups":[{"coveredResources":["cpu"],"flavors":[{"name":"default",
+   "resources":[{"name":"'"$1"'","nominalQuota":"4"}]}]}]}}'
+}
+out=$(admission_review CREATE kueue.x-k8s.io v1beta2 clusterqueues "$(cq memory)" | review /validate-kueue-x-k8s-io-v1beta2-clusterqueue)
+expect_eq "/validate-kueue-x-k8s-io-v1beta2-clusterqueue: refused 403 Forbidden" "false 403 Forbidden" \
+  "$(field response.allowed <<<"$out") $(field response.status.code <<<"$out") $(field response.status.reason <<<"$out")"
+expect_eq "/validate-kueue-x-k8s-io-v1beta2-clusterqueue: Kueue's message" \
+  'spec.resourceGroups[0].flavors[0].resources[0].name: Invalid value: "memory": must match the name in coveredResources' \
+  "$(field response.status.message <<<"$out")"
+out=$(admission_review CREATE kueue.x-k8s.io v1beta2 clusterqueues "$(cq cpu)" | review /validate-kueue-x-k8s-io-v1beta2-clusterqueue)
+expect_eq "/validate-kueue-x-k8s-io-v1beta2-clusterqueue: a good one is allowed" "true" "$(field response.allowed <<<"$out")"
+after=$(patched "$(cq cpu)" <<<"$(admission_review CREATE kueue.x-k8s.io v1beta2 clusterqueues "$(cq cpu)" | review /mutate-kueue-x-k8s-io-v1beta2-clusterqueue)")
+expect_eq "/mutate-kueue-x-k8s-io-v1beta2-clusterqueue: Kueue's defaults, in v1beta2" "kueue.x-k8s.io/v1beta2 BestEffortFIFO Never" \
+  "$(field apiVersion <<<"$after") $(field spec.queueingStrategy <<<"$after") $(field spec.preemption.withinClusterQueue <<<"$after")"
+
+# --- malformed reviews --------------------------------------------------------
+out=$(review /validate-batch-v1-job <<<'not json')
+expect_eq "a body that is not JSON: 400" "false 400" "$(field response.allowed <<<"$out") $(field response.status.code <<<"$out")"
+out=$(review /validate-batch-v1-job <<<'{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}')
+contains "a review without a request: 400 naming it" '"code":400,"message":"request: Required value' "$out"
+out=$(admission_review CREATE kubeflow.org v1 pytorchjobs "$JOB" | review /validate-batch-v1-job)
+contains "a review of another resource: 400 naming it" 'request.resource: Invalid value: \"pytorchjobs.kubeflow.org\"' "$out"
+code=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 10 --cacert "$TMP/webhook-ca.crt" \
+  --resolve "$SVC:$WPORT:127.0.0.1" -H 'Content-Type: application/json' -d '{}' "https://$SVC:$WPORT/mutate-batch-v1-jobs")
+expect_eq "a path Kueue does not serve: 404" "404" "$code"
+
+echo "kube webhooks: $PASS passed, $FAIL failed"
+[[ $FAIL -eq 0 ]]

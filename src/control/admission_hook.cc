@@ -3,8 +3,9 @@
 #include <cstdlib>
 
 #include "api/codec/decode.h"
-#include "control/tas_update_rules.h"
+#include "control/kueue_update_rules.h"
 #include "control/volcano_queue.h"
+#include "control/workload_status_rules.h"
 #include "jobctl/pod_spec_schema.h"
 #include "jobs/pod_kind.h"
 #include "jobs/registry.h"
@@ -150,12 +151,23 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
   ApplyKueueDefaults(resource.kind, *object);
   codec::DecodeOptions opts;
   opts.max_bytes = 3u << 20;
+  // On update the object rules see the stored object (Kueue's Workload rules
+  // let a state it was already in stand); it passed admission, read it as
+  // the controller does.
+  Result<api::Object> old_decoded = Status::Invalid("no stored object");
+  if (op == Operation::kUpdate && old_object != nullptr) {
+    codec::DecodeOptions lenient;
+    lenient.validate = false;
+    old_decoded = codec::DecodeJsonObject(*old_object, lenient);
+    if (old_decoded.ok()) opts.old_object = &*old_decoded;
+  }
   auto decoded = codec::DecodeJsonObject(*object, opts);
   if (!decoded.ok()) {
     return Status(decoded.status().code(), StripDocumentPrefix(decoded.status().message()));
   }
+  if (resource.kind == "Workload") KUOTA_RETURN_IF_ERROR(ValidateWorkloadStatusFields(*object));
   if (op == Operation::kUpdate && old_object != nullptr) {
-    return ValidateTasUpdate(resource.kind, *old_object, *object);
+    return ValidateKueueUpdate(resource.kind, *old_object, *object);
   }
   return Status::Ok();
 }

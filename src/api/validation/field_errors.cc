@@ -101,6 +101,15 @@ void FieldErrors::InvalidNumber(std::string_view path, int64_t value, std::strin
   Add(path, "Invalid value", std::to_string(value), detail);
 }
 
+void FieldErrors::InvalidObject(std::string_view path, std::string_view shown,
+                                std::string_view detail) {
+  if (shown.size() <= kMaxShownValue) {
+    Add(path, "Invalid value", shown, detail);
+  } else {
+    Add(path, "Invalid value", std::string(shown.substr(0, kMaxShownValue)) + "...", detail);
+  }
+}
+
 void FieldErrors::Required(std::string_view path, std::string_view detail) {
   Add(path, "Required value", {}, detail);
 }

@@ -33,6 +33,10 @@ class FieldErrors {
   void Invalid(std::string_view path, std::string_view value, std::string_view detail);
   // `path: Invalid value: 5: detail` (numbers are not quoted).
   void InvalidNumber(std::string_view path, int64_t value, std::string_view detail);
+  // `path: Invalid value: {...}: detail` for a structured value, shown as
+  // given (e.g. its compact JSON, where Kubernetes prints Go's %#v), cut to a
+  // readable length.
+  void InvalidObject(std::string_view path, std::string_view shown, std::string_view detail);
   // `path: Required value` or `path: Required value: detail`.
   void Required(std::string_view path, std::string_view detail = {});
   // `path: Duplicate value: "value"`, then `: detail` when given.

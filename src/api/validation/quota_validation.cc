@@ -2,6 +2,7 @@
 // CRD schema limits on resource groups and admission check strategies
 // (pkg/webhooks/clusterqueue_webhook.go, apis/kueue/v1beta2/clusterqueue_types.go).
 #include <cstdio>
+#include <map>
 #include <set>
 #include <string>
 
@@ -160,17 +161,35 @@ void ValidateFungibilityPreference(const api::FlavorFungibility& ff, const std::
 // admissionChecksStrategy: the CRD's list limits (at most 64 rules, each with
 // at most 64 distinct onFlavors), then the webhook's rule that every onFlavors
 // entry is a flavor the ClusterQueue has quota for.
-void ValidateCheckStrategy(const api::ClusterQueueSpec& spec, FieldErrors& errs) {
+//
+// On an update (`old` set) of a ClusterQueue whose flavors stay the same, a
+// rule whose onFlavors are unchanged is not checked again, so a legacy
+// ClusterQueue stored with invalid onFlavors takes unrelated updates (Kueue's
+// RejectUpdatesToCQWithInvalidOnFlavors gate, off by default).
+std::set<std::string> QuotaFlavorsOf(const api::ClusterQueueSpec& spec) {
+  std::set<std::string> out;
+  for (const api::ResourceGroup& rg : spec.resource_groups) {
+    for (const api::FlavorQuotas& fq : rg.flavors) out.insert(fq.name);
+  }
+  return out;
+}
+
+void ValidateCheckStrategy(const api::ClusterQueueSpec& spec, const api::ClusterQueueSpec* old,
+                           FieldErrors& errs) {
   const std::vector<api::AdmissionCheckStrategyRule>& rules = spec.admission_checks_strategy;
   const std::string path = "spec.admissionChecksStrategy.admissionChecks";
   if (rules.size() > kMaxAdmissionCheckRules) {
     errs.TooMany(path, rules.size(), kMaxAdmissionCheckRules);
   }
-  std::set<std::string> quota_flavors;
-  for (const api::ResourceGroup& rg : spec.resource_groups) {
-    for (const api::FlavorQuotas& fq : rg.flavors) quota_flavors.insert(fq.name);
-  }
+  const std::set<std::string> quota_flavors = QuotaFlavorsOf(spec);
   const std::vector<std::string> supported(quota_flavors.begin(), quota_flavors.end());
+  std::map<std::string, std::set<std::string>> unchecked;  // rule name -> old onFlavors
+  if (old != nullptr && !old->admission_checks_strategy.empty() &&
+      QuotaFlavorsOf(*old) == quota_flavors) {
+    for (const api::AdmissionCheckStrategyRule& rule : old->admission_checks_strategy) {
+      unchecked[rule.name] = {rule.on_flavors.begin(), rule.on_flavors.end()};
+    }
+  }
   for (size_t i = 0; i < rules.size(); ++i) {
     const std::string fp = Child(Index(path, i), "onFlavors");
     const std::vector<std::string>& on = rules[i].on_flavors;
@@ -181,6 +200,12 @@ void ValidateCheckStrategy(const api::ClusterQueueSpec& spec, FieldErrors& errs)
     }
   }
   for (size_t i = 0; i < rules.size(); ++i) {
+    auto before = unchecked.find(rules[i].name);
+    if (before != unchecked.end() &&
+        before->second ==
+            std::set<std::string>(rules[i].on_flavors.begin(), rules[i].on_flavors.end())) {
+      continue;
+    }
     const std::string fp = Child(Index(path, i), "onFlavors");
     for (size_t j = 0; j < rules[i].on_flavors.size(); ++j) {
       const std::string& flavor = rules[i].on_flavors[j];
@@ -201,7 +226,7 @@ void ValidateFairSharing(const api::FairSharing& fs, const std::string& path, Fi
 }  // namespace
 
 void ValidateClusterQueue(const api::ClusterQueue& cq, std::string_view cohort_path,
-                          FieldErrors& errs) {
+                          FieldErrors& errs, const api::ClusterQueue* old) {
   ValidateObjectMeta(cq.metadata, NameRule::kDns1123Subdomain, /*namespaced=*/false, errs);
   const api::ClusterQueueSpec& spec = cq.spec;
   ValidateNameReference(spec.cohort, cohort_path, errs);
@@ -235,7 +260,7 @@ void ValidateClusterQueue(const api::ClusterQueue& cq, std::string_view cohort_p
   ValidateFungibilityPreference(spec.flavor_fungibility, "spec.flavorFungibility", errs);
   ValidateFairSharing(spec.fair_sharing, "spec.fairSharing", errs);
   ValidateQuotaTotals(spec.resource_groups, "spec.resourceGroups", errs);
-  ValidateCheckStrategy(spec, errs);
+  ValidateCheckStrategy(spec, old != nullptr ? &old->spec : nullptr, errs);
 }
 
 void ValidateCohort(const api::Cohort& cohort, std::string_view parent_path, FieldErrors& errs) {

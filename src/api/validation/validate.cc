@@ -157,7 +157,10 @@ Status Validate(const api::Object& object, const ValidateOptions& options) {
         if constexpr (std::is_same_v<T, api::ResourceFlavor>) {
           ValidateResourceFlavor(v, errs);
         } else if constexpr (std::is_same_v<T, api::ClusterQueue>) {
-          ValidateClusterQueue(v, v1beta2 ? "spec.cohortName" : "spec.cohort", errs);
+          const api::ClusterQueue* old_cq =
+              options.old != nullptr ? std::get_if<api::ClusterQueue>(&options.old->value)
+                                     : nullptr;
+          ValidateClusterQueue(v, v1beta2 ? "spec.cohortName" : "spec.cohort", errs, old_cq);
         } else if constexpr (std::is_same_v<T, api::Cohort>) {
           bool alpha = object.api_version == "kueue.x-k8s.io/v1alpha1";
           ValidateCohort(v, alpha ? "spec.parent" : "spec.parentName", errs);

@@ -21,8 +21,9 @@ struct ValidateOptions {
   // API request) accepts them.
   bool allow_several_min_count_pod_sets = false;
   // On an update, the stored object (decoded, of the same kind); nullptr on
-  // create. Kueue's Workload rules let a state the old object was already in
-  // stand (a stale reclaimable count, quota reserved with no admission).
+  // create. Kueue's webhooks let a state the old object was already in stand:
+  // a Workload's stale reclaimable count or quota reserved with no admission,
+  // a ClusterQueue's unchanged invalid onFlavors.
   const api::Object* old = nullptr;
 };
 Status Validate(const api::Object& object, const ValidateOptions& options = {});

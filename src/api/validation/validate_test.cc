@@ -627,8 +627,8 @@ TEST(ValidateWorkloadTest, Table) {
          w.status.admission = api::Admission{"cq", {}};
          w.status.conditions = {{api::kQuotaReserved, "True", "", "", std::nullopt, 0}};
        },
-       "status.admission.podSetAssignments: Invalid value: 0: podSetAssignments must have the "
-       "same number of podSets as the spec"},
+       "<nil>: Invalid value: \"object\": podSetAssignments must have the same number of "
+       "podSets as the spec"},
       {"usage not a multiple of count",
        [](W& w) {
          api::PodSetAssignment psa;

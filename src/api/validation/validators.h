@@ -40,8 +40,9 @@ void ValidateConditions(const std::vector<api::Condition>& conditions, std::stri
 
 void ValidateResourceFlavor(const api::ResourceFlavor& rf, FieldErrors& errs);
 // `cohort_path` is "spec.cohort" (v1beta1) or "spec.cohortName" (v1beta2).
+// `old`: the stored ClusterQueue on update (see ValidateOptions::old).
 void ValidateClusterQueue(const api::ClusterQueue& cq, std::string_view cohort_path,
-                          FieldErrors& errs);
+                          FieldErrors& errs, const api::ClusterQueue* old = nullptr);
 // `parent_path` is "spec.parentName" (v1beta1) or "spec.parent" (v1alpha1).
 void ValidateCohort(const api::Cohort& cohort, std::string_view parent_path, FieldErrors& errs);
 void ValidateLocalQueue(const api::LocalQueue& lq, FieldErrors& errs);

@@ -156,8 +156,9 @@ void ValidateAdmission(const api::Workload& wl, FieldErrors& errs) {
   }
   if (api::IsConditionTrue(wl.status.conditions, api::kQuotaReserved) &&
       admission.pod_set_assignments.size() != wl.spec.pod_sets.size()) {
-    errs.InvalidNumber(ap, static_cast<int64_t>(admission.pod_set_assignments.size()),
-                       "podSetAssignments must have the same number of podSets as the spec");
+    // A CEL rule on the Workload's root: kube-apiserver names no field.
+    errs.Invalid("<nil>", "object",
+                 "podSetAssignments must have the same number of podSets as the spec");
   }
   for (size_t i = 0; i < admission.pod_set_assignments.size(); ++i) {
     const api::PodSetAssignment& psa = admission.pod_set_assignments[i];

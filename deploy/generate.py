@@ -30,7 +30,8 @@ INSTALL_ORDER = ["Namespace", "NetworkPolicy", "ResourceQuota", "LimitRange",
                  "PodDisruptionBudget", "ServiceAccount", "Secret", "ConfigMap",
                  "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding", "Role",
                  "RoleBinding", "Service", "DaemonSet", "Pod", "Deployment", "StatefulSet",
-                 "Job", "CronJob", "Ingress"]
+                 "Job", "CronJob", "Ingress", "APIService", "MutatingWebhookConfiguration",
+                 "ValidatingWebhookConfiguration"]
 
 HEADER = f"""\
 # Kuota, the plain install: kubectl apply --server-side -f deploy/manifests.yaml

@@ -312,7 +312,8 @@ def schema_at_or_empty(schema, path):
 
 NAMESPACED = {"ServiceAccount", "ConfigMap", "Deployment", "Service", "Role", "RoleBinding",
               "Secret"}
-CLUSTER = {"ClusterRole", "ClusterRoleBinding", "APIService"}
+CLUSTER = {"ClusterRole", "ClusterRoleBinding", "APIService", "MutatingWebhookConfiguration",
+           "ValidatingWebhookConfiguration"}
 
 
 def lint_chart(chart):
@@ -574,6 +575,9 @@ def needed_rules():
         ("apiextensions.k8s.io", "customresourcedefinitions"): {"get", "patch"},
         # The same CA into the visibility APIServices' caBundle (resourceNames: check_rbac).
         ("apiregistration.k8s.io", "apiservices"): {"get", "patch"},
+        # The same CA into the admission webhooks' caBundle (resourceNames: check_rbac).
+        ("admissionregistration.k8s.io", "mutatingwebhookconfigurations"): {"get", "patch"},
+        ("admissionregistration.k8s.io", "validatingwebhookconfigurations"): {"get", "patch"},
     }
     for k in KUEUE_KINDS:
         need.setdefault(("kueue.x-k8s.io", k), READ)
@@ -622,6 +626,11 @@ def check_rbac(objs):
                       sorted(k + ".kueue.x-k8s.io" for k in KUEUE_KINDS),
                       f"{kind}/{name}: customresourcedefinitions must be limited by resourceNames"
                       f" to Kueue's CRDs, is {rule.get('resourceNames')}")
+            if {"mutatingwebhookconfigurations", "validatingwebhookconfigurations"} & \
+                    set(rule.get("resources") or []):
+                check(sorted(rule.get("resourceNames") or []) == sorted(WEBHOOK_CONFIGURATIONS),
+                      f"{kind}/{name}: webhook configurations must be limited by resourceNames"
+                      f" to Kuota's two, is {rule.get('resourceNames')}")
             if "apiservices" in (rule.get("resources") or []):
                 check(sorted(rule.get("resourceNames") or []) == sorted(VISIBILITY_APISERVICES),
                       f"{kind}/{name}: apiservices must be limited by resourceNames to the"
@@ -751,6 +760,74 @@ def check_visibility(objs, namespace):
               f"{name}: Kueue's batch-admin{' and batch-user' if users else ''} labels")
 
 
+# The admission webhook configurations kuotad sets the CA of (src/kube/webhook_configuration_ca.h).
+WEBHOOK_CONFIGURATIONS = ["kuota-mutating-webhook-configuration",
+                          "kuota-validating-webhook-configuration"]
+# Kueue's webhooks on Kueue's own kinds (pkg/webhooks): mutating, validating.
+KUEUE_WEBHOOKS = (["clusterqueues", "resourceflavors", "workloads"],
+                  ["clusterqueues", "cohorts", "resourceflavors", "workloads"])
+
+
+def check_admission_webhooks(objs, namespace, job_selector=None):
+    """Kueue's webhooks (config/components/webhook + its chart) at kuotad's paths: every job
+    kind and plain pods (create mutated; create and update validated, in the managed
+    namespaces) and Kueue's kinds; failurePolicy Fail, sideEffects None, v1 reviews, the
+    webhook Service. `job_selector`: the namespaceSelector the job webhooks must carry
+    (default: Kueue's, every namespace but kube-system and the release's)."""
+    want_sel = job_selector or {"matchExpressions": [{
+        "key": "kubernetes.io/metadata.name", "operator": "NotIn",
+        "values": ["kube-system", namespace]}]}
+    for kind, name, mutating in (("MutatingWebhookConfiguration", WEBHOOK_CONFIGURATIONS[0], True),
+                                 ("ValidatingWebhookConfiguration", WEBHOOK_CONFIGURATIONS[1],
+                                  False)):
+        cfg = objs.get((kind, name))
+        if not check(cfg is not None, f"{kind} {name} is not rendered"):
+            continue
+        covered = {}
+        for w in cfg.get("webhooks") or []:
+            wn = w.get("name")
+            check(w.get("failurePolicy") == "Fail" and w.get("sideEffects") == "None" and
+                  w.get("admissionReviewVersions") == ["v1"],
+                  f"{name}/{wn}: want failurePolicy Fail, sideEffects None, reviews [v1]")
+            svc = (w.get("clientConfig") or {}).get("service") or {}
+            check(svc.get("name") == "kuota-webhook-service" and
+                  svc.get("namespace") == namespace and svc.get("port", 443) == 443,
+                  f"{name}/{wn}: must call kuota-webhook-service:443 in {namespace}, is {svc}")
+            rules = w.get("rules") or []
+            if not check(len(rules) == 1, f"{name}/{wn}: want one rule, got {rules}"):
+                continue
+            r = rules[0]
+            group, version = r["apiGroups"][0], r["apiVersions"][0]
+            plural = r["resources"][0]
+            ops = r.get("operations")
+            check(ops == (["CREATE"] if mutating else ["CREATE", "UPDATE"]),
+                  f"{name}/{wn}: operations {ops} are not Kueue's")
+            path = svc.get("path") or ""
+            check(path.startswith(("/mutate-" if mutating else "/validate-") +
+                                  group.replace(".", "-") + "-" + version + "-"),
+                  f"{name}/{wn}: path {path} is not Kueue's for {group}/{version}")
+            covered[(group, plural)] = w
+            if group == "kueue.x-k8s.io":
+                check("namespaceSelector" not in w and "objectSelector" not in w,
+                      f"{name}/{wn}: Kueue's own kinds are admitted in every namespace")
+                check(version == "v1beta2", f"{name}/{wn}: Kueue's webhooks admit v1beta2")
+                continue
+            check(w.get("namespaceSelector") == want_sel,
+                  f"{name}/{wn}: namespaceSelector {w.get('namespaceSelector')}, want {want_sel}")
+            if group == "" and plural == "pods":
+                check(w.get("objectSelector") == {"matchExpressions": [
+                      {"key": "kueue.x-k8s.io/queue-name", "operator": "Exists"}]},
+                      f"{name}/{wn}: plain pods must be selected by the queue-name label")
+        wanted = [(g, p) for g, p in JOB_KINDS] + [("", "pods")] + \
+            [("kueue.x-k8s.io", p) for p in KUEUE_WEBHOOKS[0 if mutating else 1]]
+        check(sorted(covered) == sorted(wanted),
+              f"{name}: webhooks for {sorted(covered)}, want {sorted(wanted)}")
+        if not mutating:
+            wl = covered.get(("kueue.x-k8s.io", "workloads")) or {"rules": [{}]}
+            check(wl["rules"][0].get("resources") == ["workloads", "workloads/status"],
+                  f"{name}: Kueue validates workloads and workloads/status")
+
+
 def check_renders(chart, supported):
     objs, notes, raw = render(chart)
     check_scopes(objs, NAMESPACE, "default values")
@@ -758,6 +835,7 @@ def check_renders(chart, supported):
     check_deployment(objs)
     check_rbac(objs)
     check_visibility(objs, NAMESPACE)
+    check_admission_webhooks(objs, NAMESPACE)
     for fw in ((config_of(objs).get("integrations") or {}).get("frameworks") or []):
         check(fw in notes, f"NOTES.txt does not list framework {fw}")
     check(NAMESPACE in notes, "NOTES.txt does not name the release namespace")
@@ -779,6 +857,16 @@ def check_renders(chart, supported):
     # Another namespace: nothing may say kuota-system.
     other, other_notes, other_raw = render(chart, namespace="team-x")
     check_scopes(other, "team-x", "namespace team-x")
+    check_admission_webhooks(other, "team-x")
+    # Kueue's managedJobsNamespaceSelector becomes the job webhooks' namespaceSelector.
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write("controllerManager: {manager: {configuration: {managedJobsNamespaceSelector:"
+                " {matchLabels: {kueue-managed: 'true'}}}}}\n")
+    try:
+        selected, _, _ = render(chart, values=[f.name])
+    finally:
+        os.unlink(f.name)
+    check_admission_webhooks(selected, NAMESPACE, {"matchLabels": {"kueue-managed": "true"}})
     check("kuota-system" not in other_raw + other_notes,
           "a template hard-codes kuota-system; use {{ .Release.Namespace }}")
     # Leader election off.

@@ -201,9 +201,11 @@ void Listen(HttpListener& http, std::thread& thread) {
   while (!http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
-HandlerOptions MakeHandlerOptions(const ServerOptions& o, const CrdWebhookConversion* webhooks) {
+HandlerOptions MakeHandlerOptions(const ServerOptions& o, const CrdWebhookConversion* webhooks,
+                                  const AdmissionWebhooks* admission) {
   HandlerOptions h;
   h.webhooks = webhooks;
+  h.admission_webhooks = admission;
   h.default_watch_timeout_s = o.default_watch_timeout_s;
   h.watch_bookmark_interval_ms = o.watch_bookmark_interval_ms;
   h.watch_page_size = o.watch_page_size;
@@ -220,7 +222,11 @@ struct ApiServer::Impl {
         webhooks(options.crd_conversion_webhooks ? std::make_unique<CrdWebhookConversion>(
                                                        store, *options.crd_conversion_webhooks)
                                                  : nullptr),
-        handlers(store, hook, clock, MakeHandlerOptions(options, webhooks.get())),
+        admission_webhooks(options.admission_webhooks ? std::make_unique<AdmissionWebhooks>(
+                                                            store, *options.admission_webhooks)
+                                                      : nullptr),
+        handlers(store, hook, clock,
+                 MakeHandlerOptions(options, webhooks.get(), admission_webhooks.get())),
         pod_logs(store, PodLogOptions{options.pod_log_dir}),
         visibility(options.pending_workloads),
         router(handlers, pod_logs, visibility, options.metrics),
@@ -277,7 +283,8 @@ struct ApiServer::Impl {
   const ServerOptions options;
   const RealClock real_clock;
   const Clock& clock;
-  const std::unique_ptr<CrdWebhookConversion> webhooks;  // null: built-in conversion only
+  const std::unique_ptr<CrdWebhookConversion> webhooks;         // null: built-in conversion only
+  const std::unique_ptr<AdmissionWebhooks> admission_webhooks;  // null: none called
   ResourceHandlers handlers;
   PodLogs pod_logs;
   VisibilityApi visibility;

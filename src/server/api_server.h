@@ -21,6 +21,7 @@
 #include "server/crd_webhook_conversion.h"
 #include "server/pending_workloads_source.h"
 #include "server/resource_info.h"
+#include "server/webhook_client.h"
 #include "store/object_store.h"
 
 namespace kuota::server {
@@ -91,6 +92,10 @@ struct ServerOptions {
   // as kube-apiserver does (crd_webhook_conversion.h); unset: kuotad's
   // built-in conversion always.
   std::optional<CrdWebhookOptions> crd_conversion_webhooks;
+  // Set (kuotad --serve-only): every write calls the admission webhooks that
+  // stored Mutating/ValidatingWebhookConfigurations register, as
+  // kube-apiserver does (admission_webhooks.h); unset: none are called.
+  std::optional<WebhookCallOptions> admission_webhooks;
 };
 
 class ApiServer {

@@ -11,6 +11,7 @@
 #include "server/media_types.h"
 #include "server/served_version.h"
 #include "server/table_printer.h"
+#include "server/webhook_configuration_rules.h"
 
 namespace kuota::server {
 namespace {
@@ -20,6 +21,24 @@ using Json = nlohmann::json;
 bool IsWatch(const HttpRequest& request, const RequestTarget& target) {
   const std::string& w = request.Query("watch");
   return target.watch_prefix || w == "true" || w == "1";
+}
+
+// What the admission webhooks are told of a write of `object` (the new
+// object, or the stored one on delete).
+AdmissionAttributes WebhookAttributes(const ResourceInfo& resource, AdmissionHook::Operation op,
+                                      const Json& object, const HttpRequest& request,
+                                      const std::string& subresource, bool dry_run) {
+  AdmissionAttributes a;
+  a.resource = &resource;
+  a.subresource = subresource;
+  a.operation = op == AdmissionHook::Operation::kCreate   ? "CREATE"
+                : op == AdmissionHook::Operation::kUpdate ? "UPDATE"
+                                                          : "DELETE";
+  a.name = StringField(object, {"metadata", "name"});
+  a.ns = StringField(object, {"metadata", "namespace"});
+  a.user = request.user;
+  a.dry_run = dry_run;
+  return a;
 }
 
 // A reply's body is the object as stored: no storage version to convert
@@ -56,7 +75,25 @@ HttpReply ResourceHandlers::Handle(const HttpRequest& request, const RequestTarg
 
 std::optional<ApiError> ResourceHandlers::Admit(const ResourceInfo& resource,
                                                 AdmissionHook::Operation op, const Json* old_object,
-                                                Json* object, const std::string& name) {
+                                                Json* object, const std::string& name,
+                                                const WriteRequest& write) {
+  const AdmissionWebhooks* webhooks = options_.admission_webhooks;
+  const bool deleting = op == AdmissionHook::Operation::kDelete;
+  AdmissionAttributes attributes;
+  if (webhooks != nullptr) {
+    attributes = WebhookAttributes(resource, op, deleting ? *old_object : *object, write.request,
+                                   write.subresource, write.dry_run);
+    if (auto e = webhooks->Mutate(attributes, old_object, deleting ? nullptr : object)) return e;
+  }
+  if (auto e = AdmitBuiltIn(resource, op, old_object, object, name)) return e;
+  if (webhooks == nullptr) return std::nullopt;
+  return webhooks->Validate(attributes, old_object, deleting ? nullptr : object);
+}
+
+std::optional<ApiError> ResourceHandlers::AdmitBuiltIn(const ResourceInfo& resource,
+                                                       AdmissionHook::Operation op,
+                                                       const Json* old_object, Json* object,
+                                                       const std::string& name) {
   if (op != AdmissionHook::Operation::kDelete) {
     PruneNullMembers(*object);
     // Whatever a patch or a hook made of it, what is stored stays bounded.
@@ -73,6 +110,11 @@ std::optional<ApiError> ResourceHandlers::Admit(const ResourceInfo& resource,
     // kube-apiserver's own rules for the kinds it stores itself.
     if (Status st = PrepareConfigData(resource, old_object, *object); !st.ok()) {
       return FromStatus(st, resource, name);
+    }
+    if (IsWebhookConfigurationKind(resource)) {
+      if (Status st = PrepareWebhookConfiguration(resource, *object); !st.ok()) {
+        return FromStatus(st, resource, name);
+      }
     }
   }
   if (hook_ == nullptr) return std::nullopt;

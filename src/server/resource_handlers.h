@@ -14,6 +14,7 @@
 
 #include "base/clock.h"
 #include "server/admission_hook.h"
+#include "server/admission_webhooks.h"
 #include "server/crd_webhook_conversion.h"
 #include "server/http_types.h"
 #include "server/namespace_cache.h"
@@ -34,6 +35,9 @@ struct HandlerOptions {
   // Conversion webhooks of applied CRDs (kuotad --serve-only); null: kuotad's
   // built-in conversion always. Must outlive the handlers.
   const CrdWebhookConversion* webhooks = nullptr;
+  // Registered admission webhooks called on every write (kuotad --serve-only);
+  // null: none. Must outlive the handlers.
+  const AdmissionWebhooks* admission_webhooks = nullptr;
 };
 
 class ResourceHandlers {
@@ -67,9 +71,21 @@ class ResourceHandlers {
 
   // Create with an already decoded object (POST, and apply patches of absent objects).
   HttpReply CreateObject(const HttpRequest& request, const RequestTarget& target, Json object);
-  // Runs the admission hook; the error (if any) names `name`.
+  // The request a write admits, as the admission webhooks are told of it.
+  struct WriteRequest {
+    const HttpRequest& request;
+    std::string subresource;
+    bool dry_run = false;
+  };
+  // Runs the mutating admission webhooks, the admission hook, then the
+  // validating admission webhooks; the error (if any) names `name`.
   std::optional<ApiError> Admit(const ResourceInfo& resource, AdmissionHook::Operation op,
-                                const Json* old_object, Json* object, const std::string& name);
+                                const Json* old_object, Json* object, const std::string& name,
+                                const WriteRequest& write);
+  // The admission hook and kube-apiserver's built-in rules alone.
+  std::optional<ApiError> AdmitBuiltIn(const ResourceInfo& resource, AdmissionHook::Operation op,
+                                       const Json* old_object, Json* object,
+                                       const std::string& name);
   // Adds the hook's warnings for `object` to `reply` as Warning headers.
   HttpReply WithWarnings(const ResourceInfo& resource, const Json& object, HttpReply reply);
   // Deletes every namespaced object in namespace `ns` (a Namespace's deletion).

@@ -71,6 +71,15 @@ std::vector<ResourceInfo> BuildServedResources() {
       // kube-apiserver that deploy/crds are applied to); Kueue's kinds are served built in.
       Make("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
            "customresourcedefinition", kCluster, kStatus, {"crd", "crds"}, {"api-extensions"}),
+      // admissionregistration.k8s.io/v1: validated as kube-apiserver does
+      // (webhook_configuration_rules); kuotad --serve-only calls the webhooks
+      // they register (admission_webhooks).
+      Make("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration",
+           "mutatingwebhookconfigurations", "mutatingwebhookconfiguration", kCluster, kNoStatus, {},
+           {"api-extensions"}),
+      Make("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration",
+           "validatingwebhookconfigurations", "validatingwebhookconfiguration", kCluster, kNoStatus,
+           {}, {"api-extensions"}),
       // scheduling.volcano.sh/v1beta1 Queue: mapped onto the quota tree by kuotad.
       Make("scheduling.volcano.sh", "v1beta1", "Queue", "queues", "queue", kCluster, kStatus,
            {"q", "queue-v1beta1"}, {}),

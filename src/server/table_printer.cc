@@ -519,6 +519,19 @@ Printer SecretPrinter() {
           }};
 }
 
+// kube-apiserver's columns for Mutating/ValidatingWebhookConfigurations.
+Printer WebhookConfigurationPrinter() {
+  return {{Col("Webhooks", "integer",
+               "Webhooks is a list of webhooks and the affected resources and operations."),
+           Col("Age", "string", kAgeDescription)},
+          [](const Json& o, Time now) {
+            const Json* hooks = FindField(o, {"webhooks"});
+            int64_t n = hooks != nullptr && hooks->is_array() ? static_cast<int64_t>(hooks->size())
+                                                             : 0;
+            return Json::array({n, Age(o, now)});
+          }};
+}
+
 // A job kind's columns as its CRD declares them; "date" cells print as ages.
 Printer JobKindPrinter(const jobs::KindInfo& info) {
   Printer p;
@@ -555,6 +568,10 @@ const Printer& PrinterFor(const ResourceInfo& r) {
       {"configmaps", ConfigMapPrinter()},
       {"secrets", SecretPrinter()},
       {"queues.scheduling.volcano.sh", VolcanoQueuePrinter()},
+      {"mutatingwebhookconfigurations.admissionregistration.k8s.io",
+       WebhookConfigurationPrinter()},
+      {"validatingwebhookconfigurations.admissionregistration.k8s.io",
+       WebhookConfigurationPrinter()},
   };
   static const std::map<std::string, Printer> kJobPrinters = [] {
     std::map<std::string, Printer> m;

@@ -266,7 +266,8 @@ HttpReply ResourceHandlers::CreateObject(const HttpRequest& request, const Reque
           .ToReply();
     }
   }
-  if (auto e = Admit(r, AdmissionHook::Operation::kCreate, nullptr, &object, display_name)) {
+  if (auto e = Admit(r, AdmissionHook::Operation::kCreate, nullptr, &object, display_name,
+                     {request, "", IsDryRun(request)})) {
     return e->ToReply();
   }
   if (IsDryRun(request)) return WithWarnings(r, object, ObjectReply(request, r, 201, object));
@@ -294,7 +295,8 @@ HttpReply ResourceHandlers::Update(const HttpRequest& request, const RequestTarg
   if (!current.ok()) return FromStatus(current.status(), r, target.name).ToReply();
   bool status_only = target.subresource == "status";
   object = Replacement(r, *current, std::move(object), status_only);
-  if (auto e = Admit(r, AdmissionHook::Operation::kUpdate, &*current, &object, target.name)) {
+  if (auto e = Admit(r, AdmissionHook::Operation::kUpdate, &*current, &object, target.name,
+                     {request, target.subresource, IsDryRun(request)})) {
     return e->ToReply();
   }
   if (IsDryRun(request)) return WithWarnings(r, object, ObjectReply(request, r, 200, object));
@@ -364,7 +366,8 @@ HttpReply ResourceHandlers::Patch(const HttpRequest& request, const RequestTarge
           .ToReply();
     }
     Json object = Replacement(r, *current, std::move(*patched), status_only);
-    if (auto e = Admit(r, AdmissionHook::Operation::kUpdate, &*current, &object, target.name)) {
+    if (auto e = Admit(r, AdmissionHook::Operation::kUpdate, &*current, &object, target.name,
+                       {request, target.subresource, IsDryRun(request)})) {
       return e->ToReply();
     }
     if (IsDryRun(request)) return WithWarnings(r, object, ObjectReply(request, r, 200, object));
@@ -431,7 +434,8 @@ HttpReply ResourceHandlers::Delete(const HttpRequest& request, const RequestTarg
   Result<Json> current = store_.Get(r.StoreKey(), target.ns, target.name);
   if (!current.ok()) return FromStatus(current.status(), r, target.name).ToReply();
   Json object = *current;
-  if (auto e = Admit(r, AdmissionHook::Operation::kDelete, &*current, &object, target.name)) {
+  if (auto e = Admit(r, AdmissionHook::Operation::kDelete, &*current, &object, target.name,
+                     {request, "", dry_run})) {
     return e->ToReply();
   }
   if (dry_run) return ObjectReply(request, r, 200, *current);
@@ -467,7 +471,8 @@ HttpReply ResourceHandlers::DeleteCollection(const HttpRequest& request,
     std::string name = StringField(item, {"metadata", "name"});
     if (is_namespace && IsProtectedNamespace(name)) continue;
     Json object = item;
-    if (auto e = Admit(r, AdmissionHook::Operation::kDelete, &item, &object, name)) {
+    if (auto e = Admit(r, AdmissionHook::Operation::kDelete, &item, &object, name,
+                       {request, "", IsDryRun(request)})) {
       return e->ToReply();
     }
     if (IsDryRun(request)) {

@@ -183,6 +183,10 @@ Status RunKuotad(const KuotadOptions& options) {
     server::CrdWebhookOptions webhooks;
     webhooks.service_address = options.service_address;
     sopts.crd_conversion_webhooks = webhooks;
+    // The admission webhooks that applied webhook configurations register.
+    server::WebhookCallOptions admission;
+    admission.service_address = options.service_address;
+    sopts.admission_webhooks = admission;
   }
   // The socket `kuota login` finds: a root kuotad on its default data dir
   // (under /root, which others cannot enter) uses /run/kuota; else the data dir.

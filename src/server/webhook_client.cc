@@ -1,0 +1,148 @@
+#include "server/webhook_client.h"
+
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include <memory>
+
+#include <httplib.h>
+
+#include "auth/base64.h"
+#include "server/json_fields.h"
+
+namespace kuota::server {
+namespace {
+
+using Json = nlohmann::json;
+
+// The CA certificates of a PEM bundle as a store for httplib (which takes it
+// over); null when the bundle holds none.
+X509_STORE* AdmissionCaStore(const std::string& pem) {
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(
+      BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
+  STACK_OF(X509_INFO)* infos = PEM_X509_INFO_read_bio(bio.get(), nullptr, nullptr, nullptr);
+  if (infos == nullptr) return nullptr;
+  X509_STORE* store = X509_STORE_new();
+  int added = 0;
+  for (int i = 0; i < sk_X509_INFO_num(infos); ++i) {
+    X509_INFO* info = sk_X509_INFO_value(infos, i);
+    if (info->x509 != nullptr && X509_STORE_add_cert(store, info->x509) == 1) ++added;
+  }
+  sk_X509_INFO_pop_free(infos, X509_INFO_free);
+  if (added == 0) {
+    X509_STORE_free(store);
+    return nullptr;
+  }
+  return store;
+}
+
+// Where a clientConfig points: the host to verify and send as SNI, where to
+// connect, and the path.
+struct AdmissionEndpoint {
+  std::string host;
+  std::string connect_to;  // empty: host itself
+  int port = 443;
+  std::string path = "/";
+  std::string Url() const { return "https://" + host + ":" + std::to_string(port) + path; }
+};
+
+Result<AdmissionEndpoint> AdmissionEndpointOf(const Json& client_config,
+                                              const std::string& service_address) {
+  AdmissionEndpoint e;
+  const std::string url = StringField(client_config, {"url"});
+  if (!url.empty()) {
+    const std::string scheme = "https://";
+    if (url.rfind(scheme, 0) != 0) return Status::Internal("clientConfig.url must be https://");
+    std::string rest = url.substr(scheme.size());
+    size_t slash = rest.find('/');
+    std::string authority = rest.substr(0, slash);
+    e.path = slash == std::string::npos ? "/" : rest.substr(slash);
+    size_t colon = authority.rfind(':');
+    if (colon != std::string::npos && authority.find(']') == std::string::npos) {
+      try {
+        e.port = std::stoi(authority.substr(colon + 1));
+      } catch (const std::exception&) {
+        return Status::Internal("clientConfig.url: bad port in " + url);
+      }
+      authority = authority.substr(0, colon);
+    }
+    e.host = authority;
+    return e;
+  }
+  const Json* service = FindField(client_config, {"service"});
+  if (service == nullptr || !service->is_object()) {
+    return Status::Internal("clientConfig: one of url or service is required");
+  }
+  const std::string name = StringField(*service, {"name"});
+  const std::string ns = StringField(*service, {"namespace"});
+  if (name.empty() || ns.empty()) {
+    return Status::Internal("clientConfig.service: name and namespace are required");
+  }
+  e.host = name + "." + ns + ".svc";
+  e.connect_to = service_address;
+  if (const Json* port = FindField(*service, {"port"});
+      port != nullptr && port->is_number_integer()) {
+    e.port = port->get<int>();
+  }
+  if (std::string path = StringField(*service, {"path"}); !path.empty()) e.path = path;
+  return e;
+}
+
+}  // namespace
+
+Result<Json> PostWebhookReview(const Json& client_config, const WebhookCallOptions& options,
+                               const Json& review) {
+  KUOTA_ASSIGN_OR_RETURN(AdmissionEndpoint endpoint,
+                         AdmissionEndpointOf(client_config, options.service_address));
+  const std::string timeout = std::to_string(options.timeout_seconds) + "s";
+  const std::string path = endpoint.path +
+                           (endpoint.path.find('?') == std::string::npos ? "?" : "&") +
+                           "timeout=" + timeout;
+  const std::string post =
+      "Post \"https://" + endpoint.host + ":" + std::to_string(endpoint.port) + path + "\": ";
+
+  httplib::SSLClient client(endpoint.host, endpoint.port);
+  if (!endpoint.connect_to.empty()) {
+    client.set_hostname_addr_map({{endpoint.host, endpoint.connect_to}});
+  }
+  if (std::string bundle = StringField(client_config, {"caBundle"}); !bundle.empty()) {
+    std::optional<std::string> ca = auth::Base64Decode(bundle);
+    if (!ca) return Status::Internal("clientConfig.caBundle is not base64");
+    X509_STORE* store = AdmissionCaStore(*ca);
+    if (store == nullptr) return Status::Internal("clientConfig.caBundle holds no PEM certificate");
+    client.set_ca_cert_store(store);  // the client's SSL_CTX owns it now
+  }
+  client.enable_server_certificate_verification(true);
+  client.set_connection_timeout(options.timeout_seconds, 0);
+  client.set_read_timeout(options.timeout_seconds, 0);
+  client.set_write_timeout(options.timeout_seconds, 0);
+
+  httplib::Result res = client.Post(path.c_str(), review.dump(), "application/json");
+  if (!res) {
+    std::string why = httplib::to_string(res.error());
+    const std::string addr = (endpoint.connect_to.empty() ? endpoint.host : endpoint.connect_to) +
+                             ":" + std::to_string(endpoint.port);
+    if (res.error() == httplib::Error::Connection) {
+      why = "dial tcp " + addr + ": connect: connection refused";
+    } else if (res.error() == httplib::Error::SSLServerVerification) {
+      why =
+          "tls: failed to verify certificate: x509: certificate signed by unknown authority "
+          "or not valid for " +
+          endpoint.host;
+    } else if (res.error() == httplib::Error::Read || res.error() == httplib::Error::Write ||
+               res.error() == httplib::Error::ConnectionTimeout) {
+      why = "context deadline exceeded";
+    }
+    return Status::Internal(post + why);
+  }
+  if (res->status != 200) {
+    return Status::Internal(post + "the webhook answered HTTP " + std::to_string(res->status));
+  }
+  Json answer = Json::parse(res->body, nullptr, /*allow_exceptions=*/false);
+  if (answer.is_discarded() || !answer.is_object()) {
+    return Status::Internal("the webhook's answer is not a JSON object");
+  }
+  return answer;
+}
+
+}  // namespace kuota::server

@@ -98,7 +98,8 @@ bool AddExtension(X509* cert, X509* issuer, int nid, const std::string& value) {
 // A certificate for `subject_key` named `cn`, signed by `issuer_key` (itself
 // when `issuer` is null: the CA).
 Result<Cert> MakeCert(EVP_PKEY* subject_key, const std::string& cn, X509* issuer,
-                      EVP_PKEY* issuer_key, long days, const std::string& san) {
+                      EVP_PKEY* issuer_key, long days, const std::string& san,
+                      const char* usage = "serverAuth") {
   Cert cert(X509_new());
   X509_set_version(cert.get(), 2);
   unsigned char serial[16];
@@ -125,8 +126,8 @@ Result<Cert> MakeCert(EVP_PKEY* subject_key, const std::string& cn, X509* issuer
   } else {
     ok &= AddExtension(cert.get(), signer, NID_basic_constraints, "critical,CA:FALSE");
     ok &= AddExtension(cert.get(), signer, NID_key_usage, "critical,digitalSignature");
-    ok &= AddExtension(cert.get(), signer, NID_ext_key_usage, "serverAuth");
-    ok &= AddExtension(cert.get(), signer, NID_subject_alt_name, san);
+    ok &= AddExtension(cert.get(), signer, NID_ext_key_usage, usage);
+    if (!san.empty()) ok &= AddExtension(cert.get(), signer, NID_subject_alt_name, san);
   }
   if (!ok) return Status::Internal("cannot build the " + cn + " certificate's extensions");
   if (X509_sign(cert.get(), issuer_key, EVP_sha256()) == 0) {
@@ -235,6 +236,17 @@ Result<TlsPem> GenerateTlsPem(const std::vector<std::string>& hosts) {
   KUOTA_ASSIGN_OR_RETURN(Cert cert,
                          MakeCert(key.get(), "kuotad", ca.get(), ca_key.get(), 365, san));
   return TlsPem{CertPem(ca.get()), KeyPem(ca_key.get()), CertPem(cert.get()), KeyPem(key.get())};
+}
+
+Result<ClientPem> GenerateClientPem(const std::string& ca_name, const std::string& cn) {
+  if (cn.empty()) return Status::Invalid("a client certificate needs a common name");
+  Key ca_key = NewKey();
+  Key key = NewKey();
+  if (!ca_key || !key) return Status::Internal("cannot generate an ECDSA P-256 key");
+  KUOTA_ASSIGN_OR_RETURN(Cert ca, MakeCert(ca_key.get(), ca_name, nullptr, ca_key.get(), 3650, ""));
+  KUOTA_ASSIGN_OR_RETURN(Cert cert,
+                         MakeCert(key.get(), cn, ca.get(), ca_key.get(), 365, "", "clientAuth"));
+  return ClientPem{CertPem(ca.get()), CertPem(cert.get()), KeyPem(key.get())};
 }
 
 Status CheckTlsPem(const TlsPem& pem, const std::vector<std::string>& hosts) {

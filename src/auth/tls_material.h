@@ -41,6 +41,18 @@ struct TlsPem {
 // (DNS names or IP addresses; at least one).
 Result<TlsPem> GenerateTlsPem(const std::vector<std::string>& hosts);
 
+// A new CA named `ca_name` (10 years) and a client certificate it signed
+// (1 year, extended key usage clientAuth, subject CN `cn`): what
+// kube-apiserver's aggregator presents to the API servers it proxies to
+// (--proxy-client-cert-file, signed by --requestheader-client-ca-file).
+// The CA's key is not kept: nothing else is ever signed with it.
+struct ClientPem {
+  std::string ca_cert;
+  std::string cert;
+  std::string key;
+};
+Result<ClientPem> GenerateClientPem(const std::string& ca_name, const std::string& cn);
+
 // Ok when `pem` is usable as is: all four parse, the keys are the
 // certificates', the server certificate is the CA's, covers every one of
 // `hosts`, and both last 30 days more. Invalid saying which test failed.

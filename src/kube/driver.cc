@@ -20,12 +20,16 @@
 #include "jobs/pod_kind.h"
 #include "jobs/registry.h"
 #include "kube/admission_webhook.h"
+#include "kube/api_service_ca.h"
 #include "kube/cluster_target.h"
 #include "kube/conversion_webhook.h"
 #include "kube/kube_client.h"
 #include "kube/kube_object_store.h"
 #include "kube/leader_elector.h"
+#include "kube/leader_pending_workloads.h"
+#include "kube/request_header_auth.h"
 #include "kube/resource_path.h"
+#include "kube/visibility_endpoint.h"
 #include "kube/webhook_certs.h"
 #include "kube/webhook_configuration_ca.h"
 #include "metrics/registry.h"
@@ -322,6 +326,10 @@ Status RunDriver(const DriverOptions& options) {
   // The CRDs' conversion webhook and Kueue's admission webhooks on the same
   // port: served by every replica, leader or not.
   AdmissionWebhook admission(*management);
+  // Kueue's visibility API on the same port, for kube-apiserver's aggregator
+  // (only the leader's engine answers; a standby says so).
+  LeaderPendingWorkloads pending;
+  std::unique_ptr<VisibilityEndpoint> visibility;
   ConversionWebhook webhook;
   auto finish = [&](Status st) {
     stop = true;
@@ -345,8 +353,21 @@ Status RunDriver(const DriverOptions& options) {
       return finish(pem.status().WithContext(
           "the conversion webhook's certificate (--webhook-port -1 turns the webhook off)"));
     }
+    Result<RequestHeaderConfig> proxy = ReadRequestHeaderConfig(client);
+    Result<std::unique_ptr<RequestHeaderAuthenticator>> proxy_auth =
+        proxy.ok() ? RequestHeaderAuthenticator::Create(*proxy)
+                   : Result<std::unique_ptr<RequestHeaderAuthenticator>>(proxy.status());
+    if (proxy_auth.ok()) {
+      visibility = std::make_unique<VisibilityEndpoint>(std::move(*proxy_auth), pending);
+    } else {
+      std::fprintf(stderr, "kuotad: visibility API off: %s\n",
+                   proxy_auth.status().message().c_str());
+    }
     if (Status st = webhook.Start(options.address, options.webhook_port, *pem,
-                                  [&](httplib::Server& s) { admission.Register(s); });
+                                  [&](httplib::Server& s) {
+                                    admission.Register(s);
+                                    if (visibility) visibility->Register(s);
+                                  });
         !st.ok()) {
       return finish(st);
     }
@@ -360,6 +381,21 @@ Status RunDriver(const DriverOptions& options) {
     Result<int> injected = InjectCaBundle(client, crds, pem->ca_cert);
     if (!injected.ok()) return finish(injected.status());
     std::fprintf(stderr, "kuotad: conversion webhook's CA set in %d CRD(s)\n", *injected);
+    if (visibility) {
+      std::fprintf(stderr,
+                   "kuotad: visibility API at https://%s:%d/apis/visibility.kueue.x-k8s.io "
+                   "(for the aggregator's proxy certificate only)\n",
+                   options.address.c_str(), webhook.port());
+      std::vector<std::string> names(std::begin(kVisibilityApiServices),
+                                     std::end(kVisibilityApiServices));
+      Result<int> set = InjectApiServiceCa(client, names, pem->ca_cert);
+      if (!set.ok()) {
+        std::fprintf(stderr, "kuotad: visibility APIServices' CA not set: %s\n",
+                     set.status().message().c_str());
+      } else if (*set > 0) {
+        std::fprintf(stderr, "kuotad: visibility API's CA set in %d APIService(s)\n", *set);
+      }
+    }
     // The admission webhooks' configurations (an install without them, or
     // whose RBAC predates them, runs with the webhooks unregistered).
     for (const auto& [kind, name] :
@@ -426,8 +462,10 @@ Status RunDriver(const DriverOptions& options) {
     return finish(started.WithContext("starting the engine on the cluster"));
   }
   synced = true;
+  pending.Attach(controller);
   std::fprintf(stderr, "kuotad: engine running on the cluster\n");
   while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  pending.Detach();  // waits for the visibility calls in flight
   controller.Stop();
   leading = false;
   if (lost) {

@@ -18,10 +18,19 @@ using Json = nlohmann::json;
 constexpr const char* kSummaryKind = "PendingWorkloadsSummary";
 constexpr int64_t kDefaultLimit = 1000;  // Kueue's DefaultPendingWorkloadsLimit
 
-std::string GroupVersion() { return std::string(kVisibilityGroup) + "/" + kVisibilityVersion; }
+std::string GroupVersion(const std::string& version) {
+  return std::string(kVisibilityGroup) + "/" + version;
+}
 
-Json SummaryResponseKind() {
-  return {{"group", kVisibilityGroup}, {"version", kVisibilityVersion}, {"kind", kSummaryKind}};
+bool IsVisibilityVersion(const std::string& version) {
+  for (const char* v : kVisibilityVersions) {
+    if (version == v) return true;
+  }
+  return false;
+}
+
+Json SummaryResponseKind(const std::string& version) {
+  return {{"group", kVisibilityGroup}, {"version", version}, {"kind", kSummaryKind}};
 }
 
 ApiError Unavailable(const std::string& message) {
@@ -92,8 +101,8 @@ HttpReply VisibilityApi::Serve(const HttpRequest& request) const {
     group["apiVersion"] = "v1";
     return JsonReply(group);
   }
-  if (p.size() < 3 || p[2] != kVisibilityVersion) return UnknownPathError().ToReply();
-  if (p.size() == 3) return JsonReply(VisibilityResourceList());
+  if (p.size() < 3 || !IsVisibilityVersion(p[2])) return UnknownPathError().ToReply();
+  if (p.size() == 3) return JsonReply(VisibilityResourceList(p[2]));
 
   bool cluster_queue = p.size() == 6 && p[3] == "clusterqueues" && p[5] == "pendingworkloads";
   bool local_queue =
@@ -131,19 +140,20 @@ HttpReply VisibilityApi::Serve(const HttpRequest& request) const {
       std::min<int64_t>(static_cast<int64_t>(begin) + limit, static_cast<int64_t>(all.size())));
   for (size_t i = begin; i < end; ++i) items.push_back(PendingWorkloadJson(all[i]));
   return JsonReply({{"kind", kSummaryKind},
-                    {"apiVersion", GroupVersion()},
+                    {"apiVersion", GroupVersion(p[2])},
                     {"metadata", Json::object()},
                     {"items", items}});
 }
 
 Json VisibilityGroupEntry() {
-  Json version = {{"groupVersion", GroupVersion()}, {"version", kVisibilityVersion}};
-  return {{"name", kVisibilityGroup},
-          {"versions", Json::array({version})},
-          {"preferredVersion", version}};
+  Json versions = Json::array();
+  for (const char* v : kVisibilityVersions) {
+    versions.push_back({{"groupVersion", GroupVersion(v)}, {"version", v}});
+  }
+  return {{"name", kVisibilityGroup}, {"versions", versions}, {"preferredVersion", versions[0]}};
 }
 
-Json VisibilityResourceList() {
+Json VisibilityResourceList(const std::string& version) {
   Json resources = Json::array();
   for (const auto& [plural, singular, namespaced] :
        {std::tuple<const char*, const char*, bool>{"clusterqueues", "clusterqueue", false},
@@ -162,28 +172,30 @@ Json VisibilityResourceList() {
   }
   return {{"kind", "APIResourceList"},
           {"apiVersion", "v1"},
-          {"groupVersion", GroupVersion()},
+          {"groupVersion", GroupVersion(version)},
           {"resources", resources}};
 }
 
 Json VisibilityAggregatedItem() {
-  Json resources = Json::array();
-  for (const auto& [plural, singular, namespaced] :
-       {std::tuple<const char*, const char*, bool>{"clusterqueues", "clusterqueue", false},
-        std::tuple<const char*, const char*, bool>{"localqueues", "localqueue", true}}) {
-    resources.push_back({{"resource", plural},
-                         {"responseKind", SummaryResponseKind()},
-                         {"scope", namespaced ? "Namespaced" : "Cluster"},
-                         {"singularResource", singular},
-                         {"verbs", Json::array()},
-                         {"subresources", Json::array({{{"subresource", "pendingworkloads"},
-                                                        {"responseKind", SummaryResponseKind()},
-                                                        {"verbs", Json::array({"get"})}}})}});
+  Json versions = Json::array();
+  for (const char* v : kVisibilityVersions) {
+    Json resources = Json::array();
+    for (const auto& [plural, singular, namespaced] :
+         {std::tuple<const char*, const char*, bool>{"clusterqueues", "clusterqueue", false},
+          std::tuple<const char*, const char*, bool>{"localqueues", "localqueue", true}}) {
+      resources.push_back({{"resource", plural},
+                           {"responseKind", SummaryResponseKind(v)},
+                           {"scope", namespaced ? "Namespaced" : "Cluster"},
+                           {"singularResource", singular},
+                           {"verbs", Json::array()},
+                           {"subresources", Json::array({{{"subresource", "pendingworkloads"},
+                                                          {"responseKind", SummaryResponseKind(v)},
+                                                          {"verbs", Json::array({"get"})}}})}});
+    }
+    versions.push_back({{"version", v}, {"resources", resources}, {"freshness", "Current"}});
   }
-  Json version = {
-      {"version", kVisibilityVersion}, {"resources", resources}, {"freshness", "Current"}};
   return {{"metadata", {{"name", kVisibilityGroup}, {"creationTimestamp", nullptr}}},
-          {"versions", Json::array({version})}};
+          {"versions", versions}};
 }
 
 }  // namespace kuota::server

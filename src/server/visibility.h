@@ -1,11 +1,13 @@
 // VisibilityApi: Kueue's on-demand visibility API
-// (visibility.kueue.x-k8s.io/v1beta1): the pending workloads of a ClusterQueue
+// (visibility.kueue.x-k8s.io v1beta2, preferred as in Kueue v0.20, and
+// v1beta1: the same shapes): the pending workloads of a ClusterQueue
 // or LocalQueue in scheduling order, with their positions, paged by ?offset=
 // and ?limit= (default 1000), as a PendingWorkloadsSummary — plus the group's
 // discovery documents. Data comes from a PendingWorkloadsSource.
 // Thread-safe when the source is.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -16,7 +18,8 @@
 namespace kuota::server {
 
 inline constexpr const char* kVisibilityGroup = "visibility.kueue.x-k8s.io";
-inline constexpr const char* kVisibilityVersion = "v1beta1";
+// The served versions, preferred first (Kueue's PrioritizedVersions).
+inline constexpr const char* kVisibilityVersions[] = {"v1beta2", "v1beta1"};
 
 class VisibilityApi {
  public:
@@ -36,8 +39,9 @@ class VisibilityApi {
 
 // Discovery entries for the group, listed after the served resources' groups
 // (so that kubectl's "clusterqueues" still means kueue.x-k8s.io's).
-nlohmann::json VisibilityGroupEntry();      // an APIGroupList item
-nlohmann::json VisibilityResourceList();    // the APIResourceList of v1beta1
+nlohmann::json VisibilityGroupEntry();  // an APIGroupList item
+// The APIResourceList of `version` (one of kVisibilityVersions).
+nlohmann::json VisibilityResourceList(const std::string& version);
 nlohmann::json VisibilityAggregatedItem();  // an APIGroupDiscoveryList item
 
 }  // namespace kuota::server

@@ -153,7 +153,10 @@ TEST_F(VisibilityTest, Discovery) {
   Reply group = Get("/apis/visibility.kueue.x-k8s.io");
   ASSERT_EQ(group.status, 200);
   EXPECT_EQ(group.body["kind"], "APIGroup");
-  EXPECT_EQ(group.body["preferredVersion"]["groupVersion"], "visibility.kueue.x-k8s.io/v1beta1");
+  // v1beta2 preferred, v1beta1 served too (Kueue v0.20's PrioritizedVersions).
+  EXPECT_EQ(group.body["preferredVersion"]["groupVersion"], "visibility.kueue.x-k8s.io/v1beta2");
+  ASSERT_EQ(group.body["versions"].size(), 2u);
+  EXPECT_EQ(group.body["versions"][1]["groupVersion"], "visibility.kueue.x-k8s.io/v1beta1");
   Reply list = Get(kVisibility);
   ASSERT_EQ(list.status, 200);
   EXPECT_EQ(list.body["kind"], "APIResourceList");
@@ -184,6 +187,23 @@ TEST_F(VisibilityTest, Discovery) {
   EXPECT_EQ(last["versions"][0]["resources"][1]["resource"], "localqueues");
   EXPECT_EQ(last["versions"][0]["resources"][1]["subresources"][0]["subresource"],
             "pendingworkloads");
+  EXPECT_EQ(last["versions"][0]["version"], "v1beta2");
+  EXPECT_EQ(last["versions"][1]["version"], "v1beta1");
+  EXPECT_EQ(last["versions"][1]["resources"][0]["responseKind"]["version"], "v1beta1");
+}
+
+TEST_F(VisibilityTest, V1beta2ServesTheSameSummary) {
+  const std::string v2 = "/apis/visibility.kueue.x-k8s.io/v1beta2";
+  Reply r = Get(v2 + "/namespaces/team-a/localqueues/lq-a/pendingworkloads?limit=2");
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["apiVersion"], "visibility.kueue.x-k8s.io/v1beta2");
+  ASSERT_EQ(r.body["items"].size(), 2u);
+  EXPECT_EQ(r.body["items"][1]["metadata"]["name"], "wl-3");
+  EXPECT_EQ(r.body["items"][1]["positionInClusterQueue"], 2);
+  EXPECT_EQ(r.body["items"][1]["positionInLocalQueue"], 1);
+  Reply list = Get(v2);
+  ASSERT_EQ(list.status, 200);
+  EXPECT_EQ(list.body["groupVersion"], "visibility.kueue.x-k8s.io/v1beta2");
 }
 
 class VisibilityWithoutSourceTest : public ServerTest {};

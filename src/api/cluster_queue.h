@@ -62,6 +62,10 @@ struct ClusterQueueSpec {
   std::vector<std::string> admission_checks;
   std::vector<AdmissionCheckStrategyRule> admission_checks_strategy;
   StopPolicy stop_policy = StopPolicy::kNone;
+  // admissionScope.admissionMode: UsageBasedAdmissionFairSharing orders this
+  // ClusterQueue's workloads by their LocalQueues' recent usage (with the
+  // Configuration's admissionFairSharing).
+  bool usage_based_admission_fair_sharing = false;
 };
 
 struct ClusterQueue {

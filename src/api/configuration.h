@@ -5,6 +5,7 @@
 // ignored. Plain struct.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,7 +20,8 @@ struct FairSharingConfig {
   bool enable = false;
   // Default: [LessThanOrEqualToFinalShare, LessThanInitialShare].
   std::vector<FairSharingStrategy> preemption_strategies = {
-      FairSharingStrategy::kLessThanOrEqualToFinalShare, FairSharingStrategy::kLessThanInitialShare};
+      FairSharingStrategy::kLessThanOrEqualToFinalShare,
+      FairSharingStrategy::kLessThanInitialShare};
 };
 
 enum class RequeuingTimestamp { kEviction, kCreation };
@@ -45,8 +47,18 @@ struct Integrations {
   std::optional<std::vector<std::string>> frameworks;
 };
 
+// admissionFairSharing: how LocalQueues' usage is remembered (a half-life,
+// folded in every sampling interval) and weighed per resource (absent: 1).
+struct AdmissionFairSharingConfig {
+  Duration usage_half_life_time;
+  Duration usage_sampling_interval;
+  std::map<std::string, double> resource_weights;
+};
+
 struct Configuration {
   FairSharingConfig fair_sharing;
+  // Present: admission fair sharing is on (Kueue's gate is on by default).
+  std::optional<AdmissionFairSharingConfig> admission_fair_sharing;
   WaitForPodsReady wait_for_pods_ready;
   Integrations integrations;
   // Manage jobs of enabled kinds that name no queue (they wait for a queue).

@@ -42,6 +42,7 @@ Status Engine::Apply(const api::Object& object) {
           [&](const api::ClusterQueue& x) { return put(s.cluster_queues, x.metadata.name, x); },
           [&](const api::Cohort& x) { return put(s.cohorts, x.metadata.name, x); },
           [&](const api::LocalQueue& x) {
+            s.afs.Seed(Key(x.metadata.namespace_, x.metadata.name), x, s.clock.Now());
             return put(s.local_queues, Key(x.metadata.namespace_, x.metadata.name), x);
           },
           [&](const api::Namespace& x) { return put(s.namespaces, x.metadata.name, x); },
@@ -90,7 +91,10 @@ Status Engine::Delete(const std::string& kind, const std::string& ns, const std:
   if (kind == "ResourceFlavor") return erase(s.flavors, name);
   if (kind == "ClusterQueue") return erase(s.cluster_queues, name);
   if (kind == "Cohort") return erase(s.cohorts, name);
-  if (kind == "LocalQueue") return erase(s.local_queues, Key(ns, name));
+  if (kind == "LocalQueue") {
+    s.afs.Forget(Key(ns, name));
+    return erase(s.local_queues, Key(ns, name));
+  }
   if (kind == "Namespace") return erase(s.namespaces, name);
   if (kind == "WorkloadPriorityClass") return erase(s.workload_priority_classes, name);
   if (kind == "PriorityClass") return erase(s.priority_classes, name);

@@ -12,6 +12,7 @@
 
 #include "api/object.h"
 #include "base/clock.h"
+#include "engine/admission_fair_sharing.h"
 #include "engine/flavor_resource.h"
 #include "engine/quota_tree.h"
 #include "engine/topology_tree.h"
@@ -45,7 +46,8 @@ struct EngineState {
   // Set when a Topology, Node, Pod or ResourceFlavor changed: the topology
   // trees are rebuilt before the next cycle.
   bool topology_dirty = true;
-  TasState tas;  // topology trees and the usage on their leaves
+  TasState tas;   // topology trees and the usage on their leaves
+  AfsLedger afs;  // LocalQueues' usage history (admission fair sharing)
 
   // Set when queues or quota objects changed: the tree is rebuilt and
   // pending workloads re-routed before the next cycle or query.

@@ -45,6 +45,21 @@ class PendingQueue {
   // each as taken just before nominating it (its record is fetched then).
   WorkloadInfo* PopLeavingRecord();
   static void Taken(WorkloadInfo* wl);
+  // PopLeavingRecord, but of the heap's workloads the first by `less`
+  // (a pinned preemptor still comes first): an order that changes as
+  // workloads are admitted (admission fair sharing) cannot be a heap key.
+  template <class Less>
+  WorkloadInfo* PopLeavingRecordBy(Less less) {
+    if (!pinned_.empty() || heap_.empty()) return PopLeavingRecord();
+    size_t best = 0;
+    for (size_t i = 1; i < heap_.size(); ++i) {
+      if (less(heap_[i].wl, heap_[best].wl)) best = i;
+    }
+    WorkloadInfo* wl = heap_[best].wl;
+    FreeHandle(heap_[best].handle);
+    HeapErase(best);
+    return wl;
+  }
   // Asks the cache for what the next Pop reads first: the heap's first
   // three cache lines (the root and its children). Changes nothing.
   void PrefetchHead() const {

@@ -315,6 +315,12 @@ void Scheduler::Admit(Entry& e, CycleResult& out) {
   }
   WorkloadInfo& wl = *e.wl;
   wl.preempting = false;
+  if (const auto& afs = s_.config.admission_fair_sharing;
+      afs && e.cq->spec().usage_based_admission_fair_sharing) {
+    std::vector<std::pair<std::string, int64_t>> total;
+    for (const auto& a : admission) total.insert(total.end(), a.usage.begin(), a.usage.end());
+    s_.afs.AddPenalty(wl.ns() + "/" + wl.object.spec.queue_name, total, *afs, now);
+  }
   HoldQuota(s_, &wl, e.cq, std::move(admission));
   wl.tas_usage = std::move(tas_usage);
   AddTopologyUsage(wl.tas_usage);
@@ -392,6 +398,51 @@ void Scheduler::Evict(WorkloadInfo* victim, const PreemptionDecision& d) {
   FlushInadmissible(s_, cq);
 }
 
+WorkloadInfo* Scheduler::PopHead(ClusterQueueNode& cq) {
+  const auto& afs = s_.config.admission_fair_sharing;
+  if (!afs || !cq.spec().usage_based_admission_fair_sharing) {
+    return cq.pending().PopLeavingRecord();
+  }
+  std::map<std::string, double> usage;  // by LocalQueue, for this pop
+  auto usage_of = [&](const WorkloadInfo* wl) {
+    std::string key = wl->ns() + "/" + wl->object.spec.queue_name;
+    if (auto it = usage.find(key); it != usage.end()) return it->second;
+    double weight = 1;
+    if (auto lq = s_.local_queues.find(key);
+        lq != s_.local_queues.end() && lq->second.fair_sharing_weight) {
+      weight = static_cast<double>(lq->second.fair_sharing_weight->milli()) / 1000.0;
+    }
+    const double u = AfsLedger::Usage(s_.afs.Find(key), weight, afs->resource_weights);
+    usage.emplace(std::move(key), u);
+    return u;
+  };
+  return cq.pending().PopLeavingRecordBy([&](const WorkloadInfo* a, const WorkloadInfo* b) {
+    const double ua = usage_of(a), ub = usage_of(b);
+    if (ua != ub) return ua < ub;
+    if (a->slot_priority != b->slot_priority) return a->slot_priority > b->slot_priority;
+    if (a->slot_time != b->slot_time) return a->slot_time < b->slot_time;
+    return a->seq < b->seq;
+  });
+}
+
+void Scheduler::SampleAdmissionFairSharing(Time now) {
+  const api::AdmissionFairSharingConfig& cfg = *s_.config.admission_fair_sharing;
+  bool due = false;
+  for (const auto& [key, e] : s_.afs.entries()) {
+    due = due || now.unix_ms - e.last_update.unix_ms >= cfg.usage_sampling_interval.ms;
+  }
+  if (!due) return;
+  std::map<std::string, std::map<std::string, int64_t>> admitted;  // LocalQueue -> usage
+  for (const auto& [key, wl] : s_.workloads) {
+    if (!wl->holds_quota()) continue;
+    auto& sum = admitted[wl->ns() + "/" + wl->object.spec.queue_name];
+    for (const auto& a : wl->admission) {
+      for (const auto& [res, v] : a.usage) sum[res] = SatAdd(sum[res], v);
+    }
+  }
+  s_.afs.Sample(now, cfg, admitted);
+}
+
 CycleResult Scheduler::RunCycle() {
   CycleResult out;
   preempted_.clear();
@@ -399,6 +450,7 @@ CycleResult Scheduler::RunCycle() {
   cycle_usage_.clear();
   const Time now = s_.clock.Now();
   cycle_now_ = now;
+  if (s_.config.admission_fair_sharing) SampleAdmissionFairSharing(now);
   // Reused across cycles: its buffer (one entry per ClusterQueue) is not
   // allocated and freed every cycle.
   std::vector<Entry>& entries = entries_;
@@ -417,7 +469,7 @@ CycleResult Scheduler::RunCycle() {
     if (!cq->active()) continue;
     // The head's record is written (taken, no longer queued) in the
     // nominate loop below, where it is fetched ahead.
-    WorkloadInfo* wl = cq->pending().PopLeavingRecord();
+    WorkloadInfo* wl = PopHead(*cq);
     if (wl == nullptr) continue;
     Entry e;
     e.wl = wl;

@@ -57,6 +57,11 @@ class Scheduler {
 
  private:
   struct Entry;
+  // The ClusterQueue's next head: by its LocalQueue's usage first when the
+  // ClusterQueue uses admission fair sharing.
+  WorkloadInfo* PopHead(ClusterQueueNode& cq);
+  // Folds admitted usage into the LocalQueues' histories that are due.
+  void SampleAdmissionFairSharing(Time now);
   void Nominate(Entry& e);
   // Flavors, preemption targets and partial admission for a nominated head.
   void AssignAndTarget(Entry& e);

@@ -103,6 +103,18 @@ Status DecodeConfigurationAs(MapReader& r, api::Configuration& out) {
   }
   KUOTA_RETURN_IF_ERROR(r.Object("integrations", out.integrations, DecodeIntegrations<kV1beta2>));
   KUOTA_RETURN_IF_ERROR(r.Bool("manageJobsWithoutQueueName", out.manage_jobs_without_queue_name));
+  KUOTA_RETURN_IF_ERROR(r.OptObject(
+      "admissionFairSharing", out.admission_fair_sharing,
+      [](MapReader& a, api::AdmissionFairSharingConfig& cfg) {
+        KUOTA_RETURN_IF_ERROR(a.Duration("usageHalfLifeTime", cfg.usage_half_life_time));
+        KUOTA_RETURN_IF_ERROR(a.Duration("usageSamplingInterval", cfg.usage_sampling_interval));
+        api::ResourceList weights;  // resource name -> number, read as quantities
+        KUOTA_RETURN_IF_ERROR(a.ResourceList("resourceWeights", weights));
+        for (const auto& [name, q] : weights) {
+          cfg.resource_weights[name] = static_cast<double>(q.milli()) / 1000.0;
+        }
+        return Status::Ok();
+      }));
   // The rest of Kueue's Configuration, including the inlined
   // ControllerManager fields (webhook, leaderElection, metrics, health,
   // pprofBindAddress, controller).
@@ -112,9 +124,8 @@ Status DecodeConfigurationAs(MapReader& r, api::Configuration& out) {
     r.Ignore({"queueVisibility"});
   }
   r.Ignore({"namespace", "managedJobsNamespaceSelector", "internalCertManagement",
-            "clientConnection", "multiKueue", "resources", "objectRetentionPolicies",
-            "admissionFairSharing", "webhook", "leaderElection", "metrics", "health",
-            "pprofBindAddress", "controller"});
+            "clientConnection", "multiKueue", "resources", "objectRetentionPolicies", "webhook",
+            "leaderElection", "metrics", "health", "pprofBindAddress", "controller"});
   return Status::Ok();
 }
 

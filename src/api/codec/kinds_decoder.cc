@@ -19,8 +19,32 @@ Status DecodeResourceFlavorSpec(MapReader& r, api::ResourceFlavor& out) {
 Status DecodeLocalQueueSpec(MapReader& r, api::LocalQueue& out) {
   KUOTA_RETURN_IF_ERROR(r.String("clusterQueue", out.cluster_queue));
   KUOTA_RETURN_IF_ERROR(DecodeStopPolicy(r, out.stop_policy));
-  r.Ignore({"fairSharing"});  // admission fair sharing, not modelled
-  return Status::Ok();
+  return r.Object("fairSharing", out, [](MapReader& f, api::LocalQueue& lq) {
+    return f.OptQuantity("weight", lq.fair_sharing_weight);
+  });
+}
+
+// status.fairSharing: only admissionFairSharingStatus is read (weightedShare
+// is the cohort-level share, written by the controller).
+// The rest of a LocalQueue's status is the controller's report: not checked
+// for unknown fields (this reader is never finished).
+Status DecodeLocalQueueStatus(MapReader& r, api::LocalQueue& out) {
+  const YamlNode* status = r.Get("status");
+  if (status == nullptr) return r.status();
+  MapReader st(r.ctx(), *status, r.PathOf("status"));
+  KUOTA_RETURN_IF_ERROR(st.status());
+  return st.Object("fairSharing", out, [](MapReader& f, api::LocalQueue& lq) {
+    f.Ignore({"weightedShare"});
+    api::AdmissionFairSharingStatus afs;
+    bool present = f.Has("admissionFairSharingStatus");
+    KUOTA_RETURN_IF_ERROR(f.Object(
+        "admissionFairSharingStatus", afs, [](MapReader& a, api::AdmissionFairSharingStatus& x) {
+          KUOTA_RETURN_IF_ERROR(a.ResourceList("consumedResources", x.consumed_resources));
+          return a.Time("lastUpdate", x.last_update);
+        }));
+    if (present) lq.admission_fair_sharing = std::move(afs);
+    return Status::Ok();
+  });
 }
 
 template <bool kV1beta2>
@@ -65,7 +89,7 @@ Status DecodeResourceFlavor(MapReader& r, api::ResourceFlavor& out) {
 Status DecodeLocalQueue(MapReader& r, api::LocalQueue& out) {
   KUOTA_RETURN_IF_ERROR(r.Object("metadata", out.metadata, DecodeObjectMeta));
   KUOTA_RETURN_IF_ERROR(r.Object("spec", out, DecodeLocalQueueSpec));
-  r.Ignore({"status"});
+  KUOTA_RETURN_IF_ERROR(DecodeLocalQueueStatus(r, out));
   return Status::Ok();
 }
 

@@ -115,7 +115,13 @@ Status DecodeClusterQueueSpec(MapReader& r, api::ClusterQueueSpec& out) {
                                  DecodeAdmissionChecksStrategy));
   KUOTA_RETURN_IF_ERROR(DecodeStopPolicy(r, out.stop_policy));
   KUOTA_RETURN_IF_ERROR(r.Object("fairSharing", out.fair_sharing, DecodeFairSharing));
-  r.Ignore({"admissionScope", "excludeResourcePrefixes"});
+  KUOTA_RETURN_IF_ERROR(r.Object("admissionScope", out, [](MapReader& s, auto& spec) {
+    KUOTA_RETURN_IF_ERROR(s.Require("admissionMode"));
+    return s.Enum<bool>(
+        "admissionMode", spec.usage_based_admission_fair_sharing,
+        {{"UsageBasedAdmissionFairSharing", true}, {"NoAdmissionFairSharing", false}});
+  }));
+  r.Ignore({"excludeResourcePrefixes"});
   return Status::Ok();
 }
 

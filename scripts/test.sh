@@ -50,4 +50,5 @@ PY=python3
 if [[ -x /usr/bin/python3 ]]; then PY=/usr/bin/python3; fi
 "$PY" "$SHARED/conformance/check" \
   --cmd "$ROOT/build-ci/kuota simulate --cycles {cycles} --now {now} -o json -f {state}" \
-  "$SHARED/conformance/cases" "$SHARED/conformance/topology" "$ROOT/tests/scenarios"
+  "$SHARED/conformance/cases" "$SHARED/conformance/topology" \
+  "$SHARED/conformance/admission-fair-sharing" "$ROOT/tests/scenarios"

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "api/codec/decode.h"
+#include "control/job_update_rules.h"
 #include "control/kueue_update_rules.h"
 #include "control/volcano_queue.h"
 #include "control/workload_status_rules.h"
@@ -140,6 +141,10 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
     server::Json probe = *object;
     KUOTA_RETURN_IF_ERROR(AssignPlaceholderIdentity(probe));
     KUOTA_RETURN_IF_ERROR(kind->Validate(probe));
+    if (op == Operation::kUpdate && old_object != nullptr &&
+        (management_.Manages(*kind, *object) || management_.Manages(*kind, *old_object))) {
+      KUOTA_RETURN_IF_ERROR(ValidateJobUpdate(*kind, *old_object, *object));
+    }
     if (!management_.Manages(*kind, *object)) return Status::Ok();
     if (op == Operation::kCreate) kind->DefaultOnCreate(*object);
     return ValidateWorkloadOf(*kind, *object);

@@ -224,6 +224,20 @@ TEST(AdmissionWebhookTest, InvalidQueuedJobIsDeniedOnCreateAndUpdate) {
   response = AwReview(webhook, "/validate-batch-v1-job",
                       AwRequest("UPDATE", "batch", "v1", "jobs", old_job, old_job))["response"];
   EXPECT_EQ(response["allowed"], true) << response.dump();
+  // Kueue's update rules read the old object: a running job keeps its queue.
+  Json running = AwJob(true, /*suspend_set=*/true);
+  Json moved = running;
+  moved["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = "other-queue";
+  response = AwReview(webhook, "/validate-batch-v1-job",
+                      AwRequest("UPDATE", "batch", "v1", "jobs", moved, running))["response"];
+  EXPECT_EQ(response["allowed"], false);
+  EXPECT_EQ(response["status"]["message"],
+            "metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: \"other-queue\": field is "
+            "immutable");
+  moved["spec"]["suspend"] = true;
+  response = AwReview(webhook, "/validate-batch-v1-job",
+                      AwRequest("UPDATE", "batch", "v1", "jobs", moved, running))["response"];
+  EXPECT_EQ(response["allowed"], true) << "a suspended job may move: " << response.dump();
   // An UPDATE without the old object is a bad review.
   Json no_old = AwRequest("UPDATE", "batch", "v1", "jobs", old_job);
   response = AwReview(webhook, "/validate-batch-v1-job", no_old)["response"];

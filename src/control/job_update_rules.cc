@@ -1,0 +1,44 @@
+#include "control/job_update_rules.h"
+
+#include <string>
+
+namespace kuota::control {
+namespace {
+
+std::string JobLabel(const nlohmann::json& job, const char* key) {
+  auto meta = job.find("metadata");
+  if (meta == job.end() || !meta->is_object()) return "";
+  auto labels = meta->find("labels");
+  if (labels == meta->end() || !labels->is_object()) return "";
+  auto it = labels->find(key);
+  return it != labels->end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+Status InvalidLabel(const char* key, const std::string& value, const std::string& why) {
+  return Status::Invalid(std::string("metadata.labels[") + key + "]: Invalid value: \"" + value +
+                         "\": " + why);
+}
+
+}  // namespace
+
+Status ValidateJobUpdate(const jobs::JobKind& kind, const nlohmann::json& old_job,
+                         const nlohmann::json& new_job) {
+  const bool suspended = kind.IsSuspended(new_job);
+  const std::string queue = jobs::JobKind::QueueName(new_job);
+  if (!suspended && queue != jobs::JobKind::QueueName(old_job)) {
+    return InvalidLabel(jobs::kQueueNameLabel, queue, "field is immutable");
+  }
+  const std::string old_class = JobLabel(old_job, jobs::kPriorityClassLabel);
+  const std::string new_class = JobLabel(new_job, jobs::kPriorityClassLabel);
+  if (!suspended && old_class.empty() && !new_class.empty()) {
+    return InvalidLabel(jobs::kPriorityClassLabel, new_class,
+                        "WorkloadPriorityClass cannot be added to a non-suspended workload");
+  }
+  if (new_class.empty() && !old_class.empty()) {
+    return InvalidLabel(jobs::kPriorityClassLabel, new_class,
+                        "WorkloadPriorityClass cannot be removed from a workload");
+  }
+  return Status::Ok();
+}
+
+}  // namespace kuota::control

@@ -1,0 +1,55 @@
+// Kueue's job update rules (jobframework's ValidateJobOnUpdate): the queue
+// name of a running job and its WorkloadPriorityClass label.
+#include "control/job_update_rules.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "jobs/registry.h"
+
+namespace kuota::control {
+namespace {
+
+nlohmann::json JurJob(bool suspend, const std::string& queue, const std::string& priority = "") {
+  nlohmann::json job = {{"apiVersion", "batch/v1"},
+                        {"kind", "Job"},
+                        {"metadata", {{"name", "j"}, {"namespace", "ns"}}},
+                        {"spec", {{"suspend", suspend}}}};
+  if (!queue.empty()) job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = queue;
+  if (!priority.empty()) job["metadata"]["labels"]["kueue.x-k8s.io/priority-class"] = priority;
+  return job;
+}
+
+TEST(JobUpdateRulesTest, KueuesRulesOnARunningOrSuspendedJob) {
+  const jobs::JobKind& kind = *jobs::FindJobKind("jobs.batch");
+  struct Case {
+    const char* name;
+    nlohmann::json old_job, new_job;
+    std::string want;  // "" = accepted
+  };
+  const Case cases[] = {
+      {"unchanged running job", JurJob(false, "a"), JurJob(false, "a"), ""},
+      {"queue changed while suspended", JurJob(true, "a"), JurJob(true, "b"), ""},
+      {"queue changed while running", JurJob(false, "a"), JurJob(false, "b"),
+       "metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: \"b\": field is immutable"},
+      {"queue removed from a running job", JurJob(false, "a"), JurJob(false, ""),
+       "metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: \"\": field is immutable"},
+      {"priority class added while suspended", JurJob(true, "a"), JurJob(true, "a", "high"), ""},
+      {"priority class added while running", JurJob(false, "a"), JurJob(false, "a", "high"),
+       "metadata.labels[kueue.x-k8s.io/priority-class]: Invalid value: \"high\": "
+       "WorkloadPriorityClass cannot be added to a non-suspended workload"},
+      {"priority class changed while running", JurJob(false, "a", "low"),
+       JurJob(false, "a", "high"), ""},
+      {"priority class removed", JurJob(true, "a", "low"), JurJob(true, "a"),
+       "metadata.labels[kueue.x-k8s.io/priority-class]: Invalid value: \"\": "
+       "WorkloadPriorityClass cannot be removed from a workload"},
+  };
+  for (const Case& c : cases) {
+    Status st = ValidateJobUpdate(kind, c.old_job, c.new_job);
+    EXPECT_EQ(st.ok() ? "" : st.message(), c.want) << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace kuota::control

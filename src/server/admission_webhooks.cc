@@ -9,6 +9,7 @@
 #include "server/json_fields.h"
 #include "server/patch.h"
 #include "server/served_version.h"
+#include "server/service_endpoint.h"
 #include "server/webhook_configuration_rules.h"
 #include "server/webhook_rules.h"
 
@@ -192,8 +193,9 @@ ApiError DeniedError(const std::string& name, const Json& response) {
   return e;
 }
 
-HookOutcome CallHook(const MatchedWebhook& hook, const WebhookCallOptions& call,
-                     const AdmissionAttributes& a, const Json* old_object, const Json* object) {
+HookOutcome CallHook(store::ObjectStore& store, const MatchedWebhook& hook,
+                     const WebhookCallOptions& call, const AdmissionAttributes& a,
+                     const Json* old_object, const Json* object) {
   const std::string side_effects = StringField(hook.spec, {"sideEffects"}, "Unknown");
   if (a.dry_run && side_effects != "None" && side_effects != "NoneOnDryRun") {
     return Refused(
@@ -213,6 +215,21 @@ HookOutcome CallHook(const MatchedWebhook& hook, const WebhookCallOptions& call,
     options.timeout_seconds = 10;
   }
   const Json* client_config = FindField(hook.spec, {"clientConfig"});
+  if (const Json* service = client_config ? FindField(*client_config, {"service"}) : nullptr;
+      service != nullptr && service->is_object()) {
+    // Endpoint routing through the Service and Endpoints stored here; a
+    // Service not stored at all is reached at the configured address.
+    const Json* port = FindField(*service, {"port"});
+    Result<ServiceEndpoint> endpoint = ResolveServiceEndpoint(
+        store, StringField(*service, {"namespace"}), StringField(*service, {"name"}),
+        port != nullptr && port->is_number_integer() ? port->get<int>() : 443);
+    if (endpoint.ok()) {
+      options.service_address = endpoint->ip;
+      options.service_endpoint_port = endpoint->port;
+    } else if (endpoint.status().message().rfind("service \"", 0) != 0) {
+      return CallFailed(hook, "failed to call webhook: " + endpoint.status().message());
+    }
+  }
   const std::string uid = AdmissionReviewUid();
   Result<Json> answer = PostWebhookReview(client_config ? *client_config : Json::object(), options,
                                           Review(a, *hook.as, uid, old_object, object));
@@ -299,7 +316,7 @@ std::optional<ApiError> AdmissionWebhooks::Mutate(const AdmissionAttributes& a,
   std::vector<std::pair<size_t, Json>> after;
   auto call = [&](size_t i) -> std::optional<ApiError> {
     const MatchedWebhook& hook = (*hooks)[i];
-    HookOutcome o = CallHook(hook, call_, a, old_object, object);
+    HookOutcome o = CallHook(store_, hook, call_, a, old_object, object);
     if (o.kind == HookOutcome::Kind::kRefused) return o.error;
     if (o.kind == HookOutcome::Kind::kSkipped) return std::nullopt;
     if (!o.response.value("allowed", false)) return DeniedError(hook.Name(), o.response);
@@ -333,7 +350,7 @@ std::optional<ApiError> AdmissionWebhooks::Validate(const AdmissionAttributes& a
   // refusal; here one after another, the first refusal in order.
   std::optional<ApiError> first;
   for (const MatchedWebhook& hook : *hooks) {
-    HookOutcome o = CallHook(hook, call_, a, old_object, object);
+    HookOutcome o = CallHook(store_, hook, call_, a, old_object, object);
     std::optional<ApiError> e;
     if (o.kind == HookOutcome::Kind::kRefused) {
       e = o.error;

@@ -252,6 +252,46 @@ TEST_F(AdmissionWebhooksTest, FailurePolicyDecidesWhenTheWebhookIsDownOrUntruste
   EXPECT_TRUE(hooks_->Calls("/ok").empty());
 }
 
+TEST_F(AdmissionWebhooksTest, ServiceWebhooksAreRoutedToTheServicesEndpoints) {
+  Json hook = WebhookSpec("svc.example.com", "/svc");
+  hook["clientConfig"] = {
+      {"service", {{"namespace", "webhooks"}, {"name", "hook"}, {"port", 443}, {"path", "/svc"}}},
+      {"caBundle", auth::Base64Encode(pem_.ca_cert)}};
+  Register(kValidating, "svc", {hook});
+  // Not stored here: the Service is reached at the configured address (127.0.0.1:443, where
+  // nothing listens).
+  testing::Reply r = Post(kConfigMaps, ConfigMap("a"));
+  EXPECT_EQ(r.status, 500) << r.raw;
+  EXPECT_NE(r.raw.find("Post \\\"https://hook.webhooks.svc:443/svc?timeout=10s\\\""),
+            std::string::npos)
+      << r.raw;
+  // A Service whose port 443 is named "https", and Endpoints with that port at the webhook.
+  Json service = {
+      {"apiVersion", "v1"},
+      {"kind", "Service"},
+      {"metadata", {{"name", "hook"}, {"namespace", "webhooks"}}},
+      {"spec", {{"ports", {{{"name", "https"}, {"port", 443}, {"targetPort", 9443}}}}}}};
+  ASSERT_TRUE(store_->Create("services", service).ok());
+  Json endpoints = {{"apiVersion", "v1"},
+                    {"kind", "Endpoints"},
+                    {"metadata", {{"name", "hook"}, {"namespace", "webhooks"}}},
+                    {"subsets", Json::array()}};
+  ASSERT_TRUE(store_->Create("endpoints", endpoints).ok());
+  r = Post(kConfigMaps, ConfigMap("b"));
+  EXPECT_EQ(r.status, 500) << r.raw;
+  EXPECT_NE(r.raw.find("no endpoints available for service \\\"hook\\\""), std::string::npos)
+      << r.raw;
+  EXPECT_TRUE(hooks_->Calls("/svc").empty());
+  Result<Json> stored = store_->Get("endpoints", "webhooks", "hook");
+  ASSERT_TRUE(stored.ok());
+  (*stored)["subsets"] = {{{"addresses", {{{"ip", "127.0.0.1"}}}},
+                           {"ports", {{{"name", "https"}, {"port", hooks_->port()}}}}}};
+  ASSERT_TRUE(store_->Update("endpoints", *stored).ok());
+  r = Post(kConfigMaps, ConfigMap("c"));
+  EXPECT_EQ(r.status, 201) << r.raw;
+  EXPECT_EQ(hooks_->Calls("/svc").size(), 1u);
+}
+
 TEST_F(AdmissionWebhooksTest, TimeoutSecondsIsHonoured) {
   hooks_->On("/slow", [](const Json&) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2500));

@@ -42,12 +42,13 @@ struct AdmissionEndpoint {
   std::string host;
   std::string connect_to;  // empty: host itself
   int port = 443;
+  int connect_port = 0;  // nonzero: where to connect instead of port
   std::string path = "/";
   std::string Url() const { return "https://" + host + ":" + std::to_string(port) + path; }
 };
 
 Result<AdmissionEndpoint> AdmissionEndpointOf(const Json& client_config,
-                                              const std::string& service_address) {
+                                              const WebhookCallOptions& options) {
   AdmissionEndpoint e;
   const std::string url = StringField(client_config, {"url"});
   if (!url.empty()) {
@@ -79,7 +80,8 @@ Result<AdmissionEndpoint> AdmissionEndpointOf(const Json& client_config,
     return Status::Internal("clientConfig.service: name and namespace are required");
   }
   e.host = name + "." + ns + ".svc";
-  e.connect_to = service_address;
+  e.connect_to = options.service_address;
+  e.connect_port = options.service_endpoint_port;
   if (const Json* port = FindField(*service, {"port"});
       port != nullptr && port->is_number_integer()) {
     e.port = port->get<int>();
@@ -92,8 +94,7 @@ Result<AdmissionEndpoint> AdmissionEndpointOf(const Json& client_config,
 
 Result<Json> PostWebhookReview(const Json& client_config, const WebhookCallOptions& options,
                                const Json& review) {
-  KUOTA_ASSIGN_OR_RETURN(AdmissionEndpoint endpoint,
-                         AdmissionEndpointOf(client_config, options.service_address));
+  KUOTA_ASSIGN_OR_RETURN(AdmissionEndpoint endpoint, AdmissionEndpointOf(client_config, options));
   const std::string timeout = std::to_string(options.timeout_seconds) + "s";
   const std::string path = endpoint.path +
                            (endpoint.path.find('?') == std::string::npos ? "?" : "&") +
@@ -101,7 +102,8 @@ Result<Json> PostWebhookReview(const Json& client_config, const WebhookCallOptio
   const std::string post =
       "Post \"https://" + endpoint.host + ":" + std::to_string(endpoint.port) + path + "\": ";
 
-  httplib::SSLClient client(endpoint.host, endpoint.port);
+  const int connect_port = endpoint.connect_port > 0 ? endpoint.connect_port : endpoint.port;
+  httplib::SSLClient client(endpoint.host, connect_port);
   if (!endpoint.connect_to.empty()) {
     client.set_hostname_addr_map({{endpoint.host, endpoint.connect_to}});
   }
@@ -121,7 +123,7 @@ Result<Json> PostWebhookReview(const Json& client_config, const WebhookCallOptio
   if (!res) {
     std::string why = httplib::to_string(res.error());
     const std::string addr = (endpoint.connect_to.empty() ? endpoint.host : endpoint.connect_to) +
-                             ":" + std::to_string(endpoint.port);
+                             ":" + std::to_string(connect_port);
     if (res.error() == httplib::Error::Connection) {
       why = "dial tcp " + addr + ": connect: connection refused";
     } else if (res.error() == httplib::Error::SSLServerVerification) {

@@ -20,6 +20,9 @@ struct WebhookCallOptions {
   // Where a clientConfig.service is reached (no Service objects are resolved
   // here): this address, at the port the service names (443 when absent).
   std::string service_address = "127.0.0.1";
+  // Nonzero: a clientConfig.service is reached at this port of
+  // service_address (an endpoint's) instead of the port the service names.
+  int service_endpoint_port = 0;
   int timeout_seconds = 10;  // the whole call, as kube-apiserver's ?timeout=
 };
 

@@ -227,6 +227,8 @@ struct ApiServer::Impl {
                                                       : nullptr),
         handlers(store, hook, clock,
                  MakeHandlerOptions(options, webhooks.get(), admission_webhooks.get())),
+        aggregator(options.aggregation ? std::make_unique<Aggregator>(store, *options.aggregation)
+                                       : nullptr),
         pod_logs(store, PodLogOptions{options.pod_log_dir}),
         visibility(options.pending_workloads),
         router(handlers, pod_logs, visibility, options.metrics),
@@ -239,7 +241,14 @@ struct ApiServer::Impl {
     try {
       HttpRequest request = ToHttpRequest(req);
       std::optional<HttpReply> refused = access.Check(request);
-      reply = refused ? std::move(*refused) : router.Route(request);
+      if (refused) {
+        reply = std::move(*refused);
+      } else if (aggregator && aggregator->Handles(request.path)) {
+        reply = aggregator->Serve(request);
+      } else {
+        reply = router.Route(request);
+        if (aggregator) aggregator->AmendDiscovery(request, reply);
+      }
     } catch (const std::exception& e) {
       reply = InternalError(e.what()).ToReply();
     }
@@ -286,6 +295,7 @@ struct ApiServer::Impl {
   const std::unique_ptr<CrdWebhookConversion> webhooks;         // null: built-in conversion only
   const std::unique_ptr<AdmissionWebhooks> admission_webhooks;  // null: none called
   ResourceHandlers handlers;
+  const std::unique_ptr<Aggregator> aggregator;  // null: no APIService is proxied
   PodLogs pod_logs;
   VisibilityApi visibility;
   Router router;
@@ -315,6 +325,7 @@ Status ApiServer::Start() {
     KUOTA_RETURN_IF_ERROR(
         s.handlers.EnsureNamespace(ns).WithContext("creating namespace " + std::string(ns)));
   }
+  if (s.aggregator) KUOTA_RETURN_IF_ERROR(s.aggregator->Start().WithContext("the API aggregator"));
   s.http.set_payload_max_length(s.options.max_body_bytes);
   const size_t max_body = s.options.max_body_bytes;
   s.http.set_error_handler([max_body](const httplib::Request&, httplib::Response& res) {

@@ -18,6 +18,7 @@
 #include "metrics/registry.h"
 #include "server/access_control.h"
 #include "server/admission_hook.h"
+#include "server/aggregator.h"
 #include "server/crd_webhook_conversion.h"
 #include "server/pending_workloads_source.h"
 #include "server/resource_info.h"
@@ -92,6 +93,9 @@ struct ServerOptions {
   // as kube-apiserver does (crd_webhook_conversion.h); unset: kuotad's
   // built-in conversion always.
   std::optional<CrdWebhookOptions> crd_conversion_webhooks;
+  // Set (kuotad --serve-only): APIServices are proxied to their Services as
+  // kube-apiserver's aggregator does (aggregator.h); unset: none are.
+  std::optional<AggregatorOptions> aggregation;
   // Set (kuotad --serve-only): every write calls the admission webhooks that
   // stored Mutating/ValidatingWebhookConfigurations register, as
   // kube-apiserver does (admission_webhooks.h); unset: none are called.

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "server/api_service_rules.h"
 #include "server/config_data_rules.h"
 #include "server/field_labels.h"
 #include "server/json_fields.h"
@@ -109,6 +110,9 @@ std::optional<ApiError> ResourceHandlers::AdmitBuiltIn(const ResourceInfo& resou
     }
     // kube-apiserver's own rules for the kinds it stores itself.
     if (Status st = PrepareConfigData(resource, old_object, *object); !st.ok()) {
+      return FromStatus(st, resource, name);
+    }
+    if (Status st = PrepareApiService(resource, old_object, *object); !st.ok()) {
       return FromStatus(st, resource, name);
     }
     if (IsWebhookConfigurationKind(resource)) {

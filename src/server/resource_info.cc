@@ -53,6 +53,13 @@ std::vector<ResourceInfo> BuildServedResources() {
       // conversion webhook's certificate in a Secret).
       Make("", "v1", "Secret", "secrets", "secret", kNamespaced, kNoStatus, {}, {}),
       Make("", "v1", "ConfigMap", "configmaps", "configmap", kNamespaced, kNoStatus, {"cm"}, {}),
+      // v1 Service and Endpoints, apiregistration.k8s.io/v1 APIService: the aggregator of
+      // kuotad --serve-only (aggregator.h) proxies an APIService's group and version to the
+      // endpoints of its Service.
+      Make("", "v1", "Service", "services", "service", kNamespaced, kStatus, {"svc"}, {"all"}),
+      Make("", "v1", "Endpoints", "endpoints", "endpoints", kNamespaced, kNoStatus, {"ep"}, {}),
+      Make("apiregistration.k8s.io", "v1", "APIService", "apiservices", "apiservice", kCluster,
+           kStatus, {}, {"api-extensions"}),
       // scheduling.k8s.io/v1
       Make("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", kCluster,
            kNoStatus, {"pc"}, {}),

@@ -183,6 +183,8 @@ Status RunKuotad(const KuotadOptions& options) {
     server::CrdWebhookOptions webhooks;
     webhooks.service_address = options.service_address;
     sopts.crd_conversion_webhooks = webhooks;
+    // APIServices proxied to their Services, as kube-apiserver's aggregator.
+    sopts.aggregation = server::AggregatorOptions{};
     // The admission webhooks that applied webhook configurations register.
     server::WebhookCallOptions admission;
     admission.service_address = options.service_address;

@@ -391,6 +391,28 @@ TEST_F(AdmissionWebhooksTest, RulesSelectorsAndSubresourcesChooseTheWebhooks) {
   EXPECT_EQ(st[0]["request"]["resource"]["resource"], "pods");
 }
 
+TEST_F(AdmissionWebhooksTest, NamespacesCarryTheirNameLabelForNamespaceSelectors) {
+  Json hook = WebhookSpec("outside.example.com", "/outside");
+  hook["namespaceSelector"] = {
+      {"matchExpressions",
+       {{{"key", "kubernetes.io/metadata.name"}, {"operator", "NotIn"}, {"values", {"quiet"}}}}}};
+  Register(kValidating, "v", {hook});
+  testing::Reply r = Post("/api/v1/namespaces", testing::Namespace("quiet"));
+  ASSERT_EQ(r.status, 201) << r.raw;
+  EXPECT_EQ(r.body["metadata"]["labels"]["kubernetes.io/metadata.name"], "quiet");
+  // Taken off by an update, it is set again.
+  Json ns = r.body;
+  ns["metadata"]["labels"] = {{"team", "q"}};
+  r = Put("/api/v1/namespaces/quiet", ns);
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["metadata"]["labels"],
+            (Json{{"kubernetes.io/metadata.name", "quiet"}, {"team", "q"}}));
+  ASSERT_EQ(Post("/api/v1/namespaces/quiet/configmaps", ConfigMap("a")).status, 201);
+  EXPECT_TRUE(hooks_->Calls("/outside").empty());
+  ASSERT_EQ(Post(kConfigMaps, ConfigMap("b")).status, 201);
+  EXPECT_EQ(hooks_->Calls("/outside").size(), 1u);
+}
+
 TEST_F(AdmissionWebhooksTest, IfNeededWebhooksAreCalledAgainAfterLaterChanges) {
   hooks_->On("/first", [](const Json& req) { return AddLabel(req, "first", "1"); });
   hooks_->On("/second", [](const Json& req) { return AddLabel(req, "second", "2"); });

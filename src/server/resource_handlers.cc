@@ -24,6 +24,18 @@ bool IsWatch(const HttpRequest& request, const RequestTarget& target) {
   return target.watch_prefix || w == "true" || w == "1";
 }
 
+// kube-apiserver's defaulting of a Namespace: the label
+// kubernetes.io/metadata.name is its name, set on every create and update
+// (before admission, so namespaceSelectors can rely on it).
+void DefaultNamespaceNameLabel(const ResourceInfo& resource, Json& object) {
+  if (!resource.group.empty() || resource.plural != "namespaces") return;
+  const std::string name = StringField(object, {"metadata", "name"});
+  if (name.empty()) return;
+  Json& labels = object["metadata"]["labels"];
+  if (!labels.is_object()) labels = Json::object();
+  labels["kubernetes.io/metadata.name"] = name;
+}
+
 // What the admission webhooks are told of a write of `object` (the new
 // object, or the stored one on delete).
 AdmissionAttributes WebhookAttributes(const ResourceInfo& resource, AdmissionHook::Operation op,
@@ -80,6 +92,7 @@ std::optional<ApiError> ResourceHandlers::Admit(const ResourceInfo& resource,
                                                 const WriteRequest& write) {
   const AdmissionWebhooks* webhooks = options_.admission_webhooks;
   const bool deleting = op == AdmissionHook::Operation::kDelete;
+  if (!deleting) DefaultNamespaceNameLabel(resource, *object);
   AdmissionAttributes attributes;
   if (webhooks != nullptr) {
     attributes = WebhookAttributes(resource, op, deleting ? *old_object : *object, write.request,

@@ -35,7 +35,8 @@ Json Workload() {
     "spec": {"queueName": "lq", "priority": 100, "active": true,
       "podSets": [{"name": "main", "count": 3, "template": {"spec": {"containers": [
         {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "1500m"}}}]}}}]},
-    "status": {"conditions": [{"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+    "status": {"admission": {"clusterQueue": "cq", "podSetAssignments": [{"name": "main", "count": 3}]},
+      "conditions": [{"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
       "message": "ok", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}})");
 }
 

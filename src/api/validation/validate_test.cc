@@ -116,11 +116,13 @@ std::function<void(api::Workload&)> RequiredTerms(std::vector<api::NodeSelectorT
   return [=](api::Workload& w) { MainPod(w).node_affinity.required_terms = terms; };
 }
 // Admitted to `cq` with one pod set assignment, named `pod_set`.
-std::function<void(api::Workload&)> AdmittedAs(std::string pod_set, std::string cq) {
+std::function<void(api::Workload&)> AdmittedAs(std::string pod_set, std::string cq,
+                                               bool reserved = true) {
   return [=](api::Workload& w) {
     api::PodSetAssignment psa;
     psa.name = pod_set;
     w.status.admission = api::Admission{cq, {psa}};
+    if (reserved) w.status.conditions = {{api::kQuotaReserved, "True", "", "", std::nullopt, 0}};
   };
 }
 // `n` copies of the first pod set, named p0, p1, ...
@@ -620,6 +622,9 @@ TEST(ValidateWorkloadTest, Table) {
        ""},
       {"admission for an unknown pod set", AdmittedAs("other", "cq"),
        "status.admission.podSetAssignments[0].name: Not found: \"other\""},
+      {"admission for an unknown pod set, quota not reserved (Kueue checks it only while "
+       "reserved)",
+       AdmittedAs("other", "cq", /*reserved=*/false), ""},
       {"admission without a ClusterQueue", AdmittedAs("main", ""),
        "status.admission.clusterQueue: Required value"},
       {"quota reserved with missing assignments",
@@ -637,6 +642,7 @@ TEST(ValidateWorkloadTest, Table) {
          psa.resource_usage["memory"] = Q("4Gi");
          psa.count = 2;
          w.status.admission = api::Admission{"cq", {psa}};
+         w.status.conditions = {{api::kQuotaReserved, "True", "", "", std::nullopt, 0}};
        },
        "status.admission.podSetAssignments[0].resourceUsage[cpu]: Invalid value: \"3m\": is not "
        "a multiple of 2"},

@@ -154,8 +154,9 @@ void ValidateAdmission(const api::Workload& wl, FieldErrors& errs) {
   if (admission.pod_set_assignments.size() > kMaxPodSets) {
     errs.TooMany(ap, admission.pod_set_assignments.size(), kMaxPodSets);
   }
-  if (api::IsConditionTrue(wl.status.conditions, api::kQuotaReserved) &&
-      admission.pod_set_assignments.size() != wl.spec.pod_sets.size()) {
+  // Kueue's webhook checks names and usage only while quota is reserved.
+  const bool reserved = api::IsConditionTrue(wl.status.conditions, api::kQuotaReserved);
+  if (reserved && admission.pod_set_assignments.size() != wl.spec.pod_sets.size()) {
     // A CEL rule on the Workload's root: kube-apiserver names no field.
     errs.Invalid("<nil>", "object",
                  "podSetAssignments must have the same number of podSets as the spec");
@@ -163,7 +164,7 @@ void ValidateAdmission(const api::Workload& wl, FieldErrors& errs) {
   for (size_t i = 0; i < admission.pod_set_assignments.size(); ++i) {
     const api::PodSetAssignment& psa = admission.pod_set_assignments[i];
     std::string p = Index(ap, i);
-    if (names.count(psa.name) == 0) errs.NotFound(Child(p, "name"), psa.name);
+    if (reserved && names.count(psa.name) == 0) errs.NotFound(Child(p, "name"), psa.name);
     for (const auto& [resource, flavor] : psa.flavors) {
       ValidateNameReference(flavor, Key(Child(p, "flavors"), resource), errs);
     }
@@ -176,7 +177,7 @@ void ValidateAdmission(const api::Workload& wl, FieldErrors& errs) {
       int32_t count = *psa.count;
       if (count < 0) {
         errs.InvalidNumber(Child(p, "count"), count, "must be greater than or equal to 0");
-      } else if (count > 0) {
+      } else if (count > 0 && reserved) {
         for (const auto& [resource, q] : psa.resource_usage) {
           if (ResourceValue(resource, q) % count != 0) {
             errs.Invalid(Key(up, resource), q.ToString(),

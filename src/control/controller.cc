@@ -1,5 +1,7 @@
 #include "control/controller.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <cstdio>
 #include <future>
@@ -1075,6 +1077,20 @@ void Controller::WriteQueueStatus(bool force) {
                    {"reservingWorkloads", c[1]},
                    {"admittedWorkloads", c[2]},
                    {"conditions", Json::array({active})}};
+    // Admission fair sharing: the usage history, so that it survives a
+    // restart (the engine seeds from it), and for users to read.
+    if (const engine::AfsLedger::Entry* e = s.afs.Find(key);
+        e != nullptr && s.config.admission_fair_sharing) {
+      Json consumed = Json::object();
+      for (const auto& [res, v] : e->consumed) {
+        consumed[res] =
+            api::Quantity::FromMilli(std::llround(v * 1000)).ToString(api::IsBinaryResource(res));
+      }
+      status["fairSharing"] = {
+          {"weightedShare", 0},
+          {"admissionFairSharingStatus",
+           {{"consumedResources", consumed}, {"lastUpdate", FormatRfc3339(e->last_update)}}}};
+    }
     write("localqueues.kueue.x-k8s.io", lq.metadata.namespace_, lq.metadata.name, "LocalQueue",
           std::move(status));
   }

@@ -8,7 +8,8 @@ is rewritten to v1beta2 the way Kueue's conversion maps v1beta1 objects
 (apiVersion; ClusterQueue spec.cohort -> spec.cohortName, spec.admissionChecks
 -> spec.admissionChecksStrategy, Borrow/Preempt -> MayStopSearch; Workload
 spec.priorityClassName/Source -> spec.priorityClassRef; AdmissionCheck without
-retryDelayMinutes; Configuration sections on by presence, and an absent or
+retryDelayMinutes; a topology assignment's domains in slices; Configuration
+sections on by presence, and an absent or
 disabled waitForPodsReady as the feature gate DisableWaitForPodsReady, since
 v1beta2 runs it by default), then both files
 run through `kuota simulate --cycles C --now N -o json` and must give the same
@@ -29,7 +30,7 @@ from scenario_io import Loader, scenario_files
 KUEUE_KINDS = {"ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue",
                "WorkloadPriorityClass", "AdmissionCheck", "Workload"}
 used = {"cohortName": 0, "priorityClassRef": 0, "admissionChecksStrategy": 0,
-        "Configuration": 0}
+        "Configuration": 0, "topologyAssignment": 0}
 
 
 def to_v1beta2(doc, wpc_names):
@@ -99,6 +100,20 @@ def to_v1beta2(doc, wpc_names):
                 ref = {"group": "scheduling.k8s.io", "kind": "PriorityClass"}
             spec["priorityClassRef"] = dict(ref, name=name)
             used["priorityClassRef"] += 1
+        # v1beta2 lists a topology assignment's domains in slices: here one
+        # slice, every level's values and the pod counts given one by one.
+        for psa in (status.get("admission") or {}).get("podSetAssignments") or []:
+            ta = psa.get("topologyAssignment") if isinstance(psa, dict) else None
+            if isinstance(ta, dict) and "domains" in ta:
+                domains = ta.pop("domains") or []
+                levels = ta.get("levels") or []
+                ta["slices"] = [{
+                    "domainCount": len(domains),
+                    "valuesPerLevel": [{"individual": {"roots": [d["values"][i] for d in domains]}}
+                                       for i in range(len(levels))],
+                    "podCounts": {"individual": [d["count"] for d in domains]},
+                }] if domains else []
+                used["topologyAssignment"] += 1
         if "accumulatedPastExexcutionTimeSeconds" in status:
             status["accumulatedPastExecutionTimeSeconds"] = status.pop(
                 "accumulatedPastExexcutionTimeSeconds")
@@ -150,7 +165,7 @@ def main():
         else:
             passed += 1
     print(f"{passed} passed, {failed} failed; v1beta2 fields exercised: {used}")
-    missing = [k for k in ("cohortName", "priorityClassRef") if used[k] == 0]
+    missing = [k for k in ("cohortName", "priorityClassRef", "topologyAssignment") if used[k] == 0]
     if missing:
         print(f"FAIL: no scenario exercised {missing}")
         failed += 1

@@ -254,6 +254,15 @@ HookOutcome CallHook(store::ObjectStore& store, const MatchedWebhook& hook,
   return o;
 }
 
+// The response's warnings (strings), appended to `warnings` (nullable).
+void AppendHookWarnings(const Json& response, std::vector<std::string>* warnings) {
+  const Json* list = FindField(response, {"warnings"});
+  if (warnings == nullptr || list == nullptr || !list->is_array()) return;
+  for (const Json& w : *list) {
+    if (w.is_string()) warnings->push_back(w.get<std::string>());
+  }
+}
+
 // Applies `response`'s JSONPatch (if any) to `object` (stored version; sent
 // as `as`). The error the client gets, if any.
 std::optional<ApiError> ApplyHookPatch(const MatchedWebhook& hook, const Json& response,
@@ -307,7 +316,8 @@ AdmissionWebhooks::AdmissionWebhooks(store::ObjectStore& store, WebhookCallOptio
     : store_(store), call_(std::move(call)) {}
 
 std::optional<ApiError> AdmissionWebhooks::Mutate(const AdmissionAttributes& a,
-                                                  const Json* old_object, Json* object) const {
+                                                  const Json* old_object, Json* object,
+                                                  std::vector<std::string>* warnings) const {
   if (a.resource == nullptr || IsWebhookConfigurationKind(*a.resource)) return std::nullopt;
   Result<std::vector<MatchedWebhook>> hooks =
       MatchingWebhooks(store_, kMutatingConfigs, a, old_object, object);
@@ -320,6 +330,7 @@ std::optional<ApiError> AdmissionWebhooks::Mutate(const AdmissionAttributes& a,
     if (o.kind == HookOutcome::Kind::kRefused) return o.error;
     if (o.kind == HookOutcome::Kind::kSkipped) return std::nullopt;
     if (!o.response.value("allowed", false)) return DeniedError(hook.Name(), o.response);
+    AppendHookWarnings(o.response, warnings);
     if (object != nullptr) {
       if (auto e = ApplyHookPatch(hook, o.response, *object)) return e;
     }
@@ -340,8 +351,8 @@ std::optional<ApiError> AdmissionWebhooks::Mutate(const AdmissionAttributes& a,
 }
 
 std::optional<ApiError> AdmissionWebhooks::Validate(const AdmissionAttributes& a,
-                                                    const Json* old_object,
-                                                    const Json* object) const {
+                                                    const Json* old_object, const Json* object,
+                                                    std::vector<std::string>* warnings) const {
   if (a.resource == nullptr || IsWebhookConfigurationKind(*a.resource)) return std::nullopt;
   Result<std::vector<MatchedWebhook>> hooks =
       MatchingWebhooks(store_, kValidatingConfigs, a, old_object, object);
@@ -356,6 +367,8 @@ std::optional<ApiError> AdmissionWebhooks::Validate(const AdmissionAttributes& a
       e = o.error;
     } else if (o.kind == HookOutcome::Kind::kAnswered && !o.response.value("allowed", false)) {
       e = DeniedError(hook.Name(), o.response);
+    } else if (o.kind == HookOutcome::Kind::kAnswered) {
+      AppendHookWarnings(o.response, warnings);
     }
     if (e && !first) first = std::move(e);
   }

@@ -18,6 +18,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -48,14 +49,17 @@ class AdmissionWebhooks {
 
   // Calls the matching mutating webhooks; `object` (stored version; null
   // for DELETE) is changed by their patches. The error the client gets, if
-  // any. `old_object` is null on create.
+  // any. `old_object` is null on create. The warnings of the webhooks that
+  // allowed the request are appended to `warnings` (nullable), for the
+  // client's Warning headers.
   std::optional<ApiError> Mutate(const AdmissionAttributes& attributes,
-                                 const nlohmann::json* old_object, nlohmann::json* object) const;
+                                 const nlohmann::json* old_object, nlohmann::json* object,
+                                 std::vector<std::string>* warnings = nullptr) const;
 
   // Calls the matching validating webhooks with the final object.
   std::optional<ApiError> Validate(const AdmissionAttributes& attributes,
-                                   const nlohmann::json* old_object,
-                                   const nlohmann::json* object) const;
+                                   const nlohmann::json* old_object, const nlohmann::json* object,
+                                   std::vector<std::string>* warnings = nullptr) const;
 
  private:
   store::ObjectStore& store_;

@@ -191,6 +191,25 @@ TEST_F(AdmissionWebhooksTest, MutatingPatchIsStoredAndTheReviewDescribesTheReque
   EXPECT_EQ(calls[1]["request"]["options"]["kind"], "UpdateOptions");
 }
 
+TEST_F(AdmissionWebhooksTest, WarningsReachTheClientAsWarningHeaders) {
+  hooks_->On("/warn", [](const Json&) {
+    return Json{{"allowed", true}, {"warnings", {"mind the gap"}}};
+  });
+  hooks_->On("/warn2", [](const Json&) {
+    return Json{{"allowed", true}, {"warnings", {"second thoughts"}}};
+  });
+  Register(kMutating, "m", {WebhookSpec("warn.example.com", "/warn")});
+  Register(kValidating, "v", {WebhookSpec("warn2.example.com", "/warn2")});
+  httplib::Result res = client_->Post(kConfigMaps, ConfigMap("a").dump(), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 201) << res->body;
+  std::vector<std::string> got;
+  for (const auto& [key, value] : res->headers) {
+    if (key == "Warning") got.push_back(value);
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"299 - \"mind the gap\"", "299 - \"second thoughts\""}));
+}
+
 TEST_F(AdmissionWebhooksTest, DenialIsWrappedWithTheWebhooksCode) {
   hooks_->On("/deny", [](const Json&) {
     return Json{{"allowed", false},

@@ -97,11 +97,14 @@ std::optional<ApiError> ResourceHandlers::Admit(const ResourceInfo& resource,
   if (webhooks != nullptr) {
     attributes = WebhookAttributes(resource, op, deleting ? *old_object : *object, write.request,
                                    write.subresource, write.dry_run);
-    if (auto e = webhooks->Mutate(attributes, old_object, deleting ? nullptr : object)) return e;
+    if (auto e =
+            webhooks->Mutate(attributes, old_object, deleting ? nullptr : object, write.warnings)) {
+      return e;
+    }
   }
   if (auto e = AdmitBuiltIn(resource, op, old_object, object, name)) return e;
   if (webhooks == nullptr) return std::nullopt;
-  return webhooks->Validate(attributes, old_object, deleting ? nullptr : object);
+  return webhooks->Validate(attributes, old_object, deleting ? nullptr : object, write.warnings);
 }
 
 std::optional<ApiError> ResourceHandlers::AdmitBuiltIn(const ResourceInfo& resource,

@@ -76,6 +76,8 @@ class ResourceHandlers {
     const HttpRequest& request;
     std::string subresource;
     bool dry_run = false;
+    // Where the admission webhooks' warnings go (null: dropped).
+    std::vector<std::string>* warnings = nullptr;
   };
   // Runs the mutating admission webhooks, the admission hook, then the
   // validating admission webhooks; the error (if any) names `name`.
@@ -86,8 +88,10 @@ class ResourceHandlers {
   std::optional<ApiError> AdmitBuiltIn(const ResourceInfo& resource, AdmissionHook::Operation op,
                                        const Json* old_object, Json* object,
                                        const std::string& name);
-  // Adds the hook's warnings for `object` to `reply` as Warning headers.
-  HttpReply WithWarnings(const ResourceInfo& resource, const Json& object, HttpReply reply);
+  // Adds `webhook_warnings`, then the hook's warnings for `object`, to
+  // `reply` as Warning headers.
+  HttpReply WithWarnings(const ResourceInfo& resource, const Json& object, HttpReply reply,
+                         const std::vector<std::string>& webhook_warnings = {});
   // Deletes every namespaced object in namespace `ns` (a Namespace's deletion).
   std::optional<ApiError> DeleteNamespaceContents(const std::string& ns);
   // A reply with `object` (or a one-row Table when the client asked for one).

@@ -207,7 +207,11 @@ std::string WarningHeaderValue(const std::string& text) {
 }  // namespace
 
 HttpReply ResourceHandlers::WithWarnings(const ResourceInfo& resource, const Json& object,
-                                         HttpReply reply) {
+                                         HttpReply reply,
+                                         const std::vector<std::string>& webhook_warnings) {
+  for (const std::string& w : webhook_warnings) {
+    reply.headers.emplace_back("Warning", WarningHeaderValue(w));
+  }
   if (hook_ == nullptr) return reply;
   for (const std::string& w : hook_->Warnings(StorageResource(resource), object)) {
     reply.headers.emplace_back("Warning", WarningHeaderValue(w));
@@ -266,15 +270,18 @@ HttpReply ResourceHandlers::CreateObject(const HttpRequest& request, const Reque
           .ToReply();
     }
   }
+  std::vector<std::string> warnings;  // the admission webhooks'
   if (auto e = Admit(r, AdmissionHook::Operation::kCreate, nullptr, &object, display_name,
-                     {request, "", IsDryRun(request)})) {
+                     {request, "", IsDryRun(request), &warnings})) {
     return e->ToReply();
   }
-  if (IsDryRun(request)) return WithWarnings(r, object, ObjectReply(request, r, 201, object));
+  if (IsDryRun(request)) {
+    return WithWarnings(r, object, ObjectReply(request, r, 201, object), warnings);
+  }
   Result<store::EventPtr> created = store_.CreateShared(r.StoreKey(), std::move(object));
   if (!created.ok()) return FromStatus(created.status(), r, display_name).ToReply();
   const store::WatchEvent& written = **created;
-  return WithWarnings(r, written.object, ObjectReply(request, r, 201, written));
+  return WithWarnings(r, written.object, ObjectReply(request, r, 201, written), warnings);
 }
 
 HttpReply ResourceHandlers::Update(const HttpRequest& request, const RequestTarget& target) {
@@ -295,11 +302,14 @@ HttpReply ResourceHandlers::Update(const HttpRequest& request, const RequestTarg
   if (!current.ok()) return FromStatus(current.status(), r, target.name).ToReply();
   bool status_only = target.subresource == "status";
   object = Replacement(r, *current, std::move(object), status_only);
+  std::vector<std::string> warnings;  // the admission webhooks'
   if (auto e = Admit(r, AdmissionHook::Operation::kUpdate, &*current, &object, target.name,
-                     {request, target.subresource, IsDryRun(request)})) {
+                     {request, target.subresource, IsDryRun(request), &warnings})) {
     return e->ToReply();
   }
-  if (IsDryRun(request)) return WithWarnings(r, object, ObjectReply(request, r, 200, object));
+  if (IsDryRun(request)) {
+    return WithWarnings(r, object, ObjectReply(request, r, 200, object), warnings);
+  }
   store::UpdateOptions options;
   options.status_only = status_only;
   // The object just read: the store plans against it instead of reading it again.
@@ -307,7 +317,7 @@ HttpReply ResourceHandlers::Update(const HttpRequest& request, const RequestTarg
   Result<store::EventPtr> updated = store_.UpdateShared(r.StoreKey(), std::move(object), options);
   if (!updated.ok()) return FromStatus(updated.status(), r, target.name).ToReply();
   const store::WatchEvent& written = **updated;
-  return WithWarnings(r, written.object, ObjectReply(request, r, 200, written));
+  return WithWarnings(r, written.object, ObjectReply(request, r, 200, written), warnings);
 }
 
 HttpReply ResourceHandlers::Patch(const HttpRequest& request, const RequestTarget& target) {
@@ -366,11 +376,14 @@ HttpReply ResourceHandlers::Patch(const HttpRequest& request, const RequestTarge
           .ToReply();
     }
     Json object = Replacement(r, *current, std::move(*patched), status_only);
+    std::vector<std::string> warnings;  // the admission webhooks'
     if (auto e = Admit(r, AdmissionHook::Operation::kUpdate, &*current, &object, target.name,
-                       {request, target.subresource, IsDryRun(request)})) {
+                       {request, target.subresource, IsDryRun(request), &warnings})) {
       return e->ToReply();
     }
-    if (IsDryRun(request)) return WithWarnings(r, object, ObjectReply(request, r, 200, object));
+    if (IsDryRun(request)) {
+      return WithWarnings(r, object, ObjectReply(request, r, 200, object), warnings);
+    }
     store::UpdateOptions options;
     options.status_only = status_only;
     // The object just read: the store plans against it instead of reading it again.
@@ -378,7 +391,7 @@ HttpReply ResourceHandlers::Patch(const HttpRequest& request, const RequestTarge
     Result<store::EventPtr> updated = store_.UpdateShared(r.StoreKey(), std::move(object), options);
     if (updated.ok()) {
       const store::WatchEvent& written = **updated;
-      return WithWarnings(r, written.object, ObjectReply(request, r, 200, written));
+      return WithWarnings(r, written.object, ObjectReply(request, r, 200, written), warnings);
     }
     // Lost a race with another writer: patch the newer object (as kube does);
     // a patch that names a stale resourceVersion keeps conflicting.

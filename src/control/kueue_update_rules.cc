@@ -1,6 +1,7 @@
 #include "control/kueue_update_rules.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <string_view>

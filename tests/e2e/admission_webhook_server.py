@@ -3,7 +3,8 @@
 
 POST /label: mutating, a JSONPatch adding the label stamped-by=webhook.
 POST /deny:  validating, refuses objects whose name starts with "forbidden"
-             (403, "name forbidden by policy"), allows the rest.
+             (403, "name forbidden by policy"), allows the rest (those whose
+             name starts with "warn" with a warning).
 Each AdmissionReview received is appended, one JSON line, to REVIEWS.
 Usage: admission_webhook_server.py PORT CERT KEY REVIEWS
 """
@@ -37,6 +38,8 @@ class Hook(http.server.BaseHTTPRequestHandler):
         elif path == "/deny" and req.get("name", "").startswith("forbidden"):
             resp["allowed"] = False
             resp["status"] = {"code": 403, "reason": "Forbidden", "message": "name forbidden by policy"}
+        elif path == "/deny" and req.get("name", "").startswith("warn"):
+            resp["warnings"] = ["the test webhook warns about " + req["name"]]
         body = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
                            "response": resp}).encode()
         self.send_response(200)

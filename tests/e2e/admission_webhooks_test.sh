@@ -9,6 +9,7 @@
 #     the AdmissionReview names the operation, namespace and authenticated user;
 #   * a validating webhook's denial reaches kubectl wrapped as
 #     'admission webhook "NAME" denied the request: MESSAGE', with its code;
+#     its warnings are printed by kubectl;
 #   * the webhook down: failurePolicy Fail refuses ('failed calling webhook'),
 #     Ignore lets the request through unchanged.
 # Usage: admission_webhooks_test.sh PATH/TO/kuotad
@@ -118,6 +119,10 @@ EOF2
 contains "a denial reaches kubectl with the webhook's code and wrapped message" \
   'Error from server (Forbidden): error when creating "STDIN": admission webhook "deny.kuota.test" denied the request: name forbidden by policy' "$out"
 k -n team-a get configmap forbidden-b >/dev/null 2>&1 && bad "the denied ConfigMap is not stored" || ok "the denied ConfigMap is not stored"
+
+out=$(k -n team-a create configmap warn-d --from-literal=k=v 2>&1)
+contains "a webhook's warning is printed by kubectl" \
+  "Warning: the test webhook warns about warn-d" "$out"
 
 # --- failurePolicy with the webhook down --------------------------------------
 stop_hook

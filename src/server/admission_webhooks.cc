@@ -295,17 +295,22 @@ std::optional<ApiError> ApplyHookPatch(const MatchedWebhook& hook, const Json& r
   return std::nullopt;
 }
 
-// The webhooks of `key` that match the request.
+// The webhooks of `key` whose rules match the request (and, with
+// `selectors`, whose selectors select it).
 Result<std::vector<MatchedWebhook>> MatchingWebhooks(store::ObjectStore& store, const char* key,
                                                      const AdmissionAttributes& a,
-                                                     const Json* old_object, const Json* object) {
+                                                     const Json* old_object, const Json* object,
+                                                     bool selectors) {
   std::vector<MatchedWebhook> out;
   KUOTA_ASSIGN_OR_RETURN(std::vector<Json> hooks, RegisteredWebhooks(store, key));
   for (Json& h : hooks) {
     const ResourceInfo* as = MatchedVersion(h, a);
     if (as == nullptr) continue;
-    KUOTA_ASSIGN_OR_RETURN(bool selected, SelectorsMatch(store, h, a, old_object, object));
-    if (selected) out.push_back(MatchedWebhook{std::move(h), as});
+    if (selectors) {
+      KUOTA_ASSIGN_OR_RETURN(bool selected, SelectorsMatch(store, h, a, old_object, object));
+      if (!selected) continue;
+    }
+    out.push_back(MatchedWebhook{std::move(h), as});
   }
   return out;
 }
@@ -320,12 +325,19 @@ std::optional<ApiError> AdmissionWebhooks::Mutate(const AdmissionAttributes& a,
                                                   std::vector<std::string>* warnings) const {
   if (a.resource == nullptr || IsWebhookConfigurationKind(*a.resource)) return std::nullopt;
   Result<std::vector<MatchedWebhook>> hooks =
-      MatchingWebhooks(store_, kMutatingConfigs, a, old_object, object);
+      MatchingWebhooks(store_, kMutatingConfigs, a, old_object, object, /*selectors=*/false);
   if (!hooks.ok()) return InternalError(hooks.status().message());
   // The object after each IfNeeded webhook's call, to see whether a later one changed it.
   std::vector<std::pair<size_t, Json>> after;
-  auto call = [&](size_t i) -> std::optional<ApiError> {
+  // Calls webhook `i` if its selectors select the object as it is now (as
+  // kube-apiserver checks each in turn); `called` says whether it was.
+  auto call = [&](size_t i, bool& called) -> std::optional<ApiError> {
     const MatchedWebhook& hook = (*hooks)[i];
+    called = false;
+    Result<bool> selected = SelectorsMatch(store_, hook.spec, a, old_object, object);
+    if (!selected.ok()) return InternalError(selected.status().message());
+    if (!*selected) return std::nullopt;
+    called = true;
     HookOutcome o = CallHook(store_, hook, call_, a, old_object, object);
     if (o.kind == HookOutcome::Kind::kRefused) return o.error;
     if (o.kind == HookOutcome::Kind::kSkipped) return std::nullopt;
@@ -336,16 +348,18 @@ std::optional<ApiError> AdmissionWebhooks::Mutate(const AdmissionAttributes& a,
     }
     return std::nullopt;
   };
+  bool called = false;
   for (size_t i = 0; i < hooks->size(); ++i) {
-    if (auto e = call(i)) return e;
-    if (object != nullptr && StringField((*hooks)[i].spec, {"reinvocationPolicy"}) == "IfNeeded") {
+    if (auto e = call(i, called)) return e;
+    if (called && object != nullptr &&
+        StringField((*hooks)[i].spec, {"reinvocationPolicy"}) == "IfNeeded") {
       after.emplace_back(i, *object);
     }
   }
   // reinvocationPolicy IfNeeded: called once more when a later webhook changed the object.
   for (const auto& [i, seen] : after) {
     if (*object == seen) continue;
-    if (auto e = call(i)) return e;
+    if (auto e = call(i, called)) return e;
   }
   return std::nullopt;
 }
@@ -355,7 +369,7 @@ std::optional<ApiError> AdmissionWebhooks::Validate(const AdmissionAttributes& a
                                                     std::vector<std::string>* warnings) const {
   if (a.resource == nullptr || IsWebhookConfigurationKind(*a.resource)) return std::nullopt;
   Result<std::vector<MatchedWebhook>> hooks =
-      MatchingWebhooks(store_, kValidatingConfigs, a, old_object, object);
+      MatchingWebhooks(store_, kValidatingConfigs, a, old_object, object, /*selectors=*/true);
   if (!hooks.ok()) return InternalError(hooks.status().message());
   // kube-apiserver calls them all (in parallel) and answers with the first
   // refusal; here one after another, the first refusal in order.

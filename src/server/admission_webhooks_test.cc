@@ -456,6 +456,17 @@ TEST_F(AdmissionWebhooksTest, IfNeededWebhooksAreCalledAgainAfterLaterChanges) {
   EXPECT_EQ(hooks_->Calls("/first").size(), 3u);
 }
 
+TEST_F(AdmissionWebhooksTest, ObjectSelectorsSeeEarlierMutations) {
+  hooks_->On("/label", [](const Json& req) { return AddLabel(req, "tier", "gold"); });
+  Json gold = WebhookSpec("gold.example.com", "/gold");
+  gold["objectSelector"] = {{"matchLabels", {{"tier", "gold"}}}};
+  Register(kMutating, "a", {WebhookSpec("label.example.com", "/label")});
+  Register(kMutating, "b", {gold});
+  ASSERT_EQ(Post(kConfigMaps, ConfigMap("x")).status, 201);
+  // Labelled by the first webhook, the object is selected by the second.
+  EXPECT_EQ(hooks_->Calls("/gold").size(), 1u);
+}
+
 TEST_F(AdmissionWebhooksTest, MatchPolicyEquivalentReachesOtherVersions) {
   Json hook = WebhookSpec("cq.example.com", "/cq");
   hook["rules"][0]["apiGroups"] = {"kueue.x-k8s.io"};

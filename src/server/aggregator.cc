@@ -13,6 +13,8 @@
 #include <httplib.h>
 
 #include "auth/base64.h"
+#include "base/clock.h"
+#include "base/time.h"
 #include "server/json_fields.h"
 #include "server/json_reply.h"
 #include "server/request_target.h"
@@ -329,6 +331,94 @@ Result<ProxiedReply> CallAggregated(store::ObjectStore& store, const auth::Clien
 Aggregator::Aggregator(store::ObjectStore& store, AggregatorOptions options)
     : store_(store), options_(std::move(options)) {}
 
+Aggregator::~Aggregator() {
+  {
+    store::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  wake_.SignalAll();
+  if (availability_.joinable()) availability_.join();
+}
+
+void Aggregator::CheckAvailability() {
+  Result<store::ListResult> all = store_.List(kApiServicesKey, store::ListOptions{});
+  if (!all.ok()) return;
+  for (const Json& s : all->items) {
+    Json condition = AvailableCondition(s);
+    const Json conditions = s.value("status", Json::object()).value("conditions", Json::array());
+    Json old;
+    for (const Json& c : conditions) {
+      if (c.is_object() && c.value("type", "") == "Available") old = c;
+    }
+    if (old.is_object() && old.value("status", "") == condition["status"] &&
+        old.value("reason", "") == condition["reason"] &&
+        old.value("message", "") == condition["message"]) {
+      continue;
+    }
+    condition["lastTransitionTime"] =
+        old.is_object() && old.value("status", "") == condition["status"]
+            ? old.value("lastTransitionTime", FormatRfc3339(RealClock().Now()))
+            : FormatRfc3339(RealClock().Now());
+    Json updated = s;
+    Json kept = Json::array();
+    for (const Json& c : conditions) {
+      if (!c.is_object() || c.value("type", "") != "Available") kept.push_back(c);
+    }
+    kept.push_back(condition);
+    updated["status"] = {{"conditions", kept}};
+    store::UpdateOptions options;
+    options.status_only = true;
+    // A Conflict (the object changed meanwhile) is retried next round.
+    (void)store_.Update(kApiServicesKey, updated, options);
+  }
+}
+
+Json Aggregator::AvailableCondition(const Json& api_service) const {
+  Json c = {{"type", "Available"}, {"status", "True"}};
+  const Json spec = api_service.value("spec", Json::object());
+  if (!spec.contains("service") || !spec["service"].is_object()) {
+    c["reason"] = "Local";
+    c["message"] = "Local APIServices are always available";
+    return c;
+  }
+  const std::string group = StringField(spec, {"group"});
+  const std::string version = StringField(spec, {"version"});
+  Result<ProxiedReply> r = CallAggregated(store_, client_, 5, api_service, "GET",
+                                          "/apis/" + group + "/" + version, nullptr);
+  const std::string ns = StringField(spec["service"], {"namespace"});
+  const std::string name = StringField(spec["service"], {"name"});
+  if (!r.ok()) {
+    c["status"] = "False";
+    const Status& st = r.status();
+    if (st.code() == StatusCode::kNotFound && st.message().rfind("service \"", 0) == 0) {
+      c["reason"] = "ServiceNotFound";
+      c["message"] = "service/" + name + " in \"" + ns + "\" is not present";
+    } else if (st.code() == StatusCode::kUnavailable &&
+               st.message().rfind("no endpoints", 0) == 0) {
+      c["reason"] = "MissingEndpoints";
+      c["message"] = "endpoints for service/" + name + " in \"" + ns + "\" have no addresses";
+    } else if (st.code() == StatusCode::kNotFound) {
+      c["reason"] = "ServicePortError";
+      c["message"] = st.message();
+    } else {
+      c["reason"] = "FailedDiscoveryCheck";
+      c["message"] =
+          "failing or missing response from " + group + "/" + version + ": " + st.message();
+    }
+    return c;
+  }
+  if (r->status != 200) {
+    c["status"] = "False";
+    c["reason"] = "FailedDiscoveryCheck";
+    c["message"] = "failing or missing response from " + group + "/" + version + ": bad status " +
+                   std::to_string(r->status);
+    return c;
+  }
+  c["reason"] = "Passed";
+  c["message"] = "all checks passed";
+  return c;
+}
+
 Status Aggregator::Start() {
   KUOTA_ASSIGN_OR_RETURN(client_,
                          auth::GenerateClientPem("front-proxy-ca", options_.proxy_client_name));
@@ -342,14 +432,33 @@ Status Aggregator::Start() {
   if (existing.ok()) {
     Json updated = *existing;
     updated["data"] = data;
-    return store_.Update("configmaps", updated).status();
+    KUOTA_RETURN_IF_ERROR(store_.Update("configmaps", updated).status());
+    StartAvailability();
+    return Status::Ok();
   }
   if (existing.status().code() != StatusCode::kNotFound) return existing.status();
   Json cm = {{"apiVersion", "v1"},
              {"kind", "ConfigMap"},
              {"metadata", {{"name", kAuthConfigMap}, {"namespace", "kube-system"}}},
              {"data", data}};
-  return store_.Create("configmaps", cm).status();
+  KUOTA_RETURN_IF_ERROR(store_.Create("configmaps", cm).status());
+  StartAvailability();
+  return Status::Ok();
+}
+
+void Aggregator::StartAvailability() {
+  if (options_.availability_interval_ms <= 0) return;
+  availability_ = std::thread([this] {
+    store::MutexLock lock(&mu_);
+    while (!stopping_) {
+      lock.Unlock();
+      CheckAvailability();
+      lock.Lock();
+      if (stopping_) break;
+      wake_.WaitUntil(std::chrono::steady_clock::now() +
+                      std::chrono::milliseconds(options_.availability_interval_ms));
+    }
+  });
 }
 
 bool Aggregator::Handles(std::string_view path) const {

@@ -14,18 +14,25 @@
 // names are published in kube-system/extension-apiserver-authentication, where
 // extension API servers read them. /apis/GROUP is answered here, and the
 // registered groups are added to /apis (legacy and aggregated discovery).
+// As kube-apiserver's AvailableConditionController, a thread checks every
+// APIService's Service (resolution, then its discovery document) and keeps
+// status.conditions[Available] current (Passed, ServiceNotFound,
+// MissingEndpoints, FailedDiscoveryCheck; Local for service-less ones).
 // Thread-safe: every call reads the store; nothing is cached.
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "auth/tls_material.h"
 #include "base/status.h"
 #include "server/http_types.h"
+#include "store/mutex.h"
 #include "store/object_store.h"
+#include "store/thread_annotations.h"
 
 namespace kuota::server {
 
@@ -35,19 +42,29 @@ struct AggregatorOptions {
   std::string proxy_client_name = "front-proxy-client";
   // A proxied request (connect, send, the whole answer) may take this long.
   int timeout_seconds = 30;
+  // How often the APIServices' availability is checked (0: never).
+  int availability_interval_ms = 2000;
 };
 
 class Aggregator {
  public:
   // `store` must outlive the aggregator.
   Aggregator(store::ObjectStore& store, AggregatorOptions options);
+  ~Aggregator();  // ends the availability thread
+  Aggregator(const Aggregator&) = delete;
+  Aggregator& operator=(const Aggregator&) = delete;
 
   // Makes the proxy's client CA and certificate (in memory: a restarted
   // stand-in makes new ones and publishes them again) and creates or updates
   // the ConfigMap kube-system/extension-apiserver-authentication with the
-  // requestheader-* keys kube-apiserver writes there. Call once, before
-  // serving (the namespace kube-system must exist).
+  // requestheader-* keys kube-apiserver writes there, and starts checking
+  // availability. Call once, before serving (the namespace kube-system must
+  // exist).
   Status Start();
+
+  // Checks every APIService once and writes the Available conditions that
+  // changed (what the availability thread does each interval).
+  void CheckAvailability();
 
   // True for /apis/GROUP and the paths below /apis/GROUP/VERSION when an
   // APIService registers GROUP (or VERSION.GROUP) and GROUP is not one the
@@ -68,7 +85,15 @@ class Aggregator {
  private:
   store::ObjectStore& store_;
   const AggregatorOptions options_;
+  // Available True (Passed or Local) or False with kube-apiserver's reason.
+  nlohmann::json AvailableCondition(const nlohmann::json& api_service) const;
+  void StartAvailability();
+
   auth::ClientPem client_;  // set by Start, read-only afterwards
+  store::Mutex mu_;
+  store::CondVar wake_{&mu_};
+  bool stopping_ GUARDED_BY(mu_) = false;
+  std::thread availability_;
 };
 
 }  // namespace kuota::server

@@ -94,7 +94,11 @@ class Backend {
 class AggregatorTest : public ServerTest {
  protected:
   void Configure(store::StoreOptions&, ServerOptions& server) override {
-    server.aggregation = AggregatorOptions{};
+    AggregatorOptions options;
+    // Off unless a test wants it: its discovery calls would race what the
+    // backend records.
+    options.availability_interval_ms = availability_interval_ms_;
+    server.aggregation = options;
   }
   void SetUp() override {
     ServerTest::SetUp();
@@ -135,9 +139,50 @@ class AggregatorTest : public ServerTest {
               {"service", {{"name", "backend"}, {"namespace", "ns"}}}}}};
   }
 
+  // The Available condition of v1.example.test: "STATUS REASON", once it is `want`.
+  std::string AvailableOnce(const std::string& want) {
+    std::string got;
+    for (int i = 0; i < 100; ++i) {
+      Reply r = Get(std::string(kApiServices) + "/v1.example.test");
+      got.clear();
+      const Json status = r.body.is_object() ? r.body.value("status", Json::object()) : Json();
+      for (const Json& c :
+           status.is_object() ? status.value("conditions", Json::array()) : Json::array()) {
+        if (c["type"] == "Available")
+          got = c["status"].get<std::string>() + " " + c["reason"].get<std::string>();
+      }
+      if (got == want) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return got;
+  }
+
+  int availability_interval_ms_ = 0;
   auth::TlsPem pem_;
   std::unique_ptr<Backend> backend_;
 };
+
+class AggregatorAvailabilityTest : public AggregatorTest {
+ protected:
+  AggregatorAvailabilityTest() { availability_interval_ms_ = 50; }
+};
+
+TEST_F(AggregatorAvailabilityTest, TheAvailableConditionFollowsTheService) {
+  ASSERT_EQ(Post(kApiServices, ApiService(pem_.ca_cert)).status, 201);
+  EXPECT_EQ(AvailableOnce("True Passed"), "True Passed");
+  EXPECT_EQ(backend_->Seen(), "system:kube-aggregator|system:masters;||front-proxy-client")
+      << "the discovery check runs as the aggregator";
+  ASSERT_EQ(Delete("/api/v1/namespaces/ns/endpoints/backend").status, 200);
+  EXPECT_EQ(AvailableOnce("False MissingEndpoints"), "False MissingEndpoints");
+  ASSERT_EQ(Delete("/api/v1/namespaces/ns/services/backend").status, 200);
+  EXPECT_EQ(AvailableOnce("False ServiceNotFound"), "False ServiceNotFound");
+  // kubectl get apiservice: SERVICE and AVAILABLE columns, as kube-apiserver prints them.
+  Reply table = Get(std::string(kApiServices) + "/v1.example.test",
+                    "application/json;as=Table;v=v1;g=meta.k8s.io");
+  ASSERT_EQ(table.status, 200) << table.raw;
+  EXPECT_EQ(table.body["rows"][0]["cells"][1], "ns/backend");
+  EXPECT_EQ(table.body["rows"][0]["cells"][2], "False (ServiceNotFound)");
+}
 
 TEST_F(AggregatorTest, ProxiesToTheServiceWithTheUserAndTheProxyCertificate) {
   Reply created = Post(kApiServices, ApiService(pem_.ca_cert));

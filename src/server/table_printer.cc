@@ -532,6 +532,29 @@ Printer WebhookConfigurationPrinter() {
           }};
 }
 
+// kube-aggregator's columns: the Service (or Local) and the Available condition.
+Printer ApiServicePrinter() {
+  return {{Col("Service", "string", "The reference to the service that hosts this API endpoint."),
+           Col("Available", "string", "Whether this service is available."),
+           Col("Age", "string", kAgeDescription)},
+          [](const Json& o, Time now) {
+            const Json* svc = FindField(o, {"spec", "service"});
+            std::string service = "Local";
+            if (svc != nullptr && svc->is_object()) {
+              service = StringField(*svc, {"namespace"}) + "/" + StringField(*svc, {"name"});
+            }
+            std::string available = "Unknown";
+            const Json* conditions = FindField(o, {"status", "conditions"});
+            for (const Json& c :
+                 conditions != nullptr && conditions->is_array() ? *conditions : Json::array()) {
+              if (!c.is_object() || StringField(c, {"type"}) != "Available") continue;
+              available = StringField(c, {"status"});
+              if (available != "True") available += " (" + StringField(c, {"reason"}) + ")";
+            }
+            return Json::array({service, available, Age(o, now)});
+          }};
+}
+
 // A job kind's columns as its CRD declares them; "date" cells print as ages.
 Printer JobKindPrinter(const jobs::KindInfo& info) {
   Printer p;
@@ -572,6 +595,7 @@ const Printer& PrinterFor(const ResourceInfo& r) {
        WebhookConfigurationPrinter()},
       {"validatingwebhookconfigurations.admissionregistration.k8s.io",
        WebhookConfigurationPrinter()},
+      {"apiservices.apiregistration.k8s.io", ApiServicePrinter()},
   };
   static const std::map<std::string, Printer> kJobPrinters = [] {
     std::map<std::string, Printer> m;

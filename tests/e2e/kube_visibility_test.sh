@@ -15,6 +15,8 @@
 #   * `kubectl get --raw .../clusterqueues/CQ/pendingworkloads` lists the
 #     pending workloads with their positions (v1beta2 and v1beta1, LocalQueue,
 #     limit/offset), the same ones kubectl shows pending;
+#   * kubectl get / wait on the APIServices: their Available condition, as
+#     kube-apiserver's availability check sets it;
 #   * the driver refuses a visibility request without the aggregator's
 #     client certificate (401); discovery lists the group; the driver
 #     stopped: 503 from the stand-in.
@@ -99,6 +101,8 @@ expect_eq "spec.service.port defaults to 443" 443 \
   "$(k get apiservice v1beta2.visibility.kueue.x-k8s.io -o jsonpath='{.spec.service.port}')"
 out=$(k get --raw "$V/v1beta2/clusterqueues/cluster-queue/pendingworkloads" 2>&1)
 contains "no driver yet: 503 from the stand-in" "ServiceUnavailable" "$out"
+eventually "no driver yet: kubectl get apiservice says it is not available" 10 "False (FailedDiscoveryCheck)" \
+  k get apiservice v1beta2.visibility.kueue.x-k8s.io
 
 # --- the driver: its CA in the APIServices, the visibility API served ---------
 "$KUOTAD" --kubeconfig "$TMP/kubeconfig" --health-port 0 --no-leader-elect \
@@ -114,6 +118,13 @@ k get secret -n kuota-system kuota-webhook-server-cert -o jsonpath='{.data.ca\.c
 expect_eq "the driver sets its CA as caBundle of both APIServices" \
   "$(cat "$TMP/ca.b64") $(cat "$TMP/ca.b64")" \
   "$(k get apiservice v1beta2.visibility.kueue.x-k8s.io -o jsonpath='{.spec.caBundle}') $(k get apiservice v1beta1.visibility.kueue.x-k8s.io -o jsonpath='{.spec.caBundle}')"
+
+out=$(k wait --for=condition=Available --timeout=15s apiservice/v1beta2.visibility.kueue.x-k8s.io \
+  apiservice/v1beta1.visibility.kueue.x-k8s.io 2>&1)
+contains "kubectl wait --for=condition=Available: both APIServices pass the discovery check" \
+  "apiservice.apiregistration.k8s.io/v1beta1.visibility.kueue.x-k8s.io condition met" "$out"
+contains "kubectl get apiservice: the Service and True" "kuota-system/kuota-webhook-service   True" \
+  "$(k get apiservice v1beta2.visibility.kueue.x-k8s.io)"
 
 G=$M/gke-tutorial
 k apply -f "$M/kube/003-flavor-t4.yaml" -f "$G/cluster-queue.yaml" -f "$G/local-queue.yaml" \

@@ -14,6 +14,7 @@
 #include "server/resource_handlers.h"
 #include "server/served_version.h"
 #include "server/submitter_stamp.h"
+#include "store/object_metadata.h"
 
 namespace kuota::server {
 namespace {
@@ -284,6 +285,18 @@ HttpReply ResourceHandlers::CreateObject(const HttpRequest& request, const Reque
   return WithWarnings(r, written.object, ObjectReply(request, r, 201, written), warnings);
 }
 
+// kube-apiserver checks a write's resourceVersion against the stored object
+// before it validates the object or calls admission: a stale write is a 409
+// Conflict, whatever else is wrong with it.
+static std::optional<ApiError> StaleResourceVersion(const ResourceInfo& r, const Json& current,
+                                                    const Json& object, const std::string& name) {
+  const std::string wanted = StringField(object, {"metadata", "resourceVersion"});
+  if (wanted.empty() || wanted == StringField(current, {"metadata", "resourceVersion"})) {
+    return std::nullopt;
+  }
+  return FromStatus(store::ModifiedConflictError(r.StoreKey(), name), r, name);
+}
+
 HttpReply ResourceHandlers::Update(const HttpRequest& request, const RequestTarget& target) {
   const ResourceInfo& r = *target.resource;
   ApiError error;
@@ -302,6 +315,7 @@ HttpReply ResourceHandlers::Update(const HttpRequest& request, const RequestTarg
   if (!current.ok()) return FromStatus(current.status(), r, target.name).ToReply();
   bool status_only = target.subresource == "status";
   object = Replacement(r, *current, std::move(object), status_only);
+  if (auto e = StaleResourceVersion(r, *current, object, target.name)) return e->ToReply();
   std::vector<std::string> warnings;  // the admission webhooks'
   if (auto e = Admit(r, AdmissionHook::Operation::kUpdate, &*current, &object, target.name,
                      {request, target.subresource, IsDryRun(request), &warnings})) {
@@ -376,6 +390,7 @@ HttpReply ResourceHandlers::Patch(const HttpRequest& request, const RequestTarge
           .ToReply();
     }
     Json object = Replacement(r, *current, std::move(*patched), status_only);
+    if (auto e = StaleResourceVersion(r, *current, object, target.name)) return e->ToReply();
     std::vector<std::string> warnings;  // the admission webhooks'
     if (auto e = Admit(r, AdmissionHook::Operation::kUpdate, &*current, &object, target.name,
                        {request, target.subresource, IsDryRun(request), &warnings})) {

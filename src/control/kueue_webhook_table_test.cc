@@ -785,6 +785,18 @@ TEST(KueueWebhookTableTest, QueuesAndChecks) {
             {{{"key", "spot"}, {"effect", "NoSchedule"}},
              {{"key", "spot"}, {"effect", "NoSchedule"}}}}}),
        "spec.nodeTaints[1]: Duplicate value: *"},
+      {"ResourceFlavor CRD: supported taint effect values", nullptr,
+       Rf({{"nodeTaints", {{{"key", "spot"}, {"effect", "NoAdmit"}}}}}),
+       "spec.nodeTaints: Invalid value: \"array\": supported taint effect values: "
+       "'NoSchedule', 'PreferNoSchedule', 'NoExecute'"},
+      {"ResourceFlavor CRD: a toleration value must be empty when operator is Exists", nullptr,
+       Rf({{"tolerations", {{{"key", "spot"}, {"operator", "Exists"}, {"value", "true"}}}}}),
+       "spec.tolerations: Invalid value: \"array\": a value must be empty when 'operator' is "
+       "'Exists'"},
+      {"ResourceFlavor CRD: operator must be Exists when key is empty", nullptr,
+       Rf({{"tolerations", {{{"operator", "Equal"}, {"value", "true"}}}}}),
+       "spec.tolerations: Invalid value: \"array\": operator must be Exists when 'key' is "
+       "empty, which means 'match all values and all keys'"},
       {"ResourceFlavor CRD: topologyName is immutable when topologyName is set",
        Rf({{"nodeLabels", {{"foo", "bar"}}}, {"topologyName", "default"}}),
        Rf({{"nodeLabels", {{"foo", "bar"}}}, {"topologyName", "other"}}),

@@ -3,9 +3,12 @@
 // Configuration).
 #include "api/validation/validate.h"
 
+#include <set>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <variant>
+#include <vector>
 
 #include "api/validation/names.h"
 #include "api/validation/validators.h"
@@ -30,6 +33,77 @@ Status NameStatus(std::string_view value, std::string_view field_path, bool labe
   return errs.ToStatus();
 }
 
+bool IsFlavorTaintEffect(const std::string& effect) {
+  return effect == "NoSchedule" || effect == "PreferNoSchedule" || effect == "NoExecute";
+}
+
+// A ResourceFlavor's nodeTaints as Kueue checks them: the CRD (key and
+// effect required, a CEL rule on the effects of the list), then the webhook's
+// validateNodeTaints (key and value syntax, one taint per key and effect).
+void ValidateFlavorTaints(const std::vector<api::Taint>& taints, FieldErrors& errs) {
+  const std::string path = "spec.nodeTaints";
+  bool bad_effect = false;
+  for (size_t i = 0; i < taints.size(); ++i) {
+    if (taints[i].effect.empty()) {
+      errs.Required(Child(Index(path, i), "effect"));
+    } else if (!IsFlavorTaintEffect(taints[i].effect)) {
+      bad_effect = true;
+    }
+  }
+  if (bad_effect) {
+    errs.Invalid(path, "array",
+                 "supported taint effect values: 'NoSchedule', 'PreferNoSchedule', 'NoExecute'");
+  }
+  std::set<std::pair<std::string_view, std::string_view>> seen;  // (effect, key)
+  for (size_t i = 0; i < taints.size(); ++i) {
+    const api::Taint& t = taints[i];
+    const std::string tp = Index(path, i);
+    std::string msg = CheckQualifiedName(t.key);
+    if (!msg.empty()) errs.Invalid(Child(tp, "key"), t.key, msg);
+    msg = CheckLabelValue(t.value);
+    if (!msg.empty()) errs.Invalid(Child(tp, "value"), t.value, msg);
+    if (!seen.emplace(t.effect, t.key).second) {
+      errs.Duplicate(tp, t.key + ":" + t.effect, "taints must be unique by key and effect pair");
+    }
+  }
+}
+
+// A ResourceFlavor's tolerations as Kueue checks them: the CRD's CEL rules on
+// the list (one error per rule, at spec.tolerations), then the webhook's
+// validateTolerations (a key is a label name).
+void ValidateFlavorTolerations(const std::vector<api::Toleration>& tolerations, FieldErrors& errs) {
+  const std::string path = "spec.tolerations";
+  bool keyless = false, seconds = false, op = false, exists_value = false, effect = false;
+  for (const api::Toleration& t : tolerations) {
+    keyless |= t.key.empty() && t.op != "Exists";
+    seconds |= t.toleration_seconds.has_value() && t.effect != "NoExecute";
+    op |= !t.op.empty() && t.op != "Equal" && t.op != "Exists";
+    exists_value |= t.op == "Exists" && !t.value.empty();
+    effect |= !t.effect.empty() && !IsFlavorTaintEffect(t.effect);
+  }
+  if (keyless) {
+    errs.Invalid(path, "array",
+                 "operator must be Exists when 'key' is empty, which means 'match all values and "
+                 "all keys'");
+  }
+  if (seconds) {
+    errs.Invalid(path, "array", "effect must be 'NoExecute' when 'tolerationSeconds' is set");
+  }
+  if (op) errs.Invalid(path, "array", "supported toleration values: 'Equal'(default), 'Exists'");
+  if (exists_value) {
+    errs.Invalid(path, "array", "a value must be empty when 'operator' is 'Exists'");
+  }
+  if (effect) {
+    errs.Invalid(path, "array",
+                 "supported taint effect values: 'NoSchedule', 'PreferNoSchedule', 'NoExecute'");
+  }
+  for (size_t i = 0; i < tolerations.size(); ++i) {
+    if (tolerations[i].key.empty()) continue;
+    std::string msg = CheckQualifiedName(tolerations[i].key);
+    if (!msg.empty()) errs.Invalid(Child(Index(path, i), "key"), tolerations[i].key, msg);
+  }
+}
+
 }  // namespace
 
 void ValidateResourceFlavor(const api::ResourceFlavor& rf, FieldErrors& errs) {
@@ -41,11 +115,11 @@ void ValidateResourceFlavor(const api::ResourceFlavor& rf, FieldErrors& errs) {
   if (rf.node_taints.size() > kMaxNodeTaints) {
     errs.TooMany("spec.nodeTaints", rf.node_taints.size(), kMaxNodeTaints);
   }
-  ValidateTaints(rf.node_taints, "spec.nodeTaints", errs);
+  ValidateFlavorTaints(rf.node_taints, errs);
   if (rf.tolerations.size() > kMaxFlavorTolerations) {
     errs.TooMany("spec.tolerations", rf.tolerations.size(), kMaxFlavorTolerations);
   }
-  ValidateTolerations(rf.tolerations, "spec.tolerations", errs);
+  ValidateFlavorTolerations(rf.tolerations, errs);
   ValidateNameReference(rf.topology_name, "spec.topologyName", errs);
   if (!rf.topology_name.empty() && rf.node_labels.empty()) {
     // Kueue's CEL rule on ResourceFlavorSpec, as kube-apiserver reports it.

@@ -715,9 +715,10 @@ TEST(ValidateResourceFlavorTest, Table) {
        "spec.nodeLabels: Invalid value: \"a b\": *"},
       {"taint without effect", [](RF& rf) { rf.node_taints[0].effect.clear(); },
        "spec.nodeTaints[0].effect: Required value"},
-      {"bad taint effect", [](RF& rf) { rf.node_taints[0].effect = "NoAdmit"; },
-       "spec.nodeTaints[0].effect: Unsupported value: \"NoAdmit\": supported values: "
-       "\"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""},
+      {"bad taint effect (the CRD's CEL rule)",
+       [](RF& rf) { rf.node_taints[0].effect = "NoAdmit"; },
+       "spec.nodeTaints: Invalid value: \"array\": supported taint effect values: 'NoSchedule', "
+       "'PreferNoSchedule', 'NoExecute'"},
       {"taint without key", [](RF& rf) { rf.node_taints[0].key.clear(); },
        "spec.nodeTaints[0].key: Invalid value: \"\": name part must be non-empty"},
       {"bad taint value", [](RF& rf) { rf.node_taints[0].value = "a b"; },
@@ -746,9 +747,27 @@ TEST(ValidateResourceFlavorTest, Table) {
          }
        },
        "spec.tolerations: Too many: 9: must have at most 8 items"},
-      {"Exists toleration with a value", [](RF& rf) { rf.tolerations[0].op = "Exists"; },
-       "spec.tolerations[0].operator: Invalid value: \"true\": value must be empty when "
-       "`operator` is 'Exists'"},
+      {"Exists toleration with a value (the CRD's CEL rule)",
+       [](RF& rf) { rf.tolerations[0].op = "Exists"; },
+       "spec.tolerations: Invalid value: \"array\": a value must be empty when 'operator' is "
+       "'Exists'"},
+      {"keyless Equal toleration (the CRD's CEL rule)",
+       [](RF& rf) {
+         rf.tolerations[0].key.clear();
+         rf.tolerations[0].value.clear();
+       },
+       "spec.tolerations: Invalid value: \"array\": operator must be Exists when 'key' is "
+       "empty, which means 'match all values and all keys'"},
+      {"tolerationSeconds without NoExecute (the CRD's CEL rule)",
+       [](RF& rf) { rf.tolerations[0].toleration_seconds = 5; },
+       "spec.tolerations: Invalid value: \"array\": effect must be 'NoExecute' when "
+       "'tolerationSeconds' is set"},
+      {"unknown toleration operator (the CRD's CEL rule)",
+       [](RF& rf) { rf.tolerations[0].op = "In"; },
+       "spec.tolerations: Invalid value: \"array\": supported toleration values: "
+       "'Equal'(default), 'Exists'"},
+      {"bad toleration key (the webhook's rule)", [](RF& rf) { rf.tolerations[0].key = "@a"; },
+       "spec.tolerations[0].key: Invalid value: \"@a\": name part must consist of*"},
       {"topology without node labels",
        [](RF& rf) {
          rf.node_labels.clear();

@@ -27,19 +27,19 @@ bool PodSetReducer::CanReduce(const std::vector<PodSetInfo>& pod_sets) {
 }
 
 std::vector<int32_t> PodSetReducer::CountsForBudget(int64_t budget) const {
+  // Every variable pod set gives up the same share of its slack, rounded
+  // down: budget / total of it (Kueue's fillPodSetSizesForSearchIndex).
   std::vector<int32_t> out = full_;
-  for (size_t i = full_.size(); i-- > 0 && budget > 0;) {
-    int64_t cut = std::min<int64_t>(delta_[i], budget);
-    out[i] = static_cast<int32_t>(full_[i] - cut);
-    budget -= cut;
+  for (size_t i = 0; i < full_.size(); ++i) {
+    out[i] = static_cast<int32_t>(full_[i] - int64_t{delta_[i]} * budget / total_delta_);
   }
   return out;
 }
 
 std::optional<std::vector<int32_t>> PodSetReducer::Reduce(const CountsFit& fits) const {
   if (total_delta_ == 0) return std::nullopt;
-  // The full counts were tried by the caller: search budgets 1..total for the
-  // smallest that fits (fitting is monotonic in the budget).
+  // The full counts were tried by the caller: search steps 1..total for the
+  // smallest that fits (fitting is monotonic in the step).
   int64_t lo = 1, hi = total_delta_, found = -1;
   while (lo <= hi) {
     int64_t mid = lo + (hi - lo) / 2;
@@ -51,39 +51,7 @@ std::optional<std::vector<int32_t>> PodSetReducer::Reduce(const CountsFit& fits)
     }
   }
   if (found < 0) return std::nullopt;
-  std::vector<int32_t> counts = CountsForBudget(found);
-  GiveBack(counts, fits);
-  return counts;
-}
-
-void PodSetReducer::GiveBack(std::vector<int32_t>& counts, const CountsFit& fits) const {
-  int reduced = 0;
-  for (size_t i = 0; i < counts.size(); ++i) reduced += counts[i] < full_[i] ? 1 : 0;
-  // One shrunk pod set: growing it means a budget the search already refused.
-  if (reduced < 2) return;
-  std::vector<int32_t> trial = counts;
-  for (size_t i = 0; i < counts.size(); ++i) {
-    if (counts[i] == full_[i]) continue;
-    trial[i] = full_[i];
-    if (fits(trial)) {
-      counts[i] = full_[i];
-      continue;
-    }
-    // The largest count strictly between the shrunk and the full one that fits.
-    int32_t lo = counts[i] + 1, hi = full_[i] - 1, best = counts[i];
-    while (lo <= hi) {
-      int32_t mid = lo + (hi - lo) / 2;
-      trial[i] = mid;
-      if (fits(trial)) {
-        best = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    counts[i] = best;
-    trial[i] = best;
-  }
+  return CountsForBudget(found);
 }
 
 }  // namespace kuota::engine

@@ -1,7 +1,8 @@
 // PodSetReducer: partial admission's search for the largest pod counts that
-// can be admitted, between each pod set's minCount and count (Kueue's
-// flavorassigner PodSetReducer, order-based policy). Pure function of its
-// inputs and the `fits` callback; single-threaded like the engine.
+// can be admitted, between each pod set's minCount and count, as Kueue's
+// flavorassigner PodSetReducer searches: all variable pod sets shrink together,
+// each by the same fraction of its slack. Pure function of its inputs and the
+// `fits` callback; single-threaded like the engine.
 #pragma once
 
 #include <cstdint>
@@ -27,19 +28,16 @@ class PodSetReducer {
   static bool CanReduce(const std::vector<PodSetInfo>& pod_sets);
 
   // The counts to admit, or nullopt when not even every pod set at its
-  // minCount fits. Shrinks pod sets from the last towards the first, moving to
-  // an earlier one only once the later ones are at their minCount (a binary
-  // search over the number of pods given up), then, when more than one pod set
-  // was shrunk, gives back what that order cut needlessly: first to last, each
-  // grows to the largest count that still fits with the others as they are.
+  // minCount fits: a binary search over step s in 1..T (T the pods all pod
+  // sets may give up together) for the smallest that fits, each pod set
+  // giving up floor(slack x s / T) pods. For 50 cpu, a fixed pod set of 20
+  // and variable ones of 30 -> 10 and 15 -> 5: 20 / 20 / 10.
   std::optional<std::vector<int32_t>> Reduce(const CountsFit& fits) const;
 
-  // The counts after giving up `budget` pods from the last pod set backwards.
+  // The counts at step `budget` of 0..T.
   std::vector<int32_t> CountsForBudget(int64_t budget) const;
 
  private:
-  void GiveBack(std::vector<int32_t>& counts, const CountsFit& fits) const;
-
   std::vector<int32_t> full_;
   std::vector<int32_t> delta_;  // count - minCount (0 without minCount)
   int64_t total_delta_ = 0;

@@ -1,5 +1,5 @@
-// Partial admission's order-based count search (Kueue's PodSetReducer with
-// the order-based policy and its give-back phase), against `fits` callbacks
+// Partial admission's count search (Kueue's PodSetReducer: every variable
+// pod set shrinks by the same share of its slack), against `fits` callbacks
 // standing in for flavor assignment.
 #include "engine/pod_set_reducer.h"
 
@@ -54,39 +54,37 @@ INSTANTIATE_TEST_SUITE_P(
                                  {Ps(20, 12)},
                                  [](const std::vector<int32_t>& c) { return Sum(c) <= 10; },
                                  std::nullopt},
-                      // 19 pods fit: the last pod set gives up 5 of its 10 spare, the
-                      // earlier one stays whole.
-                      ReduceCase{"LastPodSetShrinksFirst",
+                      // The (and Kueue's) example: 50 fit; the variable pod sets
+                      // give up half their slack each, 10 of 20 and 5 of 10.
+                      ReduceCase{"KueuesExample",
+                                 {Ps(20), Ps(30, 10), Ps(15, 5)},
+                                 [](const std::vector<int32_t>& c) { return Sum(c) <= 50; },
+                                 std::vector<int32_t>{20, 20, 10}},
+                      // 19 fit: step 6 of 12 gives up floor(2x6/12) = 1 and
+                      // floor(10x6/12) = 5; step 5 gives up 0 + 4, one short.
+                      ReduceCase{"ShrinkTogether",
                                  {Ps(1), Ps(4, 2), Ps(20, 10)},
                                  [](const std::vector<int32_t>& c) { return Sum(c) <= 19; },
-                                 std::vector<int32_t>{1, 4, 14}},
-                      // 14 fit: the last is at its minCount (10) and the middle one gives 1.
-                      ReduceCase{"SpillsToEarlierPodSet",
+                                 std::vector<int32_t>{1, 3, 15}},
+                      ReduceCase{"ToEveryMinCount",
                                  {Ps(1), Ps(4, 2), Ps(20, 10)},
                                  [](const std::vector<int32_t>& c) { return Sum(c) <= 14; },
-                                 std::vector<int32_t>{1, 3, 10}},
-                      // The middle pod set alone is capped at 2 (its own flavor); the last
-                      // one was drained only on the way there, and grows back whole.
-                      ReduceCase{"GiveBackRestoresNeedlessCuts",
+                                 std::vector<int32_t>{1, 2, 10}},
+                      // A pod set capped on its own (its flavor) takes the others down
+                      // with it: nothing is given back, as in Kueue.
+                      ReduceCase{"NoGiveBack",
                                  {Ps(1), Ps(4, 2), Ps(20, 10)},
                                  [](const std::vector<int32_t>& c) { return c[1] <= 2; },
-                                 std::vector<int32_t>{1, 2, 20}},
-                      // Give back grows a pod set only as far as it still fits.
-                      ReduceCase{
-                          "GiveBackGrowsPartly",
-                          {Ps(1), Ps(4, 2), Ps(20, 10)},
-                          [](const std::vector<int32_t>& c) { return c[1] <= 2 && c[2] <= 15; },
-                          std::vector<int32_t>{1, 2, 15}}),
+                                 std::vector<int32_t>{1, 2, 10}}),
     [](const ::testing::TestParamInfo<ReduceCase>& info) { return info.param.name; });
 
 TEST(PodSetReducerTest, CountsForBudget) {
   PodSetReducer r({Ps(1), Ps(4, 2), Ps(20, 10)});
   EXPECT_TRUE(r.CanReduce());
   EXPECT_EQ(r.CountsForBudget(0), (std::vector<int32_t>{1, 4, 20}));
-  EXPECT_EQ(r.CountsForBudget(7), (std::vector<int32_t>{1, 4, 13}));
-  EXPECT_EQ(r.CountsForBudget(11), (std::vector<int32_t>{1, 3, 10}));
+  EXPECT_EQ(r.CountsForBudget(6), (std::vector<int32_t>{1, 3, 15}));
+  EXPECT_EQ(r.CountsForBudget(11), (std::vector<int32_t>{1, 3, 11}));
   EXPECT_EQ(r.CountsForBudget(12), (std::vector<int32_t>{1, 2, 10}));
-  EXPECT_EQ(r.CountsForBudget(100), (std::vector<int32_t>{1, 2, 10}));
 }
 
 }  // namespace

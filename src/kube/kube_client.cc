@@ -71,6 +71,14 @@ Result<Json> KubeClient::Request(const std::string& method, const std::string& p
     return Status::Internal("KubeClient: unknown method " + method);
   }
   httplib::Result res = send();
+  // A kept-alive connection the server closed while idle (httplib 0.11 reuses
+  // it unchecked) fails to send: the request never left, so send it once more
+  // on a fresh connection; a GET also when the answer was lost.
+  if (!res && (res.error() == httplib::Error::Write ||
+               (method == "GET" && res.error() == httplib::Error::Read))) {
+    client_ = Connect(options_.request_timeout_seconds);
+    res = send();
+  }
   if (!res) {
     return Status::Unavailable("cannot reach the API server at " + target_.url + " (" + method +
                                " " + path + "): " + server::TransportError(res.error()));

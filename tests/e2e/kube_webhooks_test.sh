@@ -10,7 +10,17 @@
 #     message; a good one gets Kueue's defaults patched in v1beta2
 #   * an update that breaks a queued Job's rules is refused, read with the old
 #     object; malformed reviews are answered 400
-# The stand-in cluster is kuotad --serve-only with deploy/crds applied.
+# and through the stand-in cluster (kuotad --serve-only with deploy/crds and
+# deploy/manifests.yaml's two webhook configurations applied, which calls
+# them as kube-apiserver does):
+#   * before the driver runs, a queued Job's create fails closed
+#     (failurePolicy Fail) while a pod without a queue name is not held up
+#   * the driver sets its CA as every webhook's caBundle
+#   * kubectl create of a queued Job without suspend answers with the Job
+#     already suspended, and the controller's Workload for it is admitted by
+#     the Workload webhook; a queued plain pod is created gated; a
+#     ClusterQueue Kueue refuses is refused with Kueue's message
+#   * the driver stopped: creates of queued Jobs fail closed again
 # Usage: kube_webhooks_test.sh PATH/TO/kuotad PATH/TO/deploy/crds
 set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad PATH/TO/deploy/crds}
@@ -23,6 +33,8 @@ DRIVER=
 cleanup_more() { [[ -z "$DRIVER" ]] || { kill -9 "$DRIVER"; wait "$DRIVER"; }; }
 SVC=kuota-webhook-service.kuota-system.svc
 WPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+
+MANIFESTS=$(dirname "$CRDS")/manifests.yaml
 
 # --- the stand-in cluster and the driver ------------------------------------
 start_kuotad --serve-only
@@ -42,6 +54,40 @@ kind: Configuration
 integrations:
   frameworks: [batch/job, pod]
 EOF2
+# deploy/'s webhook configurations; the stand-in reaches a Service at
+# 127.0.0.1 on its port, here the driver's.
+mkdir "$TMP/webhooks"
+python3 - "$MANIFESTS" "$WPORT" "$TMP/webhooks" <<'PY'
+import json, sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d.get("kind", "").endswith("WebhookConfiguration")]
+for d in docs:
+    for w in d["webhooks"]:
+        w["clientConfig"]["service"]["port"] = int(sys.argv[2])
+    with open(f"{sys.argv[3]}/{d['metadata']['name']}.json", "w") as f:
+        json.dump(d, f)
+PY
+out=$(k apply -f "$TMP/webhooks" 2>&1)
+contains "kubectl apply deploy/'s MutatingWebhookConfiguration" \
+  "mutatingwebhookconfiguration.admissionregistration.k8s.io/kuota-mutating-webhook-configuration created" "$out"
+contains "kubectl apply deploy/'s ValidatingWebhookConfiguration" \
+  "validatingwebhookconfiguration.admissionregistration.k8s.io/kuota-validating-webhook-configuration created" "$out"
+queued_job() {  # queued_job NAME: a queued Job without suspend
+  cat <<EOF2
+apiVersion: batch/v1
+kind: Job
+metadata: {name: $1, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]
+EOF2
+}
+out=$(queued_job early | k create -f - 2>&1)
+contains "no driver yet: a queued Job's create fails closed" 'failed calling webhook "mjob.kb.io"' "$out"
+out=$(k run plain --image=busybox -n team-a -o jsonpath='{.metadata.name}' 2>&1)
+expect_eq "no driver yet: a pod without a queue name is not held up" "plain" "$out"
+
 "$KUOTAD" --kubeconfig "$TMP/kubeconfig" --config "$TMP/config.yaml" --health-port 0 \
   --no-leader-elect --webhook-port "$WPORT" >>"$TMP/driver.log" 2>&1 &
 DRIVER=$!
@@ -49,6 +95,10 @@ if ! wait_for 30 "engine running on the cluster" cat "$TMP/driver.log"; then
   bad "the driver starts" "$(tail -20 "$TMP/driver.log")"
   exit 1
 fi
+contains "the driver sets the CA in the mutating webhooks" \
+  "admission webhooks' CA set in 12 webhook(s) of kuota-mutating-webhook-configuration" "$(cat "$TMP/driver.log")"
+contains "the driver sets the CA in the validating webhooks" \
+  "admission webhooks' CA set in 13 webhook(s) of kuota-validating-webhook-configuration" "$(cat "$TMP/driver.log")"
 if grep -q "integration pod skipped" "$TMP/driver.log"; then
   bad "the pod integration stays on while the webhooks are served" "$(cat "$TMP/driver.log")"
 else
@@ -170,6 +220,31 @@ contains "a review of another resource: 400 naming it" 'request.resource: Invali
 code=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 10 --cacert "$TMP/webhook-ca.crt" \
   --resolve "$SVC:$WPORT:127.0.0.1" -H 'Content-Type: application/json' -d '{}' "https://$SVC:$WPORT/mutate-batch-v1-jobs")
 expect_eq "a path Kueue does not serve: 404" "404" "$code"
+
+# --- through the stand-in, as kubectl users see it -----------------------------
+out=$(queued_job sample | k create -f - -o jsonpath='{.spec.suspend}' 2>&1)
+expect_eq "kubectl create of a queued Job without suspend: the response is already suspended" "true" "$out"
+eventually "the controller's Workload for it passes the Workload webhook" 20 "job-sample-" \
+  k get workloads -n team-a -o name
+out=$(k create -f - -o jsonpath='{.spec.schedulingGates[*].name}' 2>&1 <<'EOF2'
+apiVersion: v1
+kind: Pod
+metadata: {name: gated, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+spec: {containers: [{name: c, image: busybox}]}
+EOF2
+)
+expect_eq "kubectl create of a queued plain pod: created gated" "kueue.x-k8s.io/admission" "$out"
+out=$(cq memory | k create -f - 2>&1)
+contains "a ClusterQueue Kueue refuses is refused with Kueue's message" \
+  'spec.resourceGroups[0].flavors[0].resources[0].name: Invalid value: "memory": must match the name in coveredResources' "$out"
+out=$(cq cpu | k create -f - -o jsonpath='{.spec.queueingStrategy}' 2>&1)
+expect_eq "a good ClusterQueue is created with Kueue's defaults" "BestEffortFIFO" "$out"
+
+{ kill "$DRIVER"; wait "$DRIVER"; } 2>/dev/null
+DRIVER=
+out=$(queued_job late | k create -f - 2>&1)
+contains "the driver stopped: a queued Job's create fails closed" 'failed calling webhook "mjob.kb.io"' "$out"
+expect_eq "and nothing was stored" "" "$(k get job late -n team-a -o name 2>/dev/null)"
 
 echo "kube webhooks: $PASS passed, $FAIL failed"
 [[ $FAIL -eq 0 ]]

@@ -705,6 +705,24 @@ TEST(KueueWebhookTableTest, QueuesAndChecks) {
        "spec.flavorFungibility.preference: Invalid value: \"BorrowingOverPreemption\": "
        "preference \"BorrowingOverPreemption\" requires both whenCanBorrow and whenCanPreempt "
        "to be TryNextFlavor"},
+      // The ClusterQueue CRD's CEL rules (clusterqueue_types.go).
+      {"ClusterQueue CRD: borrowingLimit must be nil when cohort is empty", nullptr,
+       CqWith({Group({"cpu"}, {Flavor("x86", {{"cpu", "1", "1"}})})}),
+       "spec: Invalid value: \"object\": borrowingLimit must be nil when cohort is empty"},
+      {"ClusterQueue CRD: flavors must have the same number of resources as the "
+       "coveredResources",
+       nullptr,
+       CqWith({Group({"cpu", "memory"}, {Flavor("x86", {{"cpu", "1"}, {"memory", "1Gi"}}),
+                                         Flavor("arm", {{"cpu", "1"}})})}),
+       "spec.resourceGroups[0]: Invalid value: \"object\": flavors must have the same number "
+       "of resources as the coveredResources"},
+      {"ClusterQueue CRD: reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never",
+       nullptr,
+       Cq({{"preemption",
+            {{"reclaimWithinCohort", "Never"},
+             {"borrowWithinCohort", {{"policy", "LowerPriority"}}}}}}),
+       "spec.preemption: Invalid value: \"object\": reclaimWithinCohort=Never and "
+       "borrowWithinCohort.Policy!=Never"},
       // TestValidateClusterQueueUpdate: the create rules hold on the new object.
       {"TestValidateClusterQueueUpdate: a valid update",
        CqWith({Group({"cpu"}, {Flavor("x86", {{"cpu", "1"}})})}),

@@ -28,6 +28,9 @@ struct QuotaRules {
   bool has_parent = false;              // a cohort (ClusterQueue) or parent (Cohort) is set
   const char* parent_field = "";        // "cohort" or "parent", for messages
   bool lending_within_nominal = false;  // lendingLimit <= nominalQuota (ClusterQueue only)
+  // A borrowingLimit with no parent is refused by the CRD's CEL rule on the
+  // spec (ClusterQueue only) before Kueue's webhook could name the field.
+  bool borrowing_rule_on_spec = false;
 };
 
 void ValidateLimit(api::Quantity limit, const QuotaRules& rules, const std::string& path,
@@ -46,10 +49,6 @@ void ValidateFlavorQuotas(const api::FlavorQuotas& fq,
   if (fq.name.empty()) errs.Required(Child(path, "name"));
   const std::string resources_path = Child(path, "resources");
   errs.CheckCount(resources_path, fq.resources.size(), kMaxResourcesPerFlavor);
-  if (!fq.resources.empty() && fq.resources.size() != covered_resources.size()) {
-    errs.InvalidNumber(resources_path, static_cast<int64_t>(fq.resources.size()),
-                       "must have the same number of resources as the coveredResources");
-  }
   for (size_t i = 0; i < fq.resources.size() && i < covered_resources.size(); ++i) {
     const api::ResourceQuota& rq = fq.resources[i];
     std::string rp = Index(resources_path, i);
@@ -58,7 +57,11 @@ void ValidateFlavorQuotas(const api::FlavorQuotas& fq,
     }
     ValidateNonNegative(rq.nominal_quota, Child(rp, "nominalQuota"), errs);
     if (rq.borrowing_limit.has_value()) {
-      ValidateLimit(*rq.borrowing_limit, rules, Child(rp, "borrowingLimit"), errs);
+      if (rules.borrowing_rule_on_spec) {
+        ValidateNonNegative(*rq.borrowing_limit, Child(rp, "borrowingLimit"), errs);
+      } else {
+        ValidateLimit(*rq.borrowing_limit, rules, Child(rp, "borrowingLimit"), errs);
+      }
     }
     if (rq.lending_limit.has_value()) {
       std::string lp = Child(rp, "lendingLimit");
@@ -90,6 +93,14 @@ void ValidateResourceGroups(const std::vector<api::ResourceGroup>& groups, const
     }
     std::string fp = Child(gp, "flavors");
     errs.CheckCount(fp, rg.flavors.size(), kMaxFlavorsPerGroup);
+    // The CRD's CEL rule on a ResourceGroup.
+    for (const api::FlavorQuotas& fq : rg.flavors) {
+      if (!fq.resources.empty() && fq.resources.size() != rg.covered_resources.size()) {
+        errs.Invalid(gp, "object",
+                     "flavors must have the same number of resources as the coveredResources");
+        break;
+      }
+    }
     for (size_t j = 0; j < rg.flavors.size(); ++j) {
       const api::FlavorQuotas& fq = rg.flavors[j];
       std::string p = Index(fp, j);
@@ -230,8 +241,24 @@ void ValidateClusterQueue(const api::ClusterQueue& cq, std::string_view cohort_p
   ValidateObjectMeta(cq.metadata, NameRule::kDns1123Subdomain, /*namespaced=*/false, errs);
   const api::ClusterQueueSpec& spec = cq.spec;
   ValidateNameReference(spec.cohort, cohort_path, errs);
-  QuotaRules rules{
-      .has_parent = !spec.cohort.empty(), .parent_field = "cohort", .lending_within_nominal = true};
+  QuotaRules rules{.has_parent = !spec.cohort.empty(),
+                   .parent_field = "cohort",
+                   .lending_within_nominal = true,
+                   .borrowing_rule_on_spec = true};
+  if (spec.cohort.empty()) {
+    // The CRD's CEL rule on ClusterQueueSpec, as kube-apiserver reports it.
+    bool borrowing = false;
+    for (const api::ResourceGroup& rg : spec.resource_groups) {
+      for (const api::FlavorQuotas& fq : rg.flavors) {
+        for (const api::ResourceQuota& rq : fq.resources) {
+          borrowing |= rq.borrowing_limit.has_value();
+        }
+      }
+    }
+    if (borrowing) {
+      errs.Invalid("spec", "object", "borrowingLimit must be nil when cohort is empty");
+    }
+  }
   ValidateResourceGroups(spec.resource_groups, rules, "spec.resourceGroups", errs);
   if (spec.namespace_selector.has_value()) {
     ValidateLabelSelector(*spec.namespace_selector, "spec.namespaceSelector", errs);
@@ -254,7 +281,8 @@ void ValidateClusterQueue(const api::ClusterQueue& cq, std::string_view cohort_p
   }
   if (spec.preemption.reclaim_within_cohort == api::ReclaimWithinCohortPolicy::kNever &&
       spec.preemption.borrow_within_cohort.policy != api::BorrowWithinCohortPolicy::kNever) {
-    errs.Invalid("spec.preemption", "reclaimWithinCohort: Never",
+    // The CRD's CEL rule on ClusterQueuePreemption.
+    errs.Invalid("spec.preemption", "object",
                  "reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never");
   }
   ValidateFungibilityPreference(spec.flavor_fungibility, "spec.flavorFungibility", errs);

@@ -221,15 +221,15 @@ TEST(ValidateClusterQueueTest, Table) {
        "spec.resourceGroups[1].flavors: Required value"},
       {"flavor misses a resource",
        [](CQ& cq) { cq.spec.resource_groups[0].flavors[1].resources.pop_back(); },
-       "spec.resourceGroups[0].flavors[1].resources: Invalid value: 1: must have the same "
-       "number of resources as the coveredResources"},
+       "spec.resourceGroups[0]: Invalid value: \"object\": flavors must have the same number "
+       "of resources as the coveredResources"},
       {"flavor has an extra resource",
        [](CQ& cq) {
          cq.spec.resource_groups[0].flavors[0].resources.push_back(
              Flavor("x", {{"pods", "1"}}).resources[0]);
        },
-       "spec.resourceGroups[0].flavors[0].resources: Invalid value: 3: must have the same "
-       "number of resources as the coveredResources"},
+       "spec.resourceGroups[0]: Invalid value: \"object\": flavors must have the same number "
+       "of resources as the coveredResources"},
       {"flavor resources out of order",
        [](CQ& cq) {
          auto& r = cq.spec.resource_groups[0].flavors[0].resources;
@@ -286,7 +286,7 @@ TEST(ValidateClusterQueueTest, Table) {
          cq.spec.cohort.clear();
          cq.spec.resource_groups[0].flavors[0].resources[0].borrowing_limit = Q("1");
        },
-       q + ".borrowingLimit: Invalid value: \"1\": must be nil when cohort is empty"},
+       "spec: Invalid value: \"object\": borrowingLimit must be nil when cohort is empty"},
       {"lending limit without a cohort",
        [](CQ& cq) {
          cq.spec.cohort.clear();
@@ -331,8 +331,8 @@ TEST(ValidateClusterQueueTest, Table) {
          cq.spec.preemption.borrow_within_cohort.policy =
              api::BorrowWithinCohortPolicy::kLowerPriority;
        },
-       "spec.preemption: Invalid value: \"reclaimWithinCohort: Never\": "
-       "reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never"},
+       "spec.preemption: Invalid value: \"object\": reclaimWithinCohort=Never and "
+       "borrowWithinCohort.Policy!=Never"},
       {"borrowWithinCohort with reclaimWithinCohort",
        [](CQ& cq) {
          cq.spec.preemption.reclaim_within_cohort = api::ReclaimWithinCohortPolicy::kAny;

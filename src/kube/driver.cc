@@ -29,6 +29,7 @@
 #include "kube/leader_pending_workloads.h"
 #include "kube/request_header_auth.h"
 #include "kube/resource_path.h"
+#include "kube/subject_access_review.h"
 #include "kube/visibility_endpoint.h"
 #include "kube/webhook_certs.h"
 #include "kube/webhook_configuration_ca.h"
@@ -329,6 +330,7 @@ Status RunDriver(const DriverOptions& options) {
   // Kueue's visibility API on the same port, for kube-apiserver's aggregator
   // (only the leader's engine answers; a standby says so).
   LeaderPendingWorkloads pending;
+  SubjectAccessReviewer reviewer(client);  // the second authorization, as Kueue's server
   std::unique_ptr<VisibilityEndpoint> visibility;
   ConversionWebhook webhook;
   auto finish = [&](Status st) {
@@ -358,7 +360,11 @@ Status RunDriver(const DriverOptions& options) {
         proxy.ok() ? RequestHeaderAuthenticator::Create(*proxy)
                    : Result<std::unique_ptr<RequestHeaderAuthenticator>>(proxy.status());
     if (proxy_auth.ok()) {
-      visibility = std::make_unique<VisibilityEndpoint>(std::move(*proxy_auth), pending);
+      visibility = std::make_unique<VisibilityEndpoint>(
+          std::move(*proxy_auth), pending,
+          [&reviewer](const auth::UserInfo& user, const nlohmann::json& attributes) {
+            return reviewer.Allowed(user, attributes);
+          });
     } else {
       std::fprintf(stderr, "kuotad: visibility API off: %s\n",
                    proxy_auth.status().message().c_str());

@@ -162,6 +162,57 @@ TEST_F(VisibilityEndpointTest, AnyOtherCallerIsRefused) {
   EXPECT_NE(r->body.find("not among requestheader-allowed-names"), std::string::npos) << r->body;
 }
 
+TEST_F(VisibilityEndpointTest, TheUserIsAuthorizedAgainAsKueuesServerDoes) {
+  leader_.Attach(source_);
+  RequestHeaderConfig config;
+  config.client_ca_pem = proxy_.ca_cert;
+  Result<std::unique_ptr<RequestHeaderAuthenticator>> auth =
+      RequestHeaderAuthenticator::Create(config);
+  ASSERT_TRUE(auth.ok());
+  std::vector<std::string> asked;
+  webhook_.Stop();
+  endpoint_ = std::make_unique<VisibilityEndpoint>(
+      std::move(*auth), leader_,
+      [&asked](const auth::UserInfo& user, const Json& a) -> Result<bool> {
+        asked.push_back(user.name + " " + a.dump());
+        if (user.name == "broken") return Status::Unavailable("no cluster");
+        return user.name == "alice";
+      });
+  ASSERT_TRUE(
+      webhook_
+          .Start("127.0.0.1", 0, serving_, [this](httplib::Server& s) { endpoint_->Register(s); })
+          .ok());
+  httplib::Result r = Get(kVisibilityCqPath, &proxy_, "alice");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  r = Get(kVisibilityCqPath, &proxy_, "eve");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 403) << r->body;
+  EXPECT_NE(r->body.find("clusterqueues.visibility.kueue.x-k8s.io \\\"cq\\\" is forbidden: User "
+                         "\\\"eve\\\" cannot get resource \\\"clusterqueues/pendingworkloads\\\""),
+            std::string::npos)
+      << r->body;
+  r = Get("/apis/visibility.kueue.x-k8s.io/v1beta1/namespaces/ns/localqueues/lq/pendingworkloads",
+          &proxy_, "eve");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 403);
+  EXPECT_NE(r->body.find("in the namespace \\\"ns\\\""), std::string::npos) << r->body;
+  r = Get(kVisibilityCqPath, &proxy_, "broken");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 500);
+  // Discovery needs no review.
+  r = Get("/apis/visibility.kueue.x-k8s.io/v1beta2", &proxy_, "eve");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  ASSERT_EQ(asked.size(), 4u);
+  EXPECT_EQ(asked[0],
+            R"(alice {"group":"visibility.kueue.x-k8s.io","name":"cq","resource":"clusterqueues",)"
+            R"("subresource":"pendingworkloads","verb":"get","version":"v1beta2"})");
+  EXPECT_EQ(asked[2], R"(eve {"group":"visibility.kueue.x-k8s.io","name":"lq","namespace":"ns",)"
+                      R"("resource":"localqueues","subresource":"pendingworkloads","verb":"get",)"
+                      R"("version":"v1beta1"})");
+}
+
 TEST_F(VisibilityEndpointTest, ConversionNeedsNoClientCertificate) {
   httplib::SSLClient client(kVisibilityHost, webhook_.port());
   client.set_hostname_addr_map({{kVisibilityHost, "127.0.0.1"}});

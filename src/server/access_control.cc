@@ -91,6 +91,71 @@ std::optional<Json> ParseBody(const HttpRequest& request, HttpReply* error) {
   return body;
 }
 
+// A review's spec.resourceAttributes or spec.nonResourceAttributes as the
+// request attributes RBAC decides on; false when it has neither.
+bool ReviewAttributes(const Json& spec, auth::RequestInfo* info) {
+  if (spec.contains("resourceAttributes")) {
+    const Json& a = spec["resourceAttributes"];
+    info->resource_request = true;
+    info->verb = Str(a, "verb");
+    info->api_group = Str(a, "group");
+    info->api_version = Str(a, "version");
+    info->resource = Str(a, "resource");
+    info->subresource = Str(a, "subresource");
+    info->ns = Str(a, "namespace");
+    info->name = Str(a, "name");
+    return true;
+  }
+  if (spec.contains("nonResourceAttributes")) {
+    const Json& a = spec["nonResourceAttributes"];
+    info->verb = Str(a, "verb");
+    info->path = Str(a, "path");
+    return true;
+  }
+  return false;
+}
+
+// A SubjectAccessReview (authorization.k8s.io/v1): may spec.user, in
+// spec.groups, do what the attributes say? Asked by servers that delegate
+// authorization to this one (an extension API server behind the aggregator);
+// the caller itself must be allowed to create subjectaccessreviews.
+std::optional<HttpReply> ServeSubjectAccessReview(const HttpRequest& request,
+                                                  const auth::RbacAuthorizer* authorizer) {
+  if (request.path != "/apis/authorization.k8s.io/v1/subjectaccessreviews") return std::nullopt;
+  if (request.method != "POST") return MethodNotAllowedError().ToReply();
+  HttpReply error;
+  std::optional<Json> body = ParseBody(request, &error);
+  if (!body) return error;
+  Json review = *body;
+  const Json spec = review.value("spec", Json::object());
+  auth::UserInfo subject;
+  subject.name = Str(spec, "user");
+  if (spec.contains("groups") && spec["groups"].is_array()) {
+    for (const Json& g : spec["groups"]) {
+      if (g.is_string()) subject.groups.push_back(g.get<std::string>());
+    }
+  }
+  subject.authenticated = true;
+  if (subject.name.empty() && subject.groups.empty()) {
+    return BadRequestError(
+               "spec.user: Invalid value: \"\": at least one of user or group must be specified")
+        .ToReply();
+  }
+  auth::RequestInfo info;
+  if (!ReviewAttributes(spec, &info)) {
+    return BadRequestError(
+               "spec: Invalid value: one of resourceAttributes or nonResourceAttributes is "
+               "required")
+        .ToReply();
+  }
+  auth::Decision d = authorizer != nullptr ? authorizer->Authorize(subject, info)
+                                           : auth::Decision{true, "authorization is off"};
+  if (subject.IsAdmin()) d = {true, std::string("member of ") + auth::kGroupMasters};
+  review["status"] = {{"allowed", d.allowed}};
+  if (!d.reason.empty()) review["status"]["reason"] = d.reason;
+  return JsonReply(review, 201);
+}
+
 }  // namespace
 
 std::optional<HttpReply> AccessControl::Check(HttpRequest& request) {
@@ -98,7 +163,8 @@ std::optional<HttpReply> AccessControl::Check(HttpRequest& request) {
     request.user.name = "kuota-admin";
     request.user.groups = {auth::kGroupMasters, auth::kGroupAuthenticated};
     request.user.authenticated = true;
-    return ServeSelf(request);
+    if (std::optional<HttpReply> self = ServeSelf(request)) return self;
+    return ServeSubjectAccessReview(request, nullptr);
   }
   std::optional<auth::UserInfo> user;
   if (request.peer_uid >= 0) {
@@ -124,7 +190,7 @@ std::optional<HttpReply> AccessControl::Check(HttpRequest& request) {
                              request.Query("watch") == "true" || request.Query("watch") == "1");
   auth::Decision d = options_.authorizer->Authorize(request.user, info);
   if (!d.allowed) return Forbidden(request.user, info);
-  return std::nullopt;
+  return ServeSubjectAccessReview(request, options_.authorizer);
 }
 
 void AccessControl::Provision(const auth::UserInfo& user) {
@@ -168,21 +234,7 @@ std::optional<HttpReply> AccessControl::ServeSelf(const HttpRequest& request) {
   const Json spec = review.value("spec", Json::object());
   if (p.ends_with("/selfsubjectaccessreviews")) {
     auth::RequestInfo info;
-    if (spec.contains("resourceAttributes")) {
-      const Json& a = spec["resourceAttributes"];
-      info.resource_request = true;
-      info.verb = Str(a, "verb");
-      info.api_group = Str(a, "group");
-      info.api_version = Str(a, "version");
-      info.resource = Str(a, "resource");
-      info.subresource = Str(a, "subresource");
-      info.ns = Str(a, "namespace");
-      info.name = Str(a, "name");
-    } else if (spec.contains("nonResourceAttributes")) {
-      const Json& a = spec["nonResourceAttributes"];
-      info.verb = Str(a, "verb");
-      info.path = Str(a, "path");
-    } else {
+    if (!ReviewAttributes(spec, &info)) {
       return BadRequestError(
                  "spec: Invalid value: one of resourceAttributes or nonResourceAttributes is "
                  "required")

@@ -6,7 +6,9 @@
 // namespace, and serves the endpoints about the caller itself:
 // SelfSubjectAccessReview and SelfSubjectRulesReview (`kubectl auth
 // can-i`), SelfSubjectReview (`kubectl auth whoami`) and, on the Unix socket
-// only, POST /kuota/v1/login (a token and the CA for a kubeconfig).
+// only, POST /kuota/v1/login (a token and the CA for a kubeconfig); and, for
+// callers RBAC lets create them, SubjectAccessReviews about any user (the
+// delegated authorization of servers behind the aggregator).
 // Without an authenticator every request is served as an admin (kuotad
 // --insecure-http). Thread-safe.
 #pragma once

@@ -575,6 +575,8 @@ def needed_rules():
         ("apiextensions.k8s.io", "customresourcedefinitions"): {"get", "patch"},
         # The same CA into the visibility APIServices' caBundle (resourceNames: check_rbac).
         ("apiregistration.k8s.io", "apiservices"): {"get", "patch"},
+        # The visibility API's second authorization of each user (delegated, as Kueue's).
+        ("authorization.k8s.io", "subjectaccessreviews"): {"create"},
         # The same CA into the admission webhooks' caBundle (resourceNames: check_rbac).
         ("admissionregistration.k8s.io", "mutatingwebhookconfigurations"): {"get", "patch"},
         ("admissionregistration.k8s.io", "validatingwebhookconfigurations"): {"get", "patch"},

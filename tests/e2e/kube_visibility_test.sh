@@ -17,6 +17,8 @@
 #     limit/offset), the same ones kubectl shows pending;
 #   * kubectl get / wait on the APIServices: their Available condition, as
 #     kube-apiserver's availability check sets it;
+#   * the stand-in answers SubjectAccessReviews (the driver's second
+#     authorization of each user) from its RBAC;
 #   * the driver refuses a visibility request without the aggregator's
 #     client certificate (401); discovery lists the group; the driver
 #     stopped: 503 from the stand-in.
@@ -174,6 +176,34 @@ for i in json.load(sys.stdin)["items"]:
 expect_eq "aggregated discovery: both versions' resources, read from the driver" \
   "v1beta2 Current clusterqueues/pendingworkloads localqueues/pendingworkloads
 v1beta1 Current clusterqueues/pendingworkloads localqueues/pendingworkloads" "$agg"
+
+# The driver authorizes each user again with a SubjectAccessReview, which the
+# stand-in answers from its RBAC as kube-apiserver does.
+k apply -f - >/dev/null <<'EOF' || bad "a pending-workloads viewer role bound to bob"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: cq-pending-viewer}
+rules:
+- apiGroups: [visibility.kueue.x-k8s.io]
+  resources: [clusterqueues/pendingworkloads]
+  verbs: [get]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: bob-cq-pending-viewer}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cq-pending-viewer}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: bob}]
+EOF
+sar() {  # sar USER: may USER get cluster-queue's pendingworkloads?
+  curl -s --cacert "$TMP/ca.crt" -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+    "$URL/apis/authorization.k8s.io/v1/subjectaccessreviews" -d '{"apiVersion":"authorization.k8s.io/v1",
+    "kind":"SubjectAccessReview","spec":{"user":"'"$1"'","groups":["team-x"],
+    "resourceAttributes":{"group":"visibility.kueue.x-k8s.io","version":"v1beta2","verb":"get",
+    "resource":"clusterqueues","subresource":"pendingworkloads","name":"cluster-queue"}}}' |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["status"]["allowed"])'
+}
+expect_eq "SubjectAccessReview on the stand-in: bob (bound) may, alice may not" "True False" \
+  "$(sar bob) $(sar alice)"
 
 # The driver believes only the aggregator's client certificate.
 code=$(curl -s -o "$TMP/direct.json" -w '%{http_code}' --max-time 10 -k \

@@ -115,9 +115,11 @@ int main(int argc, char** argv) {
                  "Kubernetes mode: the Lease's name (default: kuota-controller-leader)");
   app.add_option("--webhook-port", k.webhook_port,
                  "Kubernetes mode: serve the CRDs' conversion webhook (HTTPS POST /convert, "
-                 "kueue.x-k8s.io v1beta1 <-> v1beta2) on this port of --address (0: any free "
-                 "port, -1: none); its certificate is kept in the Secret --webhook-secret and "
-                 "its CA set in the Kueue CRDs' caBundle")
+                 "kueue.x-k8s.io v1beta1 <-> v1beta2) and Kueue's admission webhooks "
+                 "(/mutate-..., /validate-...) on this port of --address (0: any free port, -1: "
+                 "none, and no plain-pod integration); its certificate is kept in the Secret "
+                 "--webhook-secret and its CA set in the Kueue CRDs' and the two webhook "
+                 "configurations' caBundle")
       ->check(CLI::Range(-1, 65535))
       ->capture_default_str();
   app.add_option("--webhook-service", k.webhook_service,

@@ -31,8 +31,9 @@ struct DriverOptions {
   int lease_duration_seconds = 0;         // 0: the config's, else 15 (renew 10, retry 2)
   std::string address = "127.0.0.1";      // of the health and metrics port
   int health_port = 8081;                 // /healthz, /readyz, /metrics; -1: none
-  // The conversion webhook (POST /convert, HTTPS) on `address`; 0: any free
-  // port; -1: none (v1beta2 reads then fail on a cluster whose CRDs ask for it).
+  // The conversion webhook (POST /convert, HTTPS) and Kueue's admission
+  // webhooks on `address`; 0: any free port; -1: none (v1beta2 reads then fail
+  // on a cluster whose CRDs ask for it, and the plain-pod integration is off).
   int webhook_port = 9443;
   // The webhook Service and the Secret that keeps its certificate, in the
   // pod's namespace (else kuota-system) unless webhook_namespace is set.

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "api/codec/decode.h"
+#include "control/job_create_rules.h"
 #include "control/job_update_rules.h"
 #include "control/kueue_update_rules.h"
 #include "control/volcano_queue.h"
@@ -146,6 +147,7 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
       KUOTA_RETURN_IF_ERROR(ValidateJobUpdate(*kind, *old_object, *object));
     }
     if (!management_.Manages(*kind, *object)) return Status::Ok();
+    KUOTA_RETURN_IF_ERROR(ValidateJobQueueNameLabel(*object));
     if (op == Operation::kCreate) kind->DefaultOnCreate(*object);
     return ValidateWorkloadOf(*kind, *object);
   }

@@ -19,7 +19,9 @@
 #   * kubectl create of a queued Job without suspend answers with the Job
 #     already suspended, and the controller's Workload for it is admitted by
 #     the Workload webhook; a queued plain pod is created gated; a
-#     ClusterQueue Kueue refuses is refused with Kueue's message
+#     ClusterQueue Kueue refuses is refused with Kueue's message; with quota
+#     the controller unsuspends the Job and ungates the pod (the plain-pod
+#     integration runs in the Kubernetes mode once its webhook is served)
 #   * the driver stopped: creates of queued Jobs fail closed again
 # Usage: kube_webhooks_test.sh PATH/TO/kuotad PATH/TO/deploy/crds
 set -uo pipefail
@@ -239,6 +241,26 @@ contains "a ClusterQueue Kueue refuses is refused with Kueue's message" \
   'spec.resourceGroups[0].flavors[0].resources[0].name: Invalid value: "memory": must match the name in coveredResources' "$out"
 out=$(cq cpu | k create -f - -o jsonpath='{.spec.queueingStrategy}' 2>&1)
 expect_eq "a good ClusterQueue is created with Kueue's defaults" "BestEffortFIFO" "$out"
+
+# The whole loop: with quota the controller admits both, unsuspends the Job
+# and ungates the pod (its update passes the pod webhook).
+k apply -f - >/dev/null <<'EOF2' || bad "a ResourceFlavor and a LocalQueue apply through the webhooks"
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: default}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: user-queue, namespace: team-a}
+spec: {clusterQueue: cq}
+EOF2
+eventually "the queued Job is admitted and unsuspended" 20 "false" \
+  k get job sample -n team-a -o jsonpath='{.spec.suspend}'
+pod_gates() {  # the pod's gates as "name=[...]"; nothing when it is not there
+  k get pod gated -n team-a -o json 2>/dev/null |
+    python3 -c 'import json,sys; p=json.load(sys.stdin); print(p["metadata"]["name"] + "=" + json.dumps(p["spec"].get("schedulingGates", [])))'
+}
+eventually "the gated pod is admitted and ungated" 20 "gated=[]" pod_gates
 
 { kill "$DRIVER"; wait "$DRIVER"; } 2>/dev/null
 DRIVER=

@@ -128,6 +128,10 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
   }
   if (resource.group.empty() && resource.kind == "Pod") {
     KUOTA_RETURN_IF_ERROR(ValidatePod(*object));
+    if (op == Operation::kUpdate && old_object != nullptr &&
+        (management_.ManagesPod(*object) || management_.ManagesPod(*old_object))) {
+      KUOTA_RETURN_IF_ERROR(ValidateManagedPodUpdate(*old_object, *object));
+    }
     // Kueue's pod webhook: a queued pod is created gated and labelled managed.
     if (op != Operation::kCreate || !management_.ManagesPod(*object)) return Status::Ok();
     KUOTA_RETURN_IF_ERROR(jobs::ValidateManagedPod(*object));

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "jobs/pod_kind.h"
+
 namespace kuota::control {
 namespace {
 
@@ -19,11 +21,10 @@ Status InvalidLabel(const char* key, const std::string& value, const std::string
                          "\": " + why);
 }
 
-}  // namespace
-
-Status ValidateJobUpdate(const jobs::JobKind& kind, const nlohmann::json& old_job,
-                         const nlohmann::json& new_job) {
-  const bool suspended = kind.IsSuspended(new_job);
+// jobframework's ValidateJobOnUpdate for an object that is `suspended` after
+// the update.
+Status ValidateQueuedUpdate(bool suspended, const nlohmann::json& old_job,
+                            const nlohmann::json& new_job) {
   const std::string queue = jobs::JobKind::QueueName(new_job);
   if (!suspended && queue != jobs::JobKind::QueueName(old_job)) {
     return InvalidLabel(jobs::kQueueNameLabel, queue, "field is immutable");
@@ -37,6 +38,23 @@ Status ValidateJobUpdate(const jobs::JobKind& kind, const nlohmann::json& old_jo
   if (new_class.empty() && !old_class.empty()) {
     return InvalidLabel(jobs::kPriorityClassLabel, new_class,
                         "WorkloadPriorityClass cannot be removed from a workload");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ValidateJobUpdate(const jobs::JobKind& kind, const nlohmann::json& old_job,
+                         const nlohmann::json& new_job) {
+  return ValidateQueuedUpdate(kind.IsSuspended(new_job), old_job, new_job);
+}
+
+Status ValidateManagedPodUpdate(const nlohmann::json& old_pod, const nlohmann::json& new_pod) {
+  KUOTA_RETURN_IF_ERROR(ValidateQueuedUpdate(jobs::PodIsGated(new_pod), old_pod, new_pod));
+  const std::string old_group = JobLabel(old_pod, jobs::kPodGroupNameLabel);
+  const std::string new_group = JobLabel(new_pod, jobs::kPodGroupNameLabel);
+  if (!old_group.empty() && new_group != old_group) {
+    return InvalidLabel(jobs::kPodGroupNameLabel, new_group, "field is immutable");
   }
   return Status::Ok();
 }

@@ -51,5 +51,25 @@ TEST(JobUpdateRulesTest, KueuesRulesOnARunningOrSuspendedJob) {
   }
 }
 
+TEST(JobUpdateRulesTest, AManagedPodKeepsItsQueueWhileUngatedAndItsGroupAlways) {
+  auto pod = [](bool gated, const std::string& queue, const std::string& group) {
+    nlohmann::json p = {
+        {"apiVersion", "v1"},
+        {"kind", "Pod"},
+        {"metadata", {{"name", "p"}, {"labels", {{"kueue.x-k8s.io/queue-name", queue}}}}},
+        {"spec", nlohmann::json::object()}};
+    if (gated) p["spec"]["schedulingGates"] = {{{"name", "kueue.x-k8s.io/admission"}}};
+    if (!group.empty()) p["metadata"]["labels"]["kueue.x-k8s.io/pod-group-name"] = group;
+    return p;
+  };
+  EXPECT_TRUE(ValidateManagedPodUpdate(pod(true, "a", ""), pod(true, "b", "")).ok());
+  EXPECT_TRUE(ValidateManagedPodUpdate(pod(true, "a", "g"), pod(false, "a", "g")).ok());
+  EXPECT_EQ(ValidateManagedPodUpdate(pod(false, "a", ""), pod(false, "b", "")).message(),
+            "metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: \"b\": field is immutable");
+  EXPECT_EQ(ValidateManagedPodUpdate(pod(true, "a", "g"), pod(true, "a", "h")).message(),
+            "metadata.labels[kueue.x-k8s.io/pod-group-name]: Invalid value: \"h\": field is "
+            "immutable");
+}
+
 }  // namespace
 }  // namespace kuota::control

@@ -257,9 +257,9 @@ TEST_F(PartialAdmissionTest, NotBelowMinCount) {
             "default, request > maximum capacity (20 > 10)");
 }
 
-TEST_F(PartialAdmissionTest, ShrinksTheLastPodSetFirst) {
-  // Kueue's order-based reduction: 12 pods in 9 cpu give up 3, all from the
-  // last pod set (8 -> 5, above its minCount 4); the first stays whole.
+TEST_F(PartialAdmissionTest, ShrinksPodSetsTogether) {
+  // Kueue's PodSetReducer: 12 pods in 9 cpu; slack 2 + 4 = 6; step 3 of 6
+  // gives up floor(2x3/6) = 1 and floor(4x3/6) = 2 (step 2: 0 + 1, short).
   h.ApplyQueues({CpuQueue("cq", "9").Obj()});
   ASSERT_TRUE(h.Apply(MakeWorkload("wl", "ns")
                           .Queue("lq-cq")
@@ -269,8 +269,8 @@ TEST_F(PartialAdmissionTest, ShrinksTheLastPodSetFirst) {
                           .MinCount(4)));
   h.Cycle();
   ASSERT_TRUE(h.HoldsQuota("ns/wl"));
-  EXPECT_EQ(h.CountOf("ns/wl", "a"), 4);
-  EXPECT_EQ(h.CountOf("ns/wl", "b"), 5);
+  EXPECT_EQ(h.CountOf("ns/wl", "a"), 3);
+  EXPECT_EQ(h.CountOf("ns/wl", "b"), 6);
 }
 
 TEST_F(PartialAdmissionTest, FullCountWhenItFits) {

@@ -250,6 +250,11 @@ void KueueMetrics::Publish(const engine::EngineState& s) {
   MetricFamily lq_usage = Gauge("kueue_local_queue_resource_usage",
                                 "Reports the localQueue's total resource usage within all the "
                                 "flavors");
+  MetricFamily lq_afs = Gauge("kueue_local_queue_admission_fair_sharing_usage",
+                              "Reports a value representing the LocalQueue's Admission Fair "
+                              "Sharing usage, calculated from the resource-weighted sum of "
+                              "consumed resources and pending admission penalties, divided by "
+                              "the LocalQueue's fair sharing weight");
   struct LqCounts {
     int64_t active = 0, inadmissible = 0, reserving = 0, admitted = 0;
     std::map<engine::FrId, std::array<int64_t, 2>> used;  // reserved, in use
@@ -295,6 +300,14 @@ void KueueMetrics::Publish(const engine::EngineState& s) {
       Put(lq_status, {{"name", name}, {"namespace", ns}, {"active", st}},
           (active ? std::string("True") : std::string("False")) == st ? 1 : 0);
     }
+    if (const auto& afs = s.config.admission_fair_sharing;
+        afs && cq != nullptr && cq->spec().usage_based_admission_fair_sharing) {
+      const double weight = lq.fair_sharing_weight
+                                ? static_cast<double>(lq.fair_sharing_weight->milli()) / 1000.0
+                                : 1.0;
+      Put(lq_afs, {{"name", name}, {"namespace", ns}, {"cluster_queue", lq.cluster_queue}},
+          engine::AfsLedger::Usage(s.afs.Find(key), weight, afs->resource_weights));
+    }
     for (const auto& [fr, u] : c.used) {
       const auto& n = s.frs.Name(fr);
       const Labels labels = {
@@ -308,7 +321,7 @@ void KueueMetrics::Publish(const engine::EngineState& s) {
                            std::move(nominal), std::move(borrowing), std::move(lending),
                            std::move(cq_share), std::move(cohort_share), std::move(lq_pending),
                            std::move(lq_reserving), std::move(lq_admitted), std::move(lq_status),
-                           std::move(lq_reservation), std::move(lq_usage)});
+                           std::move(lq_reservation), std::move(lq_usage), std::move(lq_afs)});
 }
 
 }  // namespace kuota::control

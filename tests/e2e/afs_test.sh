@@ -91,6 +91,9 @@ done
 h=$(history team-a)
 expect_eq "team-a's LocalQueue status shows a usage history" "yes" \
   "$(python3 -c "v='$h'; print('yes' if v and v != '0' else 'no: ' + repr(v))")"
+usage=$(k get --raw /metrics | awk '$1 ~ /^kueue_local_queue_admission_fair_sharing_usage\{/ && $1 ~ /name="team-a"/ {print $2}')
+expect_eq "/metrics reports team-a's fair-sharing usage (Kueue's gauge), above 0" "yes" \
+  "$(python3 -c "v='$usage'; print('yes' if v and float(v) > 0 else 'no: ' + repr(v))")"
 stop_kuotad
 start_kuotad --config "$TMP/config.yaml" --cpus 4 --no-cgroups
 # The history decays by a 1 h half-life: a restart a second later keeps it.

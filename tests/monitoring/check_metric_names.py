@@ -53,6 +53,7 @@ METRICS = {
     "kueue_local_queue_reserving_active_workloads": {"name", "namespace"},
     "kueue_local_queue_resource_usage": LQ_RES,
     "kueue_local_queue_resource_reservation": LQ_RES,
+    "kueue_local_queue_admission_fair_sharing_usage": {"name", "namespace", "cluster_queue"},
     "kueue_cohort_weighted_share": {"cohort"},
     "DCGM_FI_DEV_GPU_UTIL": DCGM,
     "DCGM_FI_DEV_FB_USED": DCGM,

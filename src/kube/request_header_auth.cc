@@ -1,6 +1,7 @@
 #include "kube/request_header_auth.h"
 
-#include <openssl/pem.h>
+#include "auth/ca_store.h"
+
 #include <openssl/x509v3.h>
 
 #include <algorithm>
@@ -58,20 +59,8 @@ Result<RequestHeaderConfig> ReadRequestHeaderConfig(KubeClient& client) {
 
 Result<std::unique_ptr<RequestHeaderAuthenticator>> RequestHeaderAuthenticator::Create(
     RequestHeaderConfig config) {
-  const std::string& pem = config.client_ca_pem;
-  std::unique_ptr<BIO, decltype(&BIO_free)> bio(
-      BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
-  std::unique_ptr<X509_STORE, StoreFree> store(X509_STORE_new());
-  int added = 0;
-  STACK_OF(X509_INFO)* infos = PEM_X509_INFO_read_bio(bio.get(), nullptr, nullptr, nullptr);
-  if (infos != nullptr) {
-    for (int i = 0; i < sk_X509_INFO_num(infos); ++i) {
-      X509_INFO* info = sk_X509_INFO_value(infos, i);
-      if (info->x509 != nullptr && X509_STORE_add_cert(store.get(), info->x509) == 1) ++added;
-    }
-    sk_X509_INFO_pop_free(infos, X509_INFO_free);
-  }
-  if (added == 0) {
+  auth::CaStorePtr store = auth::CaStoreFromPem(config.client_ca_pem);
+  if (store == nullptr) {
     return Status::Invalid("requestheader-client-ca-file holds no PEM certificate");
   }
   return std::unique_ptr<RequestHeaderAuthenticator>(

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "auth/ca_store.h"
 #include "auth/user_info.h"
 #include "base/result.h"
 #include "kube/kube_client.h"
@@ -52,14 +53,11 @@ class RequestHeaderAuthenticator {
   Result<auth::UserInfo> Authenticate(const SSL* ssl, const HeaderValues& headers) const;
 
  private:
-  struct StoreFree {
-    void operator()(X509_STORE* s) const { X509_STORE_free(s); }
-  };
-  RequestHeaderAuthenticator(RequestHeaderConfig config, std::unique_ptr<X509_STORE, StoreFree> ca)
+  RequestHeaderAuthenticator(RequestHeaderConfig config, auth::CaStorePtr ca)
       : config_(std::move(config)), ca_(std::move(ca)) {}
 
   const RequestHeaderConfig config_;
-  const std::unique_ptr<X509_STORE, StoreFree> ca_;
+  const auth::CaStorePtr ca_;
 };
 
 }  // namespace kuota::kube

@@ -1,4 +1,5 @@
 #include "server/aggregator.h"
+#include "auth/ca_store.h"
 
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -173,25 +174,6 @@ Result<AggregatedTarget> ResolveAggregatedEndpoint(store::ObjectStore& store, co
   return Status::Unavailable(none);
 }
 
-X509_STORE* AggregatorCaStore(const std::string& pem) {
-  std::unique_ptr<BIO, decltype(&BIO_free)> bio(
-      BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
-  STACK_OF(X509_INFO)* infos = PEM_X509_INFO_read_bio(bio.get(), nullptr, nullptr, nullptr);
-  if (infos == nullptr) return nullptr;
-  X509_STORE* store = X509_STORE_new();
-  int added = 0;
-  for (int i = 0; i < sk_X509_INFO_num(infos); ++i) {
-    X509_INFO* info = sk_X509_INFO_value(infos, i);
-    if (info->x509 != nullptr && X509_STORE_add_cert(store, info->x509) == 1) ++added;
-  }
-  sk_X509_INFO_pop_free(infos, X509_INFO_free);
-  if (added == 0) {
-    X509_STORE_free(store);
-    return nullptr;
-  }
-  return store;
-}
-
 // The reply of one proxied call, or why there is none (a transport error,
 // worded as Go's http client words it).
 struct ProxiedReply {
@@ -266,7 +248,7 @@ Result<ProxiedReply> CallAggregated(store::ObjectStore& store, const auth::Clien
   } else {
     if (std::string bundle = StringField(spec, {"caBundle"}); !bundle.empty()) {
       std::optional<std::string> ca = auth::Base64Decode(bundle);
-      X509_STORE* ca_store = ca ? AggregatorCaStore(*ca) : nullptr;
+      X509_STORE* ca_store = ca ? auth::CaStoreFromPem(*ca).release() : nullptr;
       if (ca_store == nullptr) return Status::Invalid("spec.caBundle holds no PEM certificate");
       client.set_ca_cert_store(ca_store);  // the client's SSL_CTX owns it now
     }

@@ -1,6 +1,6 @@
 #include "server/crd_webhook_conversion.h"
+#include "auth/ca_store.h"
 
-#include <openssl/pem.h>
 #include <openssl/x509.h>
 
 #include <memory>
@@ -28,27 +28,6 @@ std::string NewUid() {
     out += hex[gen() % 16];
   }
   return out;
-}
-
-// The CA certificates of a PEM bundle as a store for httplib (which takes it
-// over); null when the bundle holds none.
-X509_STORE* CaStore(const std::string& pem) {
-  std::unique_ptr<BIO, decltype(&BIO_free)> bio(
-      BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
-  STACK_OF(X509_INFO)* infos = PEM_X509_INFO_read_bio(bio.get(), nullptr, nullptr, nullptr);
-  if (infos == nullptr) return nullptr;
-  X509_STORE* store = X509_STORE_new();
-  int added = 0;
-  for (int i = 0; i < sk_X509_INFO_num(infos); ++i) {
-    X509_INFO* info = sk_X509_INFO_value(infos, i);
-    if (info->x509 != nullptr && X509_STORE_add_cert(store, info->x509) == 1) ++added;
-  }
-  sk_X509_INFO_pop_free(infos, X509_INFO_free);
-  if (added == 0) {
-    X509_STORE_free(store);
-    return nullptr;
-  }
-  return store;
 }
 
 // Where a webhook clientConfig points: the host to verify and send as SNI,
@@ -145,7 +124,7 @@ std::optional<Status> CrdWebhookConversion::Convert(const ResourceInfo& r,
     if (!ca) return fail("clientConfig.caBundle is not base64");
   }
   if (ca) {
-    X509_STORE* store = CaStore(*ca);
+    X509_STORE* store = auth::CaStoreFromPem(*ca).release();
     if (store == nullptr) return fail("clientConfig.caBundle holds no PEM certificate");
     client.set_ca_cert_store(store);  // the client's SSL_CTX owns it now
   }

@@ -1,6 +1,6 @@
 #include "server/webhook_client.h"
+#include "auth/ca_store.h"
 
-#include <openssl/pem.h>
 #include <openssl/x509.h>
 
 #include <memory>
@@ -14,27 +14,6 @@ namespace kuota::server {
 namespace {
 
 using Json = nlohmann::json;
-
-// The CA certificates of a PEM bundle as a store for httplib (which takes it
-// over); null when the bundle holds none.
-X509_STORE* AdmissionCaStore(const std::string& pem) {
-  std::unique_ptr<BIO, decltype(&BIO_free)> bio(
-      BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
-  STACK_OF(X509_INFO)* infos = PEM_X509_INFO_read_bio(bio.get(), nullptr, nullptr, nullptr);
-  if (infos == nullptr) return nullptr;
-  X509_STORE* store = X509_STORE_new();
-  int added = 0;
-  for (int i = 0; i < sk_X509_INFO_num(infos); ++i) {
-    X509_INFO* info = sk_X509_INFO_value(infos, i);
-    if (info->x509 != nullptr && X509_STORE_add_cert(store, info->x509) == 1) ++added;
-  }
-  sk_X509_INFO_pop_free(infos, X509_INFO_free);
-  if (added == 0) {
-    X509_STORE_free(store);
-    return nullptr;
-  }
-  return store;
-}
 
 // Where a clientConfig points: the host to verify and send as SNI, where to
 // connect, and the path.
@@ -110,7 +89,7 @@ Result<Json> PostWebhookReview(const Json& client_config, const WebhookCallOptio
   if (std::string bundle = StringField(client_config, {"caBundle"}); !bundle.empty()) {
     std::optional<std::string> ca = auth::Base64Decode(bundle);
     if (!ca) return Status::Internal("clientConfig.caBundle is not base64");
-    X509_STORE* store = AdmissionCaStore(*ca);
+    X509_STORE* store = auth::CaStoreFromPem(*ca).release();
     if (store == nullptr) return Status::Internal("clientConfig.caBundle holds no PEM certificate");
     client.set_ca_cert_store(store);  // the client's SSL_CTX owns it now
   }

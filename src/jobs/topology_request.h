@@ -47,10 +47,12 @@ inline constexpr const char* kPodGroupPodIndexLabelAnnotation =
     "kueue.x-k8s.io/pod-group-pod-index-label";
 
 // How a pod set's pods are numbered, for its topologyRequest.
+// Default member initializers: GCC's -Wmissing-field-initializers accepts a
+// designated initializer that names only some of them.
 struct PodSetIndexLabels {
-  std::string pod_index_label;        // "" when the kind's pods carry none
-  std::string sub_group_index_label;  // the replicated group's index (JobSet's job-index)
-  std::optional<int64_t> sub_group_count;
+  std::string pod_index_label{};        // "" when the kind's pods carry none
+  std::string sub_group_index_label{};  // the replicated group's index (JobSet's job-index)
+  std::optional<int64_t> sub_group_count{};
 };
 
 // The topologyRequest of a pod set whose template has metadata `meta` (null

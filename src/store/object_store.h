@@ -36,6 +36,21 @@ struct StoreOptions {
   bool sync = true;
   // Clock for creationTimestamp / deletionTimestamp; null = real time.
   const Clock* clock = nullptr;
+  // Brings rows an older build wrote to the form this one stores (kuotad:
+  // Kueue's kinds from v1beta1 to v1beta2, server/storage_upgrade.h). Given
+  // a row's resource and object, the object to store instead, or nullopt
+  // when the row is current; an error fails Open, naming the row. Open runs
+  // it over every row, before the store serves, `upgrade_batch` rows per
+  // transaction, unless the store records that `upgrade_level` was reached;
+  // it is idempotent, so an Open interrupted midway (a crash, a kill)
+  // finishes on the next. Unset: rows are served as stored. See row_upgrade.h.
+  std::function<Result<std::optional<Json>>(const std::string& resource, const Json& object)>
+      upgrade;
+  int64_t upgrade_level = 0;  // > 0 with `upgrade`: the level it brings rows to
+  int64_t upgrade_batch = 500;
+  // Called after each committed upgrade batch with the rows rewritten so
+  // far (kuotad's crash test kills itself here).
+  std::function<void(int64_t rewritten)> after_upgrade_batch;
 };
 
 enum class EventType { kAdded, kModified, kDeleted, kBookmark };

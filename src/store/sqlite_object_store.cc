@@ -12,6 +12,7 @@
 #include "store/continue_token.h"
 #include "store/list_field_selector.h"
 #include "store/list_label_selector.h"
+#include "store/row_upgrade.h"
 #include "store/store_watcher.h"
 
 namespace kuota::store {
@@ -220,6 +221,7 @@ Result<std::unique_ptr<SqliteObjectStore>> SqliteObjectStore::Open(const StoreOp
   db_options.sync = options.sync;
   db_options.busy_timeout_ms = tuning.busy_timeout_ms;
   KUOTA_ASSIGN_OR_RETURN(std::unique_ptr<StoreDatabase> db, StoreDatabase::Open(db_options));
+  KUOTA_RETURN_IF_ERROR(UpgradeRows(*db, options));
   return std::unique_ptr<SqliteObjectStore>(
       new SqliteObjectStore(options, tuning, std::shared_ptr<StoreDatabase>(std::move(db))));
 }

@@ -237,6 +237,51 @@ Status StoreDatabase::WriteMeta(std::string_view key, int64_t value) {
   return stmt.Run();
 }
 
+Result<std::vector<StoreDatabase::ScannedRow>> StoreDatabase::ScanObjects(int64_t after_id,
+                                                                          int64_t limit) {
+  KUOTA_ASSIGN_OR_RETURN(
+      Statement stmt,
+      conn_->Prepare("SELECT id, resource, namespace, name, uid, rv, json FROM objects "
+                     "WHERE id > ?1 ORDER BY id LIMIT ?2"));
+  stmt.Bind(1, after_id).Bind(2, limit);
+  std::vector<ScannedRow> out;
+  KUOTA_RETURN_IF_ERROR(ReadRows(stmt, out, [](Statement& s) {
+    ScannedRow r;
+    r.id = s.ColumnInt(0);
+    r.resource = s.ColumnText(1);
+    r.row.ns = s.ColumnText(2);
+    r.row.name = s.ColumnText(3);
+    r.row.uid = s.ColumnText(4);
+    r.row.rv = s.ColumnInt(5);
+    r.row.json = s.ColumnText(6);
+    return r;
+  }));
+  return out;
+}
+
+Status StoreDatabase::RewriteObjectJson(int64_t id, std::string_view json) {
+  KUOTA_ASSIGN_OR_RETURN(Statement stmt,
+                         conn_->Prepare("UPDATE objects SET json = ?2 WHERE id = ?1"));
+  stmt.Bind(1, id).Bind(2, json);
+  return stmt.Run();
+}
+
+Result<int64_t> StoreDatabase::MetaValue(std::string_view key, int64_t absent) {
+  KUOTA_ASSIGN_OR_RETURN(Statement stmt,
+                         conn_->Prepare("SELECT value FROM kuota_meta WHERE key = ?1"));
+  stmt.Bind(1, key);
+  KUOTA_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  return row ? stmt.ColumnInt(0) : absent;
+}
+
+Status StoreDatabase::SetMetaValue(std::string_view key, int64_t value) {
+  KUOTA_ASSIGN_OR_RETURN(Statement stmt,
+                         conn_->Prepare("INSERT INTO kuota_meta(key, value) VALUES (?1, ?2) "
+                                        "ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
+  stmt.Bind(1, key).Bind(2, value);
+  return stmt.Run();
+}
+
 Status StoreDatabase::Begin() {
   committed_rv_ = rv_;
   committed_compacted_rv_ = compacted_rv_;

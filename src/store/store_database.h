@@ -118,6 +118,21 @@ class StoreDatabase {
                                 const std::optional<ObjectKey>& after, int64_t limit,
                                 bool count_rest) EXCLUDES(read_mu_);
 
+  // One row of ScanObjects: the row's id (its insertion order) and resource.
+  struct ScannedRow {
+    int64_t id = 0;
+    std::string resource;
+    ObjectRow row;
+  };
+  // Up to `limit` object rows of every resource with id > after_id, by id.
+  Result<std::vector<ScannedRow>> ScanObjects(int64_t after_id, int64_t limit) REQUIRES(mu_);
+  // Replaces the JSON of the object row `id`, keeping its key, uid and rv.
+  Status RewriteObjectJson(int64_t id, std::string_view json) REQUIRES(mu_);
+  // A kuota_meta value (`absent` when there is no row for `key`), and its
+  // write (inserted when absent).
+  Result<int64_t> MetaValue(std::string_view key, int64_t absent) REQUIRES(mu_);
+  Status SetMetaValue(std::string_view key, int64_t value) REQUIRES(mu_);
+
   Status AppendEvent(const EventRow& event) REQUIRES(mu_);
   // Inside a transaction: records `rv` as the current resourceVersion and
   // trims the event log to the newest `keep_events` resourceVersions.

@@ -79,7 +79,37 @@ Status ValidatePod(const server::Json& pod) {
   return Status::Ok();
 }
 
+// Whether a controller owns `object` whose kind Kueue integrates (a Job of a
+// JobSet, a pod of a Job): Kueue queues the outermost job only.
+bool OwnedByAnIntegratedKind(const server::Json& object) {
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return false;
+  auto owners = meta->find("ownerReferences");
+  if (owners == meta->end() || !owners->is_array()) return false;
+  for (const server::Json& o : *owners) {
+    if (!o.is_object() || o.value("controller", false) != true) continue;
+    for (const auto& k : jobs::JobKinds()) {
+      if (o.value("apiVersion", "") == k->ApiVersion() && o.value("kind", "") == k->Kind()) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
+
+void KuotaAdmissionHook::DefaultLocalQueue(const std::string& queue_name,
+                                           server::Json& object) const {
+  if (!default_queue_ || !queue_name.empty() || OwnedByAnIntegratedKind(object)) return;
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return;
+  auto ns = meta->find("namespace");
+  if (ns == meta->end() || !ns->is_string() || !default_queue_(ns->get<std::string>())) return;
+  server::Json& labels = (*meta)["labels"];
+  if (!labels.is_object()) labels = server::Json::object();
+  labels[jobs::kQueueNameLabel] = kDefaultLocalQueueName;
+}
 
 void ApplyKueueDefaults(const std::string& kind, server::Json& object) {
   if (!object.contains("spec") || !object["spec"].is_object()) {
@@ -127,6 +157,9 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
     return ValidateVolcanoQueue(*object);
   }
   if (resource.group.empty() && resource.kind == "Pod") {
+    if (op == Operation::kCreate && management_.PodsEnabled()) {
+      DefaultLocalQueue(jobs::JobKind::QueueName(*object), *object);
+    }
     KUOTA_RETURN_IF_ERROR(ValidatePod(*object));
     if (op == Operation::kUpdate && old_object != nullptr &&
         (management_.ManagesPod(*object) || management_.ManagesPod(*old_object))) {
@@ -135,6 +168,7 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
     // Kueue's pod webhook: a queued pod is created gated and labelled managed.
     if (op != Operation::kCreate || !management_.ManagesPod(*object)) return Status::Ok();
     KUOTA_RETURN_IF_ERROR(jobs::ValidateManagedPod(*object));
+    KUOTA_RETURN_IF_ERROR(ValidateJobMaxExecTimeLabel(*object));
     jobs::DefaultManagedPodOnCreate(*object);
     return Status::Ok();
   }
@@ -143,6 +177,9 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
     // store has not assigned yet), then Kueue's: a managed job starts
     // suspended and must make a Workload.
     if (op == Operation::kCreate) kind->Default(*object);
+    if (op == Operation::kCreate && management_.Enabled(*kind)) {
+      DefaultLocalQueue(kind->LocalQueueName(*object), *object);
+    }
     server::Json probe = *object;
     KUOTA_RETURN_IF_ERROR(AssignPlaceholderIdentity(probe));
     KUOTA_RETURN_IF_ERROR(kind->Validate(probe));
@@ -152,6 +189,7 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
     }
     if (!management_.Manages(*kind, *object)) return Status::Ok();
     KUOTA_RETURN_IF_ERROR(ValidateJobQueueNameLabel(*object));
+    if (op == Operation::kCreate) KUOTA_RETURN_IF_ERROR(ValidateJobMaxExecTimeLabel(*object));
     if (op == Operation::kCreate) kind->DefaultOnCreate(*object);
     return ValidateWorkloadOf(*kind, *object);
   }

@@ -1,5 +1,7 @@
 #include "control/job_create_rules.h"
 
+#include <cerrno>
+#include <cstdlib>
 #include <string>
 
 #include "api/validation/names.h"
@@ -19,6 +21,37 @@ Status ValidateJobQueueNameLabel(const nlohmann::json& job) {
   if (why.empty()) return Status::Ok();
   return Status::Invalid(std::string("metadata.labels[") + jobs::kQueueNameLabel +
                          "]: Invalid value: \"" + value + "\": " + why);
+}
+
+Status ValidateJobMaxExecTimeLabel(const nlohmann::json& job) {
+  auto meta = job.find("metadata");
+  if (meta == job.end() || !meta->is_object()) return Status::Ok();
+  auto labels = meta->find("labels");
+  if (labels == meta->end() || !labels->is_object()) return Status::Ok();
+  auto it = labels->find(kMaxExecTimeSecondsLabel);
+  if (it == labels->end() || !it->is_string()) return Status::Ok();
+  const std::string value = it->get<std::string>();
+  const std::string path = std::string("metadata.labels[") + kMaxExecTimeSecondsLabel + "]";
+  // Go's strconv.Atoi: an optional sign, then decimal digits only, in int64.
+  size_t digits = value.size() > 0 && (value[0] == '+' || value[0] == '-') ? 1 : 0;
+  bool syntax = digits < value.size();
+  for (size_t i = digits; i < value.size(); ++i)
+    syntax = syntax && value[i] >= '0' && value[i] <= '9';
+  if (!syntax) {
+    return Status::Invalid(path + ": Invalid value: \"" + value + "\": strconv.Atoi: parsing \"" +
+                           value + "\": invalid syntax");
+  }
+  errno = 0;
+  const long long v = std::strtoll(value.c_str(), nullptr, 10);
+  if (errno == ERANGE) {
+    return Status::Invalid(path + ": Invalid value: \"" + value + "\": strconv.Atoi: parsing \"" +
+                           value + "\": value out of range");
+  }
+  if (v <= 0) {
+    return Status::Invalid(path + ": Invalid value: " + std::to_string(v) +
+                           ": should be greater than 0");
+  }
+  return Status::Ok();
 }
 
 }  // namespace kuota::control

@@ -1,6 +1,7 @@
-// Kueue's rule on a managed job's queue name (jobframework's
-// ValidateJobOnCreate, also checked on update): the kueue.x-k8s.io/queue-name
-// label names a LocalQueue, so it must be a DNS-1123 subdomain. One
+// Kueue's rules on a managed job's labels at creation (jobframework's
+// ValidateJobOnCreate): the kueue.x-k8s.io/queue-name label names a
+// LocalQueue, so it must be a DNS-1123 subdomain (also checked on update);
+// kueue.x-k8s.io/max-exec-time-seconds must be a positive integer. One
 // implementation for kuotad's API and the Kubernetes mode's validating
 // webhooks. Pure; thread-safe.
 #pragma once
@@ -14,5 +15,15 @@ namespace kuota::control {
 // Ok, or Invalid as Kueue words it ("metadata.labels[kueue.x-k8s.io/queue-name]:
 // Invalid value: \"Q\": a lowercase RFC 1123 subdomain must consist of ...").
 Status ValidateJobQueueNameLabel(const nlohmann::json& job);
+
+// The label Kueue copies into the Workload's spec.maximumExecutionTimeSeconds.
+inline constexpr const char* kMaxExecTimeSecondsLabel = "kueue.x-k8s.io/max-exec-time-seconds";
+
+// Ok without the label; else Invalid as Kueue words it, Go's strconv.Atoi
+// error for a value that is not an integer
+// ("metadata.labels[kueue.x-k8s.io/max-exec-time-seconds]: Invalid value:
+// \"ten\": strconv.Atoi: parsing \"ten\": invalid syntax") and "Invalid
+// value: 0: should be greater than 0" for one that is not positive.
+Status ValidateJobMaxExecTimeLabel(const nlohmann::json& job);
 
 }  // namespace kuota::control

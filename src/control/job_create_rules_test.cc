@@ -1,5 +1,5 @@
-// Kueue's queue-name label rule on a managed job (jobframework's
-// ValidateLabelAsCRDName).
+// Kueue's label rules on a managed job at creation (jobframework's
+// ValidateLabelAsCRDName and validateCreateForMaxExecTime).
 #include "control/job_create_rules.h"
 
 #include <gtest/gtest.h>
@@ -25,6 +25,36 @@ TEST(JobCreateRulesTest, QueueNameLabelIsADnsSubdomain) {
                                0),
             0u)
       << st.message();
+}
+
+nlohmann::json MaxExecJob(const std::string& seconds) {
+  return {{"metadata",
+           {{"name", "j"}, {"labels", {{"kueue.x-k8s.io/max-exec-time-seconds", seconds}}}}}};
+}
+
+TEST(JobCreateRulesTest, MaxExecTimeLabelIsAPositiveInteger) {
+  EXPECT_TRUE(ValidateJobMaxExecTimeLabel(MaxExecJob("3600")).ok());
+  EXPECT_TRUE(ValidateJobMaxExecTimeLabel(MaxExecJob("+5")).ok());  // Atoi takes a sign
+  EXPECT_TRUE(ValidateJobMaxExecTimeLabel({{"metadata", {{"name", "j"}}}}).ok());
+  const std::string path = "metadata.labels[kueue.x-k8s.io/max-exec-time-seconds]: Invalid value: ";
+  struct Case {
+    const char* value;
+    std::string want;
+  };
+  const Case cases[] = {
+      {"0", path + "0: should be greater than 0"},
+      {"-3", path + "-3: should be greater than 0"},
+      {"ten", path + "\"ten\": strconv.Atoi: parsing \"ten\": invalid syntax"},
+      {"", path + "\"\": strconv.Atoi: parsing \"\": invalid syntax"},
+      {"1.5", path + "\"1.5\": strconv.Atoi: parsing \"1.5\": invalid syntax"},
+      {"99999999999999999999",
+       path + "\"99999999999999999999\": strconv.Atoi: parsing \"99999999999999999999\": value "
+              "out of range"},
+  };
+  for (const Case& c : cases) {
+    Status st = ValidateJobMaxExecTimeLabel(MaxExecJob(c.value));
+    EXPECT_EQ(st.ok() ? "" : st.message(), c.want) << c.value;
+  }
 }
 
 }  // namespace

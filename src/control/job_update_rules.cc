@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "control/job_create_rules.h"
 #include "jobs/pod_kind.h"
 
 namespace kuota::control {
@@ -22,8 +23,8 @@ Status InvalidLabel(const char* key, const std::string& value, const std::string
 }
 
 // jobframework's ValidateJobOnUpdate for an object that is `suspended` after
-// the update.
-Status ValidateQueuedUpdate(bool suspended, const nlohmann::json& old_job,
+// the update (and was `old_suspended` before it).
+Status ValidateQueuedUpdate(bool suspended, bool old_suspended, const nlohmann::json& old_job,
                             const nlohmann::json& new_job) {
   const std::string queue = jobs::JobKind::QueueName(new_job);
   if (!suspended && queue != jobs::JobKind::QueueName(old_job)) {
@@ -39,6 +40,12 @@ Status ValidateQueuedUpdate(bool suspended, const nlohmann::json& old_job,
     return InvalidLabel(jobs::kPriorityClassLabel, new_class,
                         "WorkloadPriorityClass cannot be removed from a workload");
   }
+  // validateUpdateForMaxExecTime: fixed unless suspended before and after.
+  const std::string old_max = JobLabel(old_job, kMaxExecTimeSecondsLabel);
+  const std::string new_max = JobLabel(new_job, kMaxExecTimeSecondsLabel);
+  if ((!suspended || !old_suspended) && new_max != old_max) {
+    return InvalidLabel(kMaxExecTimeSecondsLabel, new_max, "field is immutable");
+  }
   return Status::Ok();
 }
 
@@ -46,11 +53,13 @@ Status ValidateQueuedUpdate(bool suspended, const nlohmann::json& old_job,
 
 Status ValidateJobUpdate(const jobs::JobKind& kind, const nlohmann::json& old_job,
                          const nlohmann::json& new_job) {
-  return ValidateQueuedUpdate(kind.IsSuspended(new_job), old_job, new_job);
+  return ValidateQueuedUpdate(kind.IsSuspended(new_job), kind.IsSuspended(old_job), old_job,
+                              new_job);
 }
 
 Status ValidateManagedPodUpdate(const nlohmann::json& old_pod, const nlohmann::json& new_pod) {
-  KUOTA_RETURN_IF_ERROR(ValidateQueuedUpdate(jobs::PodIsGated(new_pod), old_pod, new_pod));
+  KUOTA_RETURN_IF_ERROR(
+      ValidateQueuedUpdate(jobs::PodIsGated(new_pod), jobs::PodIsGated(old_pod), old_pod, new_pod));
   const std::string old_group = JobLabel(old_pod, jobs::kPodGroupNameLabel);
   const std::string new_group = JobLabel(new_pod, jobs::kPodGroupNameLabel);
   if (!old_group.empty() && new_group != old_group) {

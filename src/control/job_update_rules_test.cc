@@ -1,5 +1,6 @@
 // Kueue's job update rules (jobframework's ValidateJobOnUpdate): the queue
-// name of a running job and its WorkloadPriorityClass label.
+// name of a running job, its WorkloadPriorityClass label and its
+// max-exec-time-seconds label.
 #include "control/job_update_rules.h"
 
 #include <gtest/gtest.h>
@@ -18,6 +19,11 @@ nlohmann::json JurJob(bool suspend, const std::string& queue, const std::string&
                         {"spec", {{"suspend", suspend}}}};
   if (!queue.empty()) job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = queue;
   if (!priority.empty()) job["metadata"]["labels"]["kueue.x-k8s.io/priority-class"] = priority;
+  return job;
+}
+
+nlohmann::json WithMaxExec(nlohmann::json job, const std::string& seconds) {
+  job["metadata"]["labels"]["kueue.x-k8s.io/max-exec-time-seconds"] = seconds;
   return job;
 }
 
@@ -44,6 +50,20 @@ TEST(JobUpdateRulesTest, KueuesRulesOnARunningOrSuspendedJob) {
       {"priority class removed", JurJob(true, "a", "low"), JurJob(true, "a"),
        "metadata.labels[kueue.x-k8s.io/priority-class]: Invalid value: \"\": "
        "WorkloadPriorityClass cannot be removed from a workload"},
+      {"max exec time changed while suspended", WithMaxExec(JurJob(true, "a"), "60"),
+       WithMaxExec(JurJob(true, "a"), "120"), ""},
+      {"max exec time changed while running", WithMaxExec(JurJob(false, "a"), "60"),
+       WithMaxExec(JurJob(false, "a"), "120"),
+       "metadata.labels[kueue.x-k8s.io/max-exec-time-seconds]: Invalid value: \"120\": field is "
+       "immutable"},
+      {"max exec time changed as the job is started", WithMaxExec(JurJob(true, "a"), "60"),
+       WithMaxExec(JurJob(false, "a"), "120"),
+       "metadata.labels[kueue.x-k8s.io/max-exec-time-seconds]: Invalid value: \"120\": field is "
+       "immutable"},
+      {"max exec time added to a running job", JurJob(false, "a"),
+       WithMaxExec(JurJob(false, "a"), "60"),
+       "metadata.labels[kueue.x-k8s.io/max-exec-time-seconds]: Invalid value: \"60\": field is "
+       "immutable"},
   };
   for (const Case& c : cases) {
     Status st = ValidateJobUpdate(kind, c.old_job, c.new_job);

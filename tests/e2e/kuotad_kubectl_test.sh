@@ -181,6 +181,48 @@ check "delete prod job after restart" k -n team-a delete job prod-job
 wait_for "team-b-cq" bash -c "kubectl --kubeconfig $TMP/kubeconfig -n team-b get workload $devwl -o jsonpath='{.status.admission.clusterQueue}'" \
   && ok "scheduling resumes after restart: dev job readmitted" || bad "scheduling resumes after restart" "$(k -n team-b get workloads -o yaml 2>&1 | tail -30)"
 
+# --- Kueue's default LocalQueue: a job without a queue name, in a namespace
+# with a LocalQueue named "default", is labelled for it at creation ---
+k create namespace defaulted >/dev/null
+k apply -f - >/dev/null <<'EOF'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: default-cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: default-flavor
+      resources: [{name: cpu, nominalQuota: 2}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: default, namespace: defaulted}
+spec: {clusterQueue: default-cq}
+EOF
+unlabelled_job() {  # unlabelled_job NS NAME: a Job naming no queue
+  k apply -f - >/dev/null <<EOF
+apiVersion: batch/v1
+kind: Job
+metadata: {name: $2, namespace: $1}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox, command: ["true"], resources: {requests: {cpu: 1}}}]
+EOF
+}
+unlabelled_job defaulted unlabelled
+out=$(k -n defaulted get job unlabelled -o jsonpath='{.metadata.labels.kueue\.x-k8s\.io/queue-name}')
+contains "a job created without a queue name gets queue-name: default" "default" "$out"
+wait_for "default-cq" bash -c "kubectl --kubeconfig $TMP/kubeconfig -n defaulted get workloads -o jsonpath='{.items[*].status.admission.clusterQueue}'" \
+  && ok "... and is admitted through the default LocalQueue" || bad "the defaulted job is admitted" "$(k -n defaulted get workloads 2>&1)"
+unlabelled_job team-b elsewhere
+out=$(k -n team-b get job elsewhere -o jsonpath='{.metadata.labels}|{.spec.suspend}')
+[[ "$out" == "|" || "$out" == "|false" ]] && ok "without a LocalQueue named default: no label, not suspended" \
+  || bad "without a LocalQueue named default: no label, not suspended" "$out"
+
 # --- Cleanup as the tutorial does ---
 check "delete local queues" k delete -n team-a localqueue lq-team-a
 check "delete cluster queue" k delete clusterqueue cluster-queue

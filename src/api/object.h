@@ -31,5 +31,7 @@ struct Object {
 
 inline constexpr const char* kKueueGroup = "kueue.x-k8s.io";
 inline constexpr const char* kKueueV1beta1 = "kueue.x-k8s.io/v1beta1";
+// The version Kuota stores Kueue's kinds in and writes them as (Kueue v0.20's).
+inline constexpr const char* kKueueV1beta2 = "kueue.x-k8s.io/v1beta2";
 
 }  // namespace kuota::api

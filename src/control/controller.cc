@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/codec/decode.h"
+#include "api/object.h"
 #include "control/meta_string.h"
 #include "control/non_tas_pod.h"
 #include "control/topology_gates.h"
@@ -63,7 +64,7 @@ std::string ObjectKey(const nlohmann::json& obj) {
 
 // The object an Event about a Workload points at.
 nlohmann::json WorkloadRef(const engine::WorkloadInfo& wl) {
-  return {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+  return {{"apiVersion", api::kKueueV1beta2},
           {"kind", "Workload"},
           {"metadata", {{"name", wl.name()}, {"namespace", wl.ns()}, {"uid", wl.uid()}}}};
 }
@@ -689,7 +690,7 @@ void Controller::SyncWorkloadStatus(const std::string& key) {
     if (turned_true(api::kEvicted)) metrics_->Evicted(cq, ns, lq, ev_new.value("reason", ""));
     if (turned_true(api::kFinished)) metrics_->Finished(cq, ns, lq);
   }
-  Json patch = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+  Json patch = {{"apiVersion", api::kKueueV1beta2},
                 {"kind", "Workload"},
                 {"metadata", {{"name", wl->name()}, {"namespace", wl->ns()}}},
                 {"status", status}};
@@ -972,7 +973,7 @@ void Controller::WriteQueueStatus(bool force) {
     const std::string id = resource + "/" + ns + "/" + name;
     auto it = queue_status_.find(id);
     if (it != queue_status_.end() && it->second == status) return;
-    Json obj = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+    Json obj = {{"apiVersion", api::kKueueV1beta2},
                 {"kind", kind},
                 {"metadata", {{"name", name}}},
                 {"status", status}};
@@ -1231,7 +1232,7 @@ bool Controller::FitsMachine(const nlohmann::json& workload) {
                         {"lastTransitionTime", FormatRfc3339(clock_.Now())}});
   status["conditions"] = conditions;
   Json patch = {
-      {"apiVersion", "kueue.x-k8s.io/v1beta1"},
+      {"apiVersion", api::kKueueV1beta2},
       {"kind", "Workload"},
       {"metadata",
        {{"name", MetaString(workload, "name")}, {"namespace", MetaString(workload, "namespace")}}},

@@ -93,8 +93,9 @@ void Immutable(FieldErrors& errs, const std::string& path, const Json& value) {
   errs.InvalidObject(path, value.is_null() ? "null" : value.dump(), kImmutable);
 }
 
-// v1beta2's spec.priorityClassRef of a stored (v1beta1) Workload: set when
-// priorityClassName is, with the group and kind its priorityClassSource names.
+// v1beta2's spec.priorityClassRef of a Workload: read as it is from a v1beta2
+// object, or, from a v1beta1 one, set when priorityClassName is, with the
+// group and kind its priorityClassSource names.
 struct PriorityClassRef {
   bool set = false;
   std::string group, kind, name;
@@ -102,6 +103,13 @@ struct PriorityClassRef {
 
 PriorityClassRef RefOf(const Json& wl) {
   PriorityClassRef ref;
+  if (const Json& r = At(wl, {"spec", "priorityClassRef"}); r.is_object()) {
+    ref.set = true;
+    ref.group = StringAt(wl, {"spec", "priorityClassRef", "group"});
+    ref.kind = StringAt(wl, {"spec", "priorityClassRef", "kind"});
+    ref.name = StringAt(wl, {"spec", "priorityClassRef", "name"});
+    return ref;
+  }
   ref.name = StringAt(wl, {"spec", "priorityClassName"});
   if (ref.name.empty()) return ref;
   ref.set = true;

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "api/object.h"
 #include "api/quantity.h"
 #include "control/admission_hook.h"
 #include "jobs/volcano_job.h"
@@ -305,12 +306,12 @@ VolcanoQueueMapping MapVolcanoQueue(const Json& queue, const ResourceAmounts& ma
   const Json* weight = Find(queue, {"spec", "weight"});
   const int64_t w = weight != nullptr && weight->is_number_integer() ? weight->get<int64_t>() : 1;
   Json cq = {
-      {"apiVersion", "kueue.x-k8s.io/v1beta1"},
+      {"apiVersion", api::kKueueV1beta2},
       {"kind", "ClusterQueue"},
       {"metadata",
        {{"name", VolcanoQueueObjectName(name)}, {"labels", {{kVolcanoQueueLabel, name}}}}},
       {"spec",
-       {{"cohort", kVolcanoCohort},
+       {{"cohortName", kVolcanoCohort},
         {"namespaceSelector", Json::object()},
         {"resourceGroups", Json::array({{{"coveredResources", names},
                                          {"flavors", Json::array({{{"name", kVolcanoFlavor},
@@ -324,7 +325,7 @@ VolcanoQueueMapping MapVolcanoQueue(const Json& queue, const ResourceAmounts& ma
 }
 
 Json VolcanoLocalQueue(const std::string& queue, const std::string& ns) {
-  Json lq = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+  Json lq = {{"apiVersion", api::kKueueV1beta2},
              {"kind", "LocalQueue"},
              {"metadata",
               {{"name", VolcanoQueueObjectName(queue)},
@@ -336,7 +337,7 @@ Json VolcanoLocalQueue(const std::string& queue, const std::string& ns) {
 }
 
 Json VolcanoResourceFlavor() {
-  return {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+  return {{"apiVersion", api::kKueueV1beta2},
           {"kind", "ResourceFlavor"},
           {"metadata", {{"name", kVolcanoFlavor}}},
           {"spec", Json::object()}};

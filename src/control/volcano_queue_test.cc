@@ -142,7 +142,7 @@ TEST(VolcanoQueueMapTest, CapabilityIsNominalWithoutBorrowing) {
   const Json& cq = m.cluster_queue;
   EXPECT_EQ(cq["metadata"]["name"], "volcano-team");
   EXPECT_EQ(cq["metadata"]["labels"]["kuota.dev/volcano-queue"], "team");
-  EXPECT_EQ(cq["spec"]["cohort"], "volcano");
+  EXPECT_EQ(cq["spec"]["cohortName"], "volcano");
   EXPECT_EQ(cq["spec"]["namespaceSelector"], Json::object());
   EXPECT_EQ(cq["spec"]["resourceGroups"][0]["coveredResources"],
             Json::array({"cpu", "memory", "nvidia.com/gpu"}));

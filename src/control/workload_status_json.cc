@@ -1,17 +1,23 @@
 #include "control/workload_status_json.h"
 
+#include "api/conversion/kind_conversions.h"
+
 namespace kuota::control {
 
 using Json = nlohmann::json;
 
 namespace {
 
-// v1beta1's encoding (what the store keeps): the levels, then one entry per
-// domain with a value per level and its pod count.
+// v1beta2's encoding (what the store keeps): the domains, one value per
+// level and a pod count each, packed into slices as Kueue packs them.
 Json ToJson(const api::TopologyAssignment& ta) {
   Json domains = Json::array();
   for (const auto& d : ta.domains) domains.push_back({{"values", d.values}, {"count", d.count}});
-  return {{"levels", ta.levels}, {"domains", std::move(domains)}};
+  Json out = {{"levels", ta.levels}, {"domains", std::move(domains)}};
+  // Domains the engine made always convert; were one not to, the domain
+  // list stays (the decoders read both).
+  (void)conversion::TopologyAssignmentUp(out, "topologyAssignment");
+  return out;
 }
 
 }  // namespace

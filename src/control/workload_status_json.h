@@ -1,6 +1,7 @@
 // Encoding of a Workload's status (admission, conditions, admission checks,
-// requeue state) as the JSON Kueue writes, for the controller: v1beta1's
-// form, a pod set assignment's topologyAssignment as levels and domains.
+// requeue state) as the JSON Kueue writes, for the controller: v1beta2's
+// form (what Kuota stores), a pod set assignment's topologyAssignment packed
+// into slices.
 // Stateless functions; thread-safe.
 #pragma once
 

@@ -1,11 +1,12 @@
-// WorkloadStatusToJson: the admission as Kueue's v1beta1 writes it, a pod
-// set assignment's topologyAssignment included when the engine placed it,
-// and what it writes decodes back to the same status.
+// WorkloadStatusToJson: the admission as Kueue's v1beta2 writes it, a pod
+// set assignment's topologyAssignment (v1beta2's slices) included when the
+// engine placed it, and what it writes decodes back to the same status.
 #include "control/workload_status_json.h"
 
 #include <gtest/gtest.h>
 
 #include "api/codec/decode.h"
+#include "api/conversion/kind_conversions.h"
 
 namespace kuota::control {
 namespace {
@@ -32,19 +33,23 @@ api::WorkloadStatus AdmittedStatus() {
   return st;
 }
 
-TEST(WorkloadStatusJsonTest, TopologyAssignmentAsV1beta1Domains) {
+TEST(WorkloadStatusJsonTest, TopologyAssignmentAsV1beta2Slices) {
   Json out = WorkloadStatusToJson(AdmittedStatus());
   const Json& psas = out["admission"]["podSetAssignments"];
   ASSERT_EQ(psas.size(), 2u);
-  EXPECT_EQ(psas[0]["topologyAssignment"],
-            Json::parse(R"({"levels": ["cloud.com/rack", "kubernetes.io/hostname"],
-                            "domains": [{"values": ["r1", "node-1"], "count": 3},
-                                        {"values": ["r1", "node-2"], "count": 1}]})"));
+  Json ta = psas[0]["topologyAssignment"];
+  EXPECT_EQ(ta["levels"], Json::parse(R"(["cloud.com/rack", "kubernetes.io/hostname"])"));
+  EXPECT_FALSE(ta.contains("domains"));
+  ASSERT_TRUE(ta.contains("slices")) << ta.dump();
+  // The slices hold exactly the engine's domains.
+  ASSERT_TRUE(conversion::TopologyAssignmentDown(ta, "topologyAssignment").ok());
+  EXPECT_EQ(ta["domains"], Json::parse(R"([{"values": ["r1", "node-1"], "count": 3},
+                                           {"values": ["r1", "node-2"], "count": 1}])"));
   EXPECT_FALSE(psas[1].contains("topologyAssignment"));
 }
 
 TEST(WorkloadStatusJsonTest, WrittenStatusDecodesBack) {
-  Json wl = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+  Json wl = {{"apiVersion", "kueue.x-k8s.io/v1beta2"},
              {"kind", "Workload"},
              {"metadata", {{"name", "w"}, {"namespace", "ns"}}},
              {"spec", {{"podSets", Json::parse(R"([{"name": "workers", "count": 4,

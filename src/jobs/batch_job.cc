@@ -150,12 +150,10 @@ Result<Json> BatchJob::BuildWorkload(const Json& job) const {
   const Json labels = meta.value("labels", Json::object());
   auto pc = labels.find(kPriorityClassLabel);
   if (pc != labels.end() && pc->is_string()) {
-    wl["spec"]["priorityClassName"] = pc->get<std::string>();
-    wl["spec"]["priorityClassSource"] = "kueue.x-k8s.io/workloadpriorityclass";
+    SetPriorityClassRef(wl, pc->get<std::string>(), true);
   } else if (tmpl_out["spec"].contains("priorityClassName") &&
              tmpl_out["spec"]["priorityClassName"].is_string()) {
-    wl["spec"]["priorityClassName"] = tmpl_out["spec"]["priorityClassName"];
-    wl["spec"]["priorityClassSource"] = "scheduling.k8s.io/priorityclass";
+    SetPriorityClassRef(wl, tmpl_out["spec"]["priorityClassName"].get<std::string>(), false);
   }
   return wl;
 }

@@ -154,11 +154,9 @@ Result<Json> GroupJobKind::BuildWorkload(const Json& job) const {
   const Json labels = meta.value("labels", Json::object());
   auto pc = labels.find(kPriorityClassLabel);
   if (pc != labels.end() && pc->is_string() && !pc->get<std::string>().empty()) {
-    wl["spec"]["priorityClassName"] = pc->get<std::string>();
-    wl["spec"]["priorityClassSource"] = "kueue.x-k8s.io/workloadpriorityclass";
+    SetPriorityClassRef(wl, pc->get<std::string>(), true);
   } else if (std::string p = PodPriorityClass(original); !p.empty()) {
-    wl["spec"]["priorityClassName"] = p;
-    wl["spec"]["priorityClassSource"] = "scheduling.k8s.io/priorityclass";
+    SetPriorityClassRef(wl, p, false);
   }
   return wl;
 }

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <functional>
 
+#include "api/object.h"
+
 namespace kuota::jobs {
 
 std::string JobKind::Resource() const {
@@ -58,11 +60,18 @@ Json ControllerOwnerRef(const std::string& api_version, const std::string& kind,
           {"blockOwnerDeletion", true}};
 }
 
+void SetPriorityClassRef(Json& workload, const std::string& name, bool workload_class) {
+  workload["spec"]["priorityClassRef"] = {
+      {"group", workload_class ? "kueue.x-k8s.io" : "scheduling.k8s.io"},
+      {"kind", workload_class ? "WorkloadPriorityClass" : "PriorityClass"},
+      {"name", name}};
+}
+
 Json MakeJobWorkload(const std::string& prefix, const std::string& api_version,
                      const std::string& kind, const std::string& name, const std::string& ns,
                      const std::string& uid, const std::string& queue, Json pod_sets) {
   return {
-      {"apiVersion", "kueue.x-k8s.io/v1beta1"},
+      {"apiVersion", api::kKueueV1beta2},
       {"kind", "Workload"},
       {"metadata",
        {{"name", WorkloadNameFor(prefix, name, uid)},

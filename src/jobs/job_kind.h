@@ -89,12 +89,18 @@ std::string WorkloadNameFor(const std::string& prefix, const std::string& job_na
 Json ControllerOwnerRef(const std::string& api_version, const std::string& kind,
                         const std::string& name, const std::string& uid);
 
-// The kueue.x-k8s.io/v1beta1 Workload of the object `name` (of `kind` at
+// The kueue.x-k8s.io/v1beta2 Workload of the object `name` (of `kind` at
 // `api_version`, in `ns`, with `uid`): named WorkloadNameFor(prefix, ...),
 // labelled with the job's uid, owned by it (ControllerOwnerRef), in
 // LocalQueue `queue`, with `pod_sets`.
 Json MakeJobWorkload(const std::string& prefix, const std::string& api_version,
                      const std::string& kind, const std::string& name, const std::string& ns,
                      const std::string& uid, const std::string& queue, Json pod_sets);
+
+// Sets a v1beta2 Workload's spec.priorityClassRef to `name`: a
+// kueue.x-k8s.io WorkloadPriorityClass (from the job's
+// kueue.x-k8s.io/priority-class label) or, when `workload_class` is false, a
+// scheduling.k8s.io PriorityClass (from the pod template).
+void SetPriorityClassRef(Json& workload, const std::string& name, bool workload_class);
 
 }  // namespace kuota::jobs

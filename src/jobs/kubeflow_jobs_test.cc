@@ -163,7 +163,7 @@ TEST(PyTorchJobTest, SeedManifestValidatesAndBuildsMasterAndWorkerPodSets) {
   EXPECT_FALSE(ps[1].contains("minCount"));
   EXPECT_EQ(ps[1]["template"]["spec"]["containers"][0]["image"],
             "kubeflow/pytorch-dist-mnist:latest");
-  EXPECT_FALSE(w["spec"].contains("priorityClassName"));
+  EXPECT_FALSE(w["spec"].contains("priorityClassRef"));
   EXPECT_EQ(kind.PodSetTemplateField(job, 1), "spec.pytorchReplicaSpecs.Worker.template");
 }
 
@@ -312,13 +312,13 @@ TEST(PyTorchJobTest, PriorityFromSchedulingPolicyThenTemplates) {
   KubeflowJobKind kind(PyTorchJobSpec());
   Json job = SeedPyTorchDistMnist();
   job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["priorityClassName"] = "low";
-  EXPECT_EQ(kind.BuildWorkload(job).value()["spec"]["priorityClassName"], "low");
+  EXPECT_EQ(kind.BuildWorkload(job).value()["spec"]["priorityClassRef"]["name"], "low");
   job["spec"]["runPolicy"]["schedulingPolicy"] = {{"priorityClass", "high"}};
   const Json wl = kind.BuildWorkload(job).value();
-  EXPECT_EQ(wl["spec"]["priorityClassName"], "high");
-  EXPECT_EQ(wl["spec"]["priorityClassSource"], "scheduling.k8s.io/priorityclass");
+  EXPECT_EQ(wl["spec"]["priorityClassRef"]["name"], "high");
+  EXPECT_EQ(wl["spec"]["priorityClassRef"]["kind"], "PriorityClass");
   job["metadata"]["labels"][kPriorityClassLabel] = "urgent";
-  EXPECT_EQ(kind.BuildWorkload(job).value()["spec"]["priorityClassName"], "urgent");
+  EXPECT_EQ(kind.BuildWorkload(job).value()["spec"]["priorityClassRef"]["name"], "urgent");
 }
 
 // ---------------------------------------------------------------- pods
@@ -787,7 +787,7 @@ TEST(MPIJobTest, PriorityFromSchedulingPolicy) {
   KubeflowJobKind kind(MPIJobSpec());
   Json job = MPIJob();
   job["spec"]["runPolicy"]["schedulingPolicy"] = {{"priorityClass", "hpc"}};
-  EXPECT_EQ(kind.BuildWorkload(job).value()["spec"]["priorityClassName"], "hpc");
+  EXPECT_EQ(kind.BuildWorkload(job).value()["spec"]["priorityClassRef"]["name"], "hpc");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "api/object.h"
 #include "jobs/job_fields.h"
 #include "jobs/pod_kind.h"
 
@@ -85,7 +86,7 @@ Result<Json> PodGroup::BuildWorkload() const {
   const Json& first = *active.front();
   const size_t slash = key_.find('/');
   Json wl = {
-      {"apiVersion", "kueue.x-k8s.io/v1beta1"},
+      {"apiVersion", api::kKueueV1beta2},
       {"kind", "Workload"},
       {"metadata",
        {{"name", key_.substr(slash + 1)},

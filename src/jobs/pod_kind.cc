@@ -209,15 +209,13 @@ Json PodSetTemplateOf(const Json& pod) {
 void SetPodPriority(const Json& pod, Json& workload) {
   const std::string wpc = MetaMapValue(pod, "labels", kPriorityClassLabel);
   if (!wpc.empty()) {
-    workload["spec"]["priorityClassName"] = wpc;
-    workload["spec"]["priorityClassSource"] = "kueue.x-k8s.io/workloadpriorityclass";
+    SetPriorityClassRef(workload, wpc, true);
     return;
   }
   const Json spec = pod.value("spec", Json::object());
   auto pc = spec.find("priorityClassName");
   if (pc != spec.end() && pc->is_string() && !pc->get<std::string>().empty()) {
-    workload["spec"]["priorityClassName"] = *pc;
-    workload["spec"]["priorityClassSource"] = "scheduling.k8s.io/priorityclass";
+    SetPriorityClassRef(workload, pc->get<std::string>(), false);
   }
 }
 

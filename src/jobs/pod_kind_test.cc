@@ -146,8 +146,8 @@ TEST(PodKindTest, SinglePodWorkload) {
   EXPECT_EQ(name.rfind("pod-sleeper-", 0), 0u);
   EXPECT_EQ(PodGroup::WorkloadKeyOf(pod), "team-a/" + name);
   EXPECT_EQ((*wl)["spec"]["queueName"], "user-queue");
-  EXPECT_EQ((*wl)["spec"]["priorityClassName"], "high");
-  EXPECT_EQ((*wl)["spec"]["priorityClassSource"], "scheduling.k8s.io/priorityclass");
+  EXPECT_EQ((*wl)["spec"]["priorityClassRef"]["name"], "high");
+  EXPECT_EQ((*wl)["spec"]["priorityClassRef"]["kind"], "PriorityClass");
   const Json& ps = (*wl)["spec"]["podSets"][0];
   EXPECT_EQ(ps["name"], "main");
   EXPECT_EQ(ps["count"], 1);
@@ -161,8 +161,8 @@ TEST(PodKindTest, WorkloadPriorityClassLabelWins) {
   Json pod = PodBuilder("p").PriorityClass("high").Label(kPriorityClassLabel, "wpc").Managed();
   auto wl = BuildSinglePodWorkload(pod);
   ASSERT_TRUE(wl.ok());
-  EXPECT_EQ((*wl)["spec"]["priorityClassName"], "wpc");
-  EXPECT_EQ((*wl)["spec"]["priorityClassSource"], "kueue.x-k8s.io/workloadpriorityclass");
+  EXPECT_EQ((*wl)["spec"]["priorityClassRef"]["name"], "wpc");
+  EXPECT_EQ((*wl)["spec"]["priorityClassRef"]["kind"], "WorkloadPriorityClass");
 }
 
 TEST(PodKindTest, UngateMergesPlacement) {

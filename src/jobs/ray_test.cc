@@ -157,8 +157,8 @@ TEST(RayClusterKind, BuildsTheWorkloadAsKueue) {
   ASSERT_EQ(PodSetCounts(wl), (std::vector<std::string>{"head:1", "small-group-test:2"}));
   const Json& spec = wl["spec"];
   EXPECT_EQ(spec["queueName"], "local-queue");
-  EXPECT_EQ(spec["priorityClassName"], "dev-priority");
-  EXPECT_EQ(spec["priorityClassSource"], "kueue.x-k8s.io/workloadpriorityclass");
+  EXPECT_EQ(spec["priorityClassRef"]["name"], "dev-priority");
+  EXPECT_EQ(spec["priorityClassRef"]["kind"], "WorkloadPriorityClass");
   EXPECT_EQ(spec["podSets"][0]["template"]["spec"],
             job["spec"]["headGroupSpec"]["template"]["spec"]);
   EXPECT_FALSE(spec["podSets"][1].contains("minCount"));
@@ -434,7 +434,7 @@ TEST(RayJobKind, WorkloadHasHeadWorkersAndSubmitter) {
   ASSERT_EQ(PodSetCounts(wl),
             (std::vector<std::string>{"head:1", "small-group-test:2", "submitter:1"}));
   EXPECT_EQ(wl["spec"]["podSets"][2]["template"]["spec"], sub);
-  EXPECT_FALSE(wl["spec"].contains("priorityClassName"));
+  EXPECT_FALSE(wl["spec"].contains("priorityClassRef"));
   EXPECT_EQ(wl["metadata"]["name"].get<std::string>().rfind("rayjob-rayjob-sample-", 0), 0u);
 
   const std::vector<PodSetDef> sets = k.PodSets(job);

@@ -221,7 +221,7 @@ TEST(VolcanoJobKindTest, WorkloadHasOnePodSetPerTask) {
   ddp["spec"]["priorityClassName"] = "high";
   wl2 = kind.BuildWorkload(ddp);
   EXPECT_EQ((*wl2)["spec"]["podSets"][0]["minCount"], 2);
-  EXPECT_EQ((*wl2)["spec"]["priorityClassName"], "high");
+  EXPECT_EQ((*wl2)["spec"]["priorityClassRef"]["name"], "high");
 
   job["spec"]["minAvailable"] = 3;  // several tasks: admitted whole
   wl = kind.BuildWorkload(job);

@@ -52,16 +52,16 @@ std::string KueueVersionOf(const Json& object) {
   return api_version.rfind(prefix, 0) == 0 ? api_version.substr(prefix.size()) : "";
 }
 
-// A Kueue object in the version kuotad stores and the hook reads (v1beta1).
+// A Kueue object in the version kuotad stores and the hook reads (v1beta2).
 Result<Json> ToStoredVersion(const Json& object) {
   if (!conversion::IsConvertibleKind(StringMember(object, "kind"))) return object;
-  return conversion::Convert(object, conversion::kV1beta1);
+  return conversion::Convert(object, conversion::kV1beta2);
 }
 
 // The JSONPatch that takes `before` to `after`, both read in `version` (a
 // Kueue object's served version; empty: as they are).
 Result<Json> PatchBetween(const Json& before, const Json& after, const std::string& version) {
-  if (version.empty() || version == conversion::kV1beta1) return Json::diff(before, after);
+  if (version.empty() || version == conversion::kV1beta2) return Json::diff(before, after);
   Result<Json> from = conversion::Convert(before, version);
   if (!from.ok()) return from.status();
   Result<Json> to = conversion::Convert(after, version);
@@ -121,8 +121,9 @@ const std::vector<AdmissionEndpoint>& AdmissionEndpoints() {
   return endpoints;
 }
 
-AdmissionWebhook::AdmissionWebhook(control::JobManagement management)
-    : management_(management), hook_(std::move(management)) {}
+AdmissionWebhook::AdmissionWebhook(control::JobManagement management,
+                                   control::KuotaAdmissionHook::DefaultQueueLookup default_queue)
+    : management_(management), hook_(std::move(management), std::move(default_queue)) {}
 
 Json AdmissionWebhook::Review(const AdmissionEndpoint& endpoint, std::string_view content_type,
                               const std::string& body) const {

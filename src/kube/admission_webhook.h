@@ -47,7 +47,10 @@ const std::vector<AdmissionEndpoint>& AdmissionEndpoints();
 
 class AdmissionWebhook {
  public:
-  explicit AdmissionWebhook(control::JobManagement management);
+  // `default_queue`: whether a namespace has a LocalQueue named "default"
+  // (Kueue's LocalQueue defaulting); unset, none is looked up.
+  explicit AdmissionWebhook(control::JobManagement management,
+                            control::KuotaAdmissionHook::DefaultQueueLookup default_queue = {});
 
   // The AdmissionReview answering one POST of `body` to `endpoint`, as
   // controller-runtime answers: a review that is empty, not JSON, not an

@@ -326,7 +326,9 @@ Status RunDriver(const DriverOptions& options) {
   }
   // The CRDs' conversion webhook and Kueue's admission webhooks on the same
   // port: served by every replica, leader or not.
-  AdmissionWebhook admission(*management);
+  AdmissionWebhook admission(*management, [&store](const std::string& ns) {
+    return store.Get("localqueues.kueue.x-k8s.io", ns, control::kDefaultLocalQueueName).ok();
+  });
   // Kueue's visibility API on the same port, for kube-apiserver's aggregator
   // (only the leader's engine answers; a standby says so).
   LeaderPendingWorkloads pending;

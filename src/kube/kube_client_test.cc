@@ -19,8 +19,8 @@ namespace kuota::kube {
 namespace {
 
 constexpr const char* kWorkload =
-    "/apis/kueue.x-k8s.io/v1beta1/namespaces/team-a/workloads/job-sample-job-7f9c2";
-constexpr const char* kWorkloads = "/apis/kueue.x-k8s.io/v1beta1/workloads";
+    "/apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads/job-sample-job-7f9c2";
+constexpr const char* kWorkloads = "/apis/kueue.x-k8s.io/v1beta2/workloads";
 
 TEST(KubeClientTest, SendsBearerTokenUserAgentAndAccept) {
   ReplayServer server;
@@ -66,12 +66,12 @@ TEST(KubeClientTest, SendsBodyWithContentType) {
   });
   KubeClient client(TargetOf(server), ClientOptions{});
 
-  const Json object = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+  const Json object = {{"apiVersion", "kueue.x-k8s.io/v1beta2"},
                        {"kind", "Workload"},
                        {"metadata", {{"name", "wl-new"}, {"namespace", "team-a"}}},
                        {"spec", {{"queueName", "main"}}}};
   Result<Json> created =
-      client.Request("POST", "/apis/kueue.x-k8s.io/v1beta1/namespaces/team-a/workloads", &object);
+      client.Request("POST", "/apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads", &object);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   EXPECT_EQ((*created)["metadata"]["uid"], "6b1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f");
 

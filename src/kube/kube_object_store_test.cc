@@ -18,7 +18,7 @@ namespace {
 
 constexpr const char* kJobsKey = "jobs.batch";
 constexpr const char* kWorkloadPath =
-    "/apis/kueue.x-k8s.io/v1beta1/namespaces/team-a/workloads/job-sample-job-7f9c2";
+    "/apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads/job-sample-job-7f9c2";
 constexpr const char* kJobsPath = "/apis/batch/v1/namespaces/team-a/jobs";
 constexpr const char* kContinue =
     "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NTAwMCwic3RhcnQiOiJ0ZWFtLWEvam9iLWJcdTAwMDAifQ";
@@ -201,11 +201,11 @@ TEST(KubeObjectStoreTest, CreatePostsWithKindAndApiVersion) {
   EXPECT_EQ(f.store.CurrentResourceVersion(), 5120);
 
   std::vector<RecordedRequest> posts =
-      f.server.Requests("POST", "/apis/kueue.x-k8s.io/v1beta1/namespaces/team-a/workloads");
+      f.server.Requests("POST", "/apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads");
   ASSERT_EQ(posts.size(), 1u);
   Json sent = posts[0].Json();
   EXPECT_EQ(sent["kind"], "Workload");
-  EXPECT_EQ(sent["apiVersion"], "kueue.x-k8s.io/v1beta1");
+  EXPECT_EQ(sent["apiVersion"], "kueue.x-k8s.io/v1beta2");
   EXPECT_EQ(sent["metadata"]["name"], "wl-new");
   EXPECT_EQ(sent["spec"], NewWorkload()["spec"]);
   EXPECT_EQ(posts[0].Header("Content-Type"), "application/json");
@@ -262,7 +262,7 @@ TEST(KubeObjectStoreTest, StatusOnlyUpdatePutsTheStatusSubresource) {
   EXPECT_EQ(sent["metadata"]["resourceVersion"], "4711");
   EXPECT_EQ(sent["status"], wl["status"]);
   EXPECT_EQ(sent["kind"], "Workload");
-  EXPECT_EQ(sent["apiVersion"], "kueue.x-k8s.io/v1beta1");
+  EXPECT_EQ(sent["apiVersion"], "kueue.x-k8s.io/v1beta2");
 }
 
 TEST(KubeObjectStoreTest, UpdateWithoutAVersionWritesAtTheVersionReadAndRetriesConflicts) {
@@ -376,7 +376,7 @@ TEST(KubeObjectStoreTest, WatchResumesFromTheLastFullList) {
   ReplayServer server;
   server.Add("list_workloads");
   server.Handle(
-      "GET", "/apis/kueue.x-k8s.io/v1beta1/workloads",
+      "GET", "/apis/kueue.x-k8s.io/v1beta2/workloads",
       [](const RecordedRequest&) { return Reply::IdleStream(std::chrono::seconds(30)); },
       /*watch=*/true);
   Fixture f(server, {kWorkloadsKey});
@@ -384,12 +384,12 @@ TEST(KubeObjectStoreTest, WatchResumesFromTheLastFullList) {
   // An older version asked for: the stream still starts at the list's 6000.
   Result<std::unique_ptr<store::Watcher>> w = f.store.Watch(kWorkloadsKey, "", 100);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
-  ASSERT_TRUE(server.WaitForRequests("GET", "/apis/kueue.x-k8s.io/v1beta1/workloads", 1,
+  ASSERT_TRUE(server.WaitForRequests("GET", "/apis/kueue.x-k8s.io/v1beta2/workloads", 1,
                                      milliseconds(5000), /*watch=*/true));
   (*w)->Stop();
   std::vector<RecordedRequest> watches;
   for (const RecordedRequest& r :
-       server.Requests("GET", "/apis/kueue.x-k8s.io/v1beta1/workloads")) {
+       server.Requests("GET", "/apis/kueue.x-k8s.io/v1beta2/workloads")) {
     if (r.IsWatch()) watches.push_back(r);
   }
   ASSERT_EQ(watches.size(), 1u);

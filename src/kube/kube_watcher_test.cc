@@ -24,8 +24,8 @@ namespace {
 using std::chrono::seconds;
 
 constexpr const char* kClusterQueuesKey = "clusterqueues.kueue.x-k8s.io";
-constexpr const char* kWorkloadsPath = "/apis/kueue.x-k8s.io/v1beta1/workloads";
-constexpr const char* kClusterQueuesPath = "/apis/kueue.x-k8s.io/v1beta1/clusterqueues";
+constexpr const char* kWorkloadsPath = "/apis/kueue.x-k8s.io/v1beta2/workloads";
+constexpr const char* kClusterQueuesPath = "/apis/kueue.x-k8s.io/v1beta2/clusterqueues";
 
 KubeWatchOptions FastBackoff() {
   KubeWatchOptions o;

@@ -98,7 +98,7 @@ TEST(RealTimeErrorsTest, ServerThatIsNotKueue) {
   srv.stop();
   t.join();
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("does not serve the kueue.x-k8s.io/v1beta1 API: HTTP 404"),
+  EXPECT_NE(r.status().message().find("does not serve the kueue.x-k8s.io/v1beta2 API: HTTP 404"),
             std::string::npos)
       << r.status().message();
 }

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/codec/policy_names.h"
+#include "api/conversion/kind_conversions.h"
 #include "base/time.h"
 #include "perf/process_usage.h"
 #include "perf/store_writer_scrape.h"
@@ -27,7 +28,7 @@ namespace {
 using Json = nlohmann::json;
 using SteadyClock = std::chrono::steady_clock;
 
-constexpr const char* kKueueApi = "/apis/kueue.x-k8s.io/v1beta1";
+constexpr const char* kKueueApi = "/apis/kueue.x-k8s.io/v1beta2";  // the stored version
 constexpr size_t kMaxWarnings = 50;
 
 std::string Qty(int64_t milli) { return api::Quantity::FromMilli(milli).ToString(); }
@@ -36,11 +37,11 @@ Json ClusterQueueJson(const Plan& plan, const PlannedQueue& q) {
   Json cpu = {{"name", "cpu"}, {"nominalQuota", Qty(q.nominal_milli)}};
   if (q.borrowing_limit_milli) cpu["borrowingLimit"] = Qty(*q.borrowing_limit_milli);
   return {
-      {"apiVersion", api::kKueueV1beta1},
+      {"apiVersion", api::kKueueV1beta2},
       {"kind", "ClusterQueue"},
       {"metadata", {{"name", q.name}, {"labels", {{kClassLabel, q.class_name}}}}},
       {"spec",
-       {{"cohort", q.cohort},
+       {{"cohortName", q.cohort},
         {"namespaceSelector", Json::object()},
         {"resourceGroups",
          Json::array({{{"coveredResources", Json::array({"cpu"})},
@@ -73,7 +74,7 @@ Json WorkloadJson(const Plan& plan, const PlannedWorkload& w) {
     }
     pod_set["topologyRequest"] = std::move(tr);
   }
-  return {{"apiVersion", api::kKueueV1beta1},
+  return {{"apiVersion", api::kKueueV1beta2},
           {"kind", "Workload"},
           {"metadata",
            {{"name", w.name},
@@ -104,15 +105,18 @@ std::string StringAt(const Json& obj, const char* field) {
   return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-// A v1beta1 topologyAssignment (levels; domains of values and a count) of
-// the first pod set assignment that has one.
+// A topologyAssignment (v1beta2's slices, read as v1beta1's domains of values
+// and a count) of the first pod set assignment that has one.
 std::optional<Placement> PlacementIn(const Json& admission) {
   auto psas = admission.find("podSetAssignments");
   if (psas == admission.end() || !psas->is_array()) return std::nullopt;
   for (const Json& psa : *psas) {
     if (!psa.is_object()) continue;
-    auto ta = psa.find("topologyAssignment");
-    if (ta == psa.end() || !ta->is_object()) continue;
+    auto found = psa.find("topologyAssignment");
+    if (found == psa.end() || !found->is_object()) continue;
+    Json domains = *found;
+    if (!conversion::TopologyAssignmentDown(domains, "topologyAssignment").ok()) continue;
+    const Json* ta = &domains;
     Placement p;
     if (auto l = ta->find("levels"); l != ta->end() && l->is_array()) {
       for (const Json& v : *l) p.levels.push_back(v.is_string() ? v.get<std::string>() : "");
@@ -264,7 +268,7 @@ Status RealTimeRun::Probe(ApiClient& c) {
   if (r.status != 200) {
     return Status::Unavailable(
         options_.server.url +
-        " does not serve the kueue.x-k8s.io/v1beta1 API: " + DescribeReply(r));
+        " does not serve the kueue.x-k8s.io/v1beta2 API: " + DescribeReply(r));
   }
   return Status::Ok();
 }
@@ -277,7 +281,7 @@ Status RealTimeRun::SetupTopology(ApiClient& c) {
   for (const TopologyLevel& l : plan_.topology->levels) {
     levels.push_back({{"nodeLabel", l.node_label}});
   }
-  Json topo = {{"apiVersion", api::kKueueV1beta1},
+  Json topo = {{"apiVersion", api::kKueueV1beta2},
                {"kind", "Topology"},
                {"metadata", {{"name", plan_.topology->name}}},
                {"spec", {{"levels", levels}}}};
@@ -320,7 +324,7 @@ Status RealTimeRun::SetupTopology(ApiClient& c) {
 
 Status RealTimeRun::Setup() {
   ApiClient c(options_.server, &requests_);
-  Json rf = {{"apiVersion", api::kKueueV1beta1},
+  Json rf = {{"apiVersion", api::kKueueV1beta2},
              {"kind", "ResourceFlavor"},
              {"metadata", {{"name", plan_.flavor_name}}}};
   if (!plan_.flavor_node_label.empty()) {
@@ -368,7 +372,7 @@ Status RealTimeRun::Setup() {
       }
       if (st.ok()) {
         st = post(std::string(kKueueApi) + "/namespaces/" + pq.name + "/localqueues",
-                  Json{{"apiVersion", api::kKueueV1beta1},
+                  Json{{"apiVersion", api::kKueueV1beta2},
                        {"kind", "LocalQueue"},
                        {"metadata", {{"name", pq.name}, {"namespace", pq.name}}},
                        {"spec", {{"clusterQueue", pq.name}}}},

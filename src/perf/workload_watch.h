@@ -20,7 +20,7 @@
 
 namespace kuota::perf {
 
-inline constexpr const char* kWorkloadsPath = "/apis/kueue.x-k8s.io/v1beta1/workloads";
+inline constexpr const char* kWorkloadsPath = "/apis/kueue.x-k8s.io/v1beta2/workloads";
 
 class WorkloadWatch {
  public:

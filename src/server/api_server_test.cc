@@ -43,7 +43,7 @@ TEST_F(ApiServerTest, LegacyDiscovery) {
 
   Reply group = Get("/apis/kueue.x-k8s.io");
   ASSERT_EQ(group.status, 200);
-  EXPECT_EQ(group.body["preferredVersion"]["groupVersion"], "kueue.x-k8s.io/v1beta1");
+  EXPECT_EQ(group.body["preferredVersion"]["groupVersion"], "kueue.x-k8s.io/v1beta2");
 
   Reply kueue = Get(kKueue);
   ASSERT_EQ(kueue.status, 200);

@@ -10,6 +10,7 @@
 
 #include "auth/base64.h"
 #include "server/json_fields.h"
+#include "server/service_endpoint.h"
 
 namespace kuota::server {
 namespace {
@@ -36,6 +37,7 @@ struct Endpoint {
   std::string host;
   std::string connect_to;  // empty: host itself
   int port = 443;
+  int connect_port = 0;  // 0: port (else the Service's endpoint port)
   std::string path = "/";
   std::string Url() const { return "https://" + host + ":" + std::to_string(port) + path; }
 };
@@ -113,8 +115,24 @@ std::optional<Status> CrdWebhookConversion::Convert(const ResourceInfo& r,
   Result<Endpoint> endpoint = EndpointOf(client_config, options_.service_address);
   if (!endpoint.ok()) return fail(endpoint.status().message());
   const std::string post = "Post \"" + endpoint->Url() + "\": ";
+  if (const Json* service = FindField(client_config, {"service"});
+      service != nullptr && service->is_object()) {
+    // Endpoint routing, as for admission webhooks: through the Service and
+    // its Endpoints stored here; a Service not stored at all is reached at
+    // the configured address.
+    Result<ServiceEndpoint> routed =
+        ResolveServiceEndpoint(store_, StringField(*service, {"namespace"}),
+                               StringField(*service, {"name"}), endpoint->port);
+    if (routed.ok()) {
+      endpoint->connect_to = routed->ip;
+      endpoint->connect_port = routed->port;
+    } else if (routed.status().message().rfind("service \"", 0) != 0) {
+      return fail(post + routed.status().message());
+    }
+  }
 
-  httplib::SSLClient client(endpoint->host, endpoint->port);
+  httplib::SSLClient client(endpoint->host,
+                            endpoint->connect_port != 0 ? endpoint->connect_port : endpoint->port);
   if (!endpoint->connect_to.empty()) {
     client.set_hostname_addr_map({{endpoint->host, endpoint->connect_to}});
   }
@@ -143,7 +161,7 @@ std::optional<Status> CrdWebhookConversion::Convert(const ResourceInfo& r,
     std::string why = httplib::to_string(res.error());
     const std::string addr =
         (endpoint->connect_to.empty() ? endpoint->host : endpoint->connect_to) + ":" +
-        std::to_string(endpoint->port);
+        std::to_string(endpoint->connect_port != 0 ? endpoint->connect_port : endpoint->port);
     if (res.error() == httplib::Error::Connection) {
       why = "dial tcp " + addr + ": connect: connection refused";
     } else if (res.error() == httplib::Error::SSLServerVerification) {

@@ -2,8 +2,9 @@
 // CRD says spec.conversion.strategy: Webhook. Objects wanted in a version
 // other than the one they are in are converted by POSTing an
 // apiextensions.k8s.io/v1 ConversionReview to the webhook the CRD names
-// (clientConfig.url, or clientConfig.service reached at an address given in
-// the options, since there are no Services to resolve here), over HTTPS
+// (clientConfig.url, or clientConfig.service routed through the Service and
+// Endpoints stored here, as admission webhooks are; a Service not stored is
+// reached at an address given in the options), over HTTPS
 // verified with clientConfig.caBundle and the Service's DNS name. A kind whose
 // CRD asks for no webhook (or that has no CRD) keeps kuotad's built-in
 // conversion. Used by kuotad --serve-only, the stand-in cluster of the

@@ -165,7 +165,8 @@ class KubectlE2eTest : public ServerTest {
 TEST_F(KubectlE2eTest, Workflow) {
   // Discovery.
   std::string resources = Ok("api-resources");
-  ExpectContains(resources, {"clusterqueues", "kueue.x-k8s.io/v1beta1"});
+  // Kueue's kinds are listed in their preferred version, v1beta2.
+  ExpectContains(resources, {"clusterqueues", "kueue.x-k8s.io/v1beta2"});
   std::string kueue_resources = Ok("api-resources --api-group=kueue.x-k8s.io -o name");
   EXPECT_TRUE(Contains(kueue_resources, "workloads.kueue.x-k8s.io")) << kueue_resources;
   EXPECT_TRUE(
@@ -243,14 +244,16 @@ TEST_F(KubectlE2eTest, Workflow) {
                        "clusterqueue.kueue.x-k8s.io/cluster-queue labeled"));
   EXPECT_TRUE(Contains(Ok("get cq -l team=a"), "cluster-queue"));
   EXPECT_FALSE(Contains(Run("get cq -l team=b -o name").out, "cluster-queue"));
-  EXPECT_TRUE(Contains(
-      Ok("patch cq cluster-queue --type=merge -p '{\"spec\":{\"cohort\":\"c2\"}}'"), "patched"));
+  EXPECT_TRUE(
+      Contains(Ok("patch cq cluster-queue --type=merge -p '{\"spec\":{\"cohortName\":\"c2\"}}'"),
+               "patched"));  // kubectl speaks v1beta2, the preferred version
   EXPECT_EQ(Get(std::string(kKueue) + "/clusterqueues/cluster-queue").body["spec"]["cohort"], "c2");
   EXPECT_TRUE(Contains(Ok("patch job sample-job -p '{\"metadata\":{\"labels\":{\"x\":\"y\"}}}'"),
                        "patched"));
-  EXPECT_TRUE(Contains(Ok("patch cq cluster-queue --type=json "
-                          "-p '[{\"op\":\"replace\",\"path\":\"/spec/cohort\",\"value\":\"c3\"}]'"),
-                       "patched"));
+  EXPECT_TRUE(
+      Contains(Ok("patch cq cluster-queue --type=json "
+                  "-p '[{\"op\":\"replace\",\"path\":\"/spec/cohortName\",\"value\":\"c3\"}]'"),
+               "patched"));
   CommandResult smp = Run("patch cq cluster-queue -p '{\"spec\":{\"cohort\":\"x\"}}'");
   EXPECT_NE(smp.exit_code, 0);
   EXPECT_TRUE(Contains(smp.err, "UnsupportedMediaType") || Contains(smp.err, "not supported"))

@@ -26,22 +26,22 @@ ResourceInfo Make(std::string group, std::string version, std::string kind, std:
 std::vector<ResourceInfo> BuildServedResources() {
   const bool kNamespaced = true, kCluster = false, kStatus = true, kNoStatus = false;
   std::vector<ResourceInfo> served = {
-      // kueue.x-k8s.io/v1beta1
-      Make(kKueue, "v1beta1", "ResourceFlavor", "resourceflavors", "resourceflavor", kCluster,
+      // kueue.x-k8s.io/v1beta2: the stored version, listed first so discovery prefers it.
+      Make(kKueue, "v1beta2", "ResourceFlavor", "resourceflavors", "resourceflavor", kCluster,
            kStatus, {"flavor", "flavors", "rf"}, {"kueue"}),
-      Make(kKueue, "v1beta1", "ClusterQueue", "clusterqueues", "clusterqueue", kCluster, kStatus,
+      Make(kKueue, "v1beta2", "ClusterQueue", "clusterqueues", "clusterqueue", kCluster, kStatus,
            {"cq"}, {"kueue"}),
-      Make(kKueue, "v1beta1", "Cohort", "cohorts", "cohort", kCluster, kStatus, {}, {"kueue"}),
-      Make(kKueue, "v1beta1", "LocalQueue", "localqueues", "localqueue", kNamespaced, kStatus,
+      Make(kKueue, "v1beta2", "Cohort", "cohorts", "cohort", kCluster, kStatus, {}, {"kueue"}),
+      Make(kKueue, "v1beta2", "LocalQueue", "localqueues", "localqueue", kNamespaced, kStatus,
            {"lq", "queue", "queues"}, {"kueue"}),
-      Make(kKueue, "v1beta1", "Workload", "workloads", "workload", kNamespaced, kStatus, {"wl"},
+      Make(kKueue, "v1beta2", "Workload", "workloads", "workload", kNamespaced, kStatus, {"wl"},
            {"kueue"}),
-      Make(kKueue, "v1beta1", "WorkloadPriorityClass", "workloadpriorityclasses",
+      Make(kKueue, "v1beta2", "WorkloadPriorityClass", "workloadpriorityclasses",
            "workloadpriorityclass", kCluster, kNoStatus, {}, {"kueue"}),
-      Make(kKueue, "v1beta1", "AdmissionCheck", "admissionchecks", "admissioncheck", kCluster,
+      Make(kKueue, "v1beta2", "AdmissionCheck", "admissionchecks", "admissioncheck", kCluster,
            kStatus, {}, {"kueue"}),
       // Topology: Kueue's CRD has no status and no printer columns (NAME, AGE).
-      Make(kKueue, "v1beta1", "Topology", "topologies", "topology", kCluster, kNoStatus, {"topo"},
+      Make(kKueue, "v1beta2", "Topology", "topologies", "topology", kCluster, kNoStatus, {"topo"},
            {"kueue"}),
       // core v1
       Make("", "v1", "Namespace", "namespaces", "namespace", kCluster, kStatus, {"ns"}, {}),
@@ -91,14 +91,15 @@ std::vector<ResourceInfo> BuildServedResources() {
       Make("scheduling.volcano.sh", "v1beta1", "Queue", "queues", "queue", kCluster, kStatus,
            {"q", "queue-v1beta1"}, {}),
   };
-  // kueue.x-k8s.io/v1beta2: the same kinds, stored as v1beta1 (api/conversion).
+  // kueue.x-k8s.io/v1beta1 (the seeds' manifests): the same kinds, stored as
+  // v1beta2 (api/conversion).
   size_t kueue_kinds = 0;
   while (kueue_kinds < served.size() && served[kueue_kinds].group == kKueue) ++kueue_kinds;
   for (size_t i = 0; i < kueue_kinds; ++i) {
-    ResourceInfo v2 = served[i];
-    v2.version = "v1beta2";
-    v2.storage_version = "v1beta1";
-    served.push_back(std::move(v2));
+    ResourceInfo v1 = served[i];
+    v1.version = "v1beta1";
+    v1.storage_version = "v1beta2";
+    served.push_back(std::move(v1));
   }
   // Every job kind: batch/v1 Job and the operators' kinds.
   for (const auto& k : jobs::JobKinds()) {

@@ -19,7 +19,7 @@ struct ResourceInfo {
   std::vector<std::string> short_names;  // "cq"
   std::vector<std::string> categories;   // "kueue", "all"
   // Set when objects are stored in another version of the group than
-  // `version` (the kueue.x-k8s.io/v1beta2 kinds: "v1beta1"); empty otherwise.
+  // `version` (the kueue.x-k8s.io/v1beta1 kinds: "v1beta2"); empty otherwise.
   std::string storage_version;
 
   // "clusterqueues.kueue.x-k8s.io", "jobs.batch", "pods": the ObjectStore key.
@@ -28,10 +28,10 @@ struct ResourceInfo {
   std::string ApiVersion() const { return group.empty() ? version : group + "/" + version; }
 };
 
-// Every kind Kuota serves: kueue.x-k8s.io/v1beta1 ResourceFlavor, ClusterQueue,
-// Cohort, LocalQueue, Workload, WorkloadPriorityClass, AdmissionCheck, Topology, and the
-// same kinds in kueue.x-k8s.io/v1beta2 (stored as v1beta1; v1beta1 is listed
-// first, so discovery prefers it);
+// Every kind Kuota serves: kueue.x-k8s.io/v1beta2 ResourceFlavor, ClusterQueue,
+// Cohort, LocalQueue, Workload, WorkloadPriorityClass, AdmissionCheck, Topology
+// (stored in v1beta2, listed first, so discovery prefers it), and the same
+// kinds in kueue.x-k8s.io/v1beta1 (stored as v1beta2);
 // v1 Namespace, Pod, Event, Node, Secret, ConfigMap; scheduling.k8s.io/v1 PriorityClass;
 // rbac.authorization.k8s.io/v1 Role, RoleBinding, ClusterRole, ClusterRoleBinding;
 // coordination.k8s.io/v1 Lease; apiextensions.k8s.io/v1 CustomResourceDefinition;

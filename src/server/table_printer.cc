@@ -138,8 +138,10 @@ Printer ClusterQueuePrinter() {
                "Number of admitted workloads that haven't finished yet", 1),
            Col("Age", "date", kAgeDescription)},
           [](const Json& o, Time now) {
-            return Json::array({StringOrNull(o, {"spec", "cohort"}),
-                                StringOrNull(o, {"spec", "queueingStrategy"}),
+            // v1beta2's cohortName (stored), v1beta1's cohort.
+            Json cohort = StringOrNull(o, {"spec", "cohortName"});
+            if (cohort.is_null()) cohort = StringOrNull(o, {"spec", "cohort"});
+            return Json::array({std::move(cohort), StringOrNull(o, {"spec", "queueingStrategy"}),
                                 IntOrNull(o, {"status", "pendingWorkloads"}),
                                 IntOrNull(o, {"status", "admittedWorkloads"}), Age(o, now)});
           }};
@@ -526,8 +528,8 @@ Printer WebhookConfigurationPrinter() {
            Col("Age", "string", kAgeDescription)},
           [](const Json& o, Time now) {
             const Json* hooks = FindField(o, {"webhooks"});
-            int64_t n = hooks != nullptr && hooks->is_array() ? static_cast<int64_t>(hooks->size())
-                                                             : 0;
+            int64_t n =
+                hooks != nullptr && hooks->is_array() ? static_cast<int64_t>(hooks->size()) : 0;
             return Json::array({n, Age(o, now)});
           }};
 }
@@ -591,8 +593,7 @@ const Printer& PrinterFor(const ResourceInfo& r) {
       {"configmaps", ConfigMapPrinter()},
       {"secrets", SecretPrinter()},
       {"queues.scheduling.volcano.sh", VolcanoQueuePrinter()},
-      {"mutatingwebhookconfigurations.admissionregistration.k8s.io",
-       WebhookConfigurationPrinter()},
+      {"mutatingwebhookconfigurations.admissionregistration.k8s.io", WebhookConfigurationPrinter()},
       {"validatingwebhookconfigurations.admissionregistration.k8s.io",
        WebhookConfigurationPrinter()},
       {"apiservices.apiregistration.k8s.io", ApiServicePrinter()},

@@ -76,7 +76,7 @@ class WatchEncoderTest : public store::testing::StoreTest {
 
   // The line from the stored text and the line from the object alone.
   static void ExpectSameLines(const std::vector<store::EventPtr>& events) {
-    const ResourceInfo* workloads = FindResource("kueue.x-k8s.io", "v1beta1", "workloads");
+    const ResourceInfo* workloads = FindResource("kueue.x-k8s.io", "v1beta2", "workloads");
     ASSERT_NE(workloads, nullptr);
     RealClock clock;
     WatchEncoder with_text(*workloads, clock, {});

@@ -10,8 +10,9 @@ namespace kuota::standalone {
 namespace {
 
 constexpr FaultPoint kAllPoints[] = {
-    FaultPoint::kBeforeStarting, FaultPoint::kAfterStarting, FaultPoint::kAfterFork,
-    FaultPoint::kAfterStarted,   FaultPoint::kAfterGo,       FaultPoint::kAfterRunning,
+    FaultPoint::kBeforeStarting,    FaultPoint::kAfterStarting, FaultPoint::kAfterFork,
+    FaultPoint::kAfterStarted,      FaultPoint::kAfterGo,       FaultPoint::kAfterRunning,
+    FaultPoint::kAfterUpgradeBatch,
 };
 
 }  // namespace
@@ -32,6 +33,8 @@ std::string_view FaultPointName(FaultPoint point) {
       return "after-go";
     case FaultPoint::kAfterRunning:
       return "after-running";
+    case FaultPoint::kAfterUpgradeBatch:
+      return "after-upgrade-batch";
   }
   return "";
 }

@@ -16,6 +16,9 @@
 //   after-started    "started" (the identity) recorded; "go" not sent
 //   after-go         "go" sent: the command has been exec'd
 //   after-running    the pod's Running status written
+// and one outside pod starts (its prefix is left empty):
+//   after-upgrade-batch  a batch of the store's upgrade to v1beta2 committed
+//                        (server/storage_upgrade.h), the upgrade unfinished
 // Unset, Reach costs one comparison. Immutable once built; thread-safe.
 #pragma once
 
@@ -34,6 +37,7 @@ enum class FaultPoint {
   kAfterStarted,
   kAfterGo,
   kAfterRunning,
+  kAfterUpgradeBatch,
 };
 
 // "after-go" for kAfterGo; "" for kNone.

@@ -32,6 +32,7 @@
 #include "runtime/user_lookup.h"
 #include "server/api_server.h"
 #include "server/kubeconfig.h"
+#include "server/storage_upgrade.h"
 #include "standalone/gpu_metrics.h"
 #include "standalone/identity_admission.h"
 #include "standalone/job_reconciler.h"
@@ -137,6 +138,22 @@ Status RunKuotad(const KuotadOptions& options) {
   so.path = data_dir + "/kuota.db";
   so.sync = options.sync;
   so.clock = &clock;
+  // A store an older kuotad wrote (Kueue's kinds as v1beta1) is rewritten
+  // as v1beta2 before anything is served; a cut-short upgrade resumes here.
+  so.upgrade = &server::UpgradeStoredObject;
+  so.upgrade_level = server::kStorageUpgradeLevel;
+  so.upgrade_batch = 32;  // small transactions: a kill loses little of the work
+  {
+    Result<FaultInjector> faults = FaultInjector::FromEnvironment();  // crash tests only
+    KUOTA_RETURN_IF_ERROR(faults.status());
+    so.after_upgrade_batch = [faults = *faults](int64_t rewritten) {
+      std::fprintf(stderr,
+                   "kuotad: store upgrade: %lld objects rewritten as kueue.x-k8s.io/v1beta2 so "
+                   "far\n",
+                   static_cast<long long>(rewritten));
+      faults.Reach(FaultPoint::kAfterUpgradeBatch, "");
+    };
+  }
   KUOTA_ASSIGN_OR_RETURN(std::unique_ptr<store::ObjectStore> store, store::ObjectStore::Open(so));
 
   runtime::MachineDiscoveryOptions mdo;
@@ -170,8 +187,14 @@ Status RunKuotad(const KuotadOptions& options) {
     KUOTA_RETURN_IF_ERROR(authorizer.Start());
   }
 
-  control::KuotaAdmissionHook hook(options.serve_only ? control::JobManagement::None()
-                                                      : *management);
+  control::KuotaAdmissionHook::DefaultQueueLookup default_queue;
+  if (!options.serve_only) {
+    default_queue = [&store](const std::string& ns) {
+      return store->Get("localqueues.kueue.x-k8s.io", ns, control::kDefaultLocalQueueName).ok();
+    };
+  }
+  control::KuotaAdmissionHook hook(
+      options.serve_only ? control::JobManagement::None() : *management, default_queue);
   server::ServerOptions sopts;
   sopts.address = options.address;
   sopts.port = options.port;

@@ -167,7 +167,7 @@ def kuotad_served_kinds():
         return {}
     text = open(path, encoding="utf-8").read()
     out = {}
-    for m in re.finditer(r'Make\(\s*kKueue,\s*"v1beta1",\s*"(\w+)",\s*"(\w+)",\s*"(\w+)",\s*'
+    for m in re.finditer(r'Make\(\s*kKueue,\s*"v1beta2",\s*"(\w+)",\s*"(\w+)",\s*"(\w+)",\s*'
                          r'(kCluster|kNamespaced),\s*(kStatus|kNoStatus),\s*\{([^}]*)\},\s*'
                          r'\{([^}]*)\}\)', text):
         kind, plural, singular, scope, status, short, cats = m.groups()
@@ -218,10 +218,11 @@ def check_crds():
         check(names.get("categories") == ["kueue"], f"{where}: categories must be [kueue]")
         versions = spec.get("versions") or []
         if not check(len(versions) == 2 and versions[0].get("name") == "v1beta1" and
-                     versions[0].get("served") is True and versions[0].get("storage") is True and
+                     versions[0].get("served") is True and versions[0].get("storage") is False and
                      versions[1].get("name") == "v1beta2" and
-                     versions[1].get("served") is True and versions[1].get("storage") is False,
-                     f"{where}: want v1beta1 (served, storage) and v1beta2 (served, not storage)"):
+                     versions[1].get("served") is True and versions[1].get("storage") is True,
+                     f"{where}: want v1beta1 (served, not storage) and v1beta2 (served, storage:"
+                     f" Kueue v0.20 stores v1beta2)"):
             continue
         check(spec.get("conversion") == CONVERSION,
               f"{where}: spec.conversion must be {CONVERSION}, is {spec.get('conversion')}")

@@ -7,12 +7,16 @@
 #     for kuota-webhook-service.kuota-system.svc and sets the CA as caBundle
 #     in the 8 Kueue CRDs; a restarted driver reuses the Secret;
 #   * /convert itself answers a good and a bad ConversionReview;
-#   * v1beta2 manifests (ClusterQueue with cohortName, LocalQueue, Workload)
-#     applied with the real kubectl are stored as v1beta1 and decided like
-#     their v1beta1 twins; -o yaml in each version shows that version's fields;
-#   * a CRD whose caBundle is another CA: v1beta2 reads fail TLS verification;
-#   * the driver stopped: v1beta2 reads and writes fail as kube-apiserver's do
-#     ("conversion webhook ... failed"), v1beta1 reads still work.
+#   * the CRDs store v1beta2 (as Kueue v0.20's): before the driver runs, a
+#     v1beta2 object applies and a v1beta1 one is refused (its conversion
+#     needs the webhook);
+#   * v1beta1 manifests (the seeds': ClusterQueue with cohort, LocalQueue,
+#     Workload) applied with the real kubectl are stored as v1beta2 and
+#     decided like their v1beta2 twins; -o yaml in each version shows that
+#     version's fields;
+#   * a CRD whose caBundle is another CA: v1beta1 reads fail TLS verification;
+#   * the driver stopped: v1beta1 reads and writes fail as kube-apiserver's do
+#     ("conversion webhook ... failed"), v1beta2 reads still work.
 # Usage: kube_conversion_test.sh PATH/TO/kuotad PATH/TO/deploy/crds
 set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad PATH/TO/deploy/crds}
@@ -56,15 +60,24 @@ metadata: {name: kuota-webhook-server-cert, namespace: kuota-system}
 type: Opaque
 EOF2
 
-# No webhook yet: v1beta2 is refused, not silently converted.
-k apply -f - >/dev/null <<'EOF2' || bad "a v1beta1 ResourceFlavor applies without the webhook"
-apiVersion: kueue.x-k8s.io/v1beta1
+# No webhook yet: v1beta2 (stored as it is) applies; v1beta1 is refused, not
+# silently converted.
+k apply -f - >/dev/null <<'EOF2' || bad "a v1beta2 ResourceFlavor applies without the webhook"
+apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata: {name: default-flavor}
 EOF2
-out=$(k get resourceflavors.v1beta2.kueue.x-k8s.io 2>&1)
-contains "before the driver: a v1beta2 list fails (webhook unreachable)" \
+out=$(k apply -f - 2>&1 <<'EOF2'
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: other-flavor}
+EOF2
+)
+contains "before the driver: a v1beta1 write fails (webhook unreachable)" \
   "conversion webhook for kueue.x-k8s.io/v1beta1, Kind=ResourceFlavor failed" "$out"
+out=$(k get resourceflavors.v1beta1.kueue.x-k8s.io 2>&1)
+contains "before the driver: a v1beta1 list fails" \
+  "conversion webhook for kueue.x-k8s.io/v1beta2, Kind=ResourceFlavor failed" "$out"
 
 # --- the driver: certificate in the Secret, CA in the CRDs -------------------
 start_driver driver.log
@@ -97,7 +110,7 @@ contains "/convert: a wrong desiredAPIVersion is a Failure naming it" \
 out=$(convert <<<'not json at all')
 contains "/convert: a body that is not JSON is a Failure" '"status":"Failure"' "$out"
 
-# --- v1beta2 manifests, decided like their v1beta1 twins ---------------------
+# --- v1beta1 manifests, stored as v1beta2, decided like their v1beta2 twins ---
 # team-a: v1beta1. team-b: the same in v1beta2 (cohortName, priorityClassRef).
 queues() {  # queues VERSION NS COHORT_FIELD
   cat <<EOF2
@@ -165,19 +178,19 @@ expect_eq "... and no cohortName in v1beta1's spec" 0 \
   "$(k get clusterqueues.v1beta1.kueue.x-k8s.io cq-team-b -o jsonpath='{.spec}' | grep -c cohortName)"
 expect_eq "the v1beta1 original reads as v1beta2 too" "cohort-team-a" \
   "$(k get clusterqueues.v1beta2.kueue.x-k8s.io cq-team-a -o jsonpath='{.spec.cohortName}')"
-w=$(k get --raw '/apis/kueue.x-k8s.io/v1beta2/clusterqueues?watch=true&timeoutSeconds=2' 2>&1)
-expect_eq "a v1beta2 watch's events are converted (cohortName, both queues)" "2 2" \
-  "$(grep -c '"type":"ADDED"' <<<"$w") $(grep -c '"cohortName":"cohort-team-' <<<"$w")"
+w=$(k get --raw '/apis/kueue.x-k8s.io/v1beta1/clusterqueues?watch=true&timeoutSeconds=2' 2>&1)
+expect_eq "a v1beta1 watch's events are converted (cohort, both queues)" "2 2" \
+  "$(grep -c '"type":"ADDED"' <<<"$w") $(grep -o '"cohort":"cohort-team-' <<<"$w" | wc -l)"
 
 # --- a caBundle that is not the webhook's CA: TLS verification fails ---------
-k patch crd cohorts.kueue.x-k8s.io --type=merge -p "{\"spec\":{\"conversion\":{\"webhook\":{\"clientConfig\":{\"caBundle\":\"$(b64 "$TMP/data/pki/ca.crt")\"}}}}}" >/dev/null
 k apply -f - >/dev/null <<'EOF2'
-apiVersion: kueue.x-k8s.io/v1beta1
+apiVersion: kueue.x-k8s.io/v1beta2
 kind: Cohort
 metadata: {name: team}
 EOF2
-out=$(k get cohorts.v1beta2.kueue.x-k8s.io 2>&1)
-contains "a CRD trusting another CA: the v1beta2 read fails TLS verification" "certificate signed by unknown authority" "$out"
+k patch crd cohorts.kueue.x-k8s.io --type=merge -p "{\"spec\":{\"conversion\":{\"webhook\":{\"clientConfig\":{\"caBundle\":\"$(b64 "$TMP/data/pki/ca.crt")\"}}}}}" >/dev/null
+out=$(k get cohorts.v1beta1.kueue.x-k8s.io 2>&1)
+contains "a CRD trusting another CA: the v1beta1 read fails TLS verification" "certificate signed by unknown authority" "$out"
 # A restarted driver reuses the Secret and puts the right CA back.
 before=$(k get secret -n kuota-system kuota-webhook-server-cert -o jsonpath='{.data.tls\.crt}')
 stop_driver
@@ -185,22 +198,22 @@ start_driver driver2.log
 expect_eq "a restarted driver keeps the Secret's certificate" "$before" \
   "$(k get secret -n kuota-system kuota-webhook-server-cert -o jsonpath='{.data.tls\.crt}')"
 contains "... and sets the CA in the one CRD that lacked it" "conversion webhook's CA set in 1 CRD(s)" "$(cat "$TMP/driver2.log")"
-eventually "the cohort reads as v1beta2 again" 15 "team" \
-  k get cohorts.v1beta2.kueue.x-k8s.io team -o jsonpath='{.metadata.name}'
+eventually "the cohort reads as v1beta1 again" 15 "team" \
+  k get cohorts.v1beta1.kueue.x-k8s.io team -o jsonpath='{.metadata.name}'
 
 
-# --- the driver stopped: v1beta2 fails like kube-apiserver's, v1beta1 works ---
+# --- the driver stopped: v1beta1 fails like kube-apiserver's, v1beta2 works ---
 stop_driver
-out=$(k get clusterqueues.v1beta2.kueue.x-k8s.io cq-team-b -o yaml 2>&1)
-contains "driver stopped: a v1beta2 read fails" \
-  "conversion webhook for kueue.x-k8s.io/v1beta1, Kind=ClusterQueue failed" "$out"
-expect_eq "... rather than being converted silently" 0 "$(grep -c 'cohortName' <<<"$out")"
-out=$(workload v1beta2 team-b late 1 | k apply -f - 2>&1)
-contains "driver stopped: a v1beta2 write fails" \
-  "conversion webhook for kueue.x-k8s.io/v1beta2, Kind=Workload failed" "$out"
-expect_eq "... and stores nothing" "" "$(k get workloads -n team-b late -o name 2>/dev/null)"
-expect_eq "v1beta1 reads need no webhook" "cohort-team-b" \
-  "$(k get clusterqueues.v1beta1.kueue.x-k8s.io cq-team-b -o jsonpath='{.spec.cohort}')"
+out=$(k get clusterqueues.v1beta1.kueue.x-k8s.io cq-team-a -o yaml 2>&1)
+contains "driver stopped: a v1beta1 read fails" \
+  "conversion webhook for kueue.x-k8s.io/v1beta2, Kind=ClusterQueue failed" "$out"
+expect_eq "... rather than being converted silently" 0 "$(grep -c '  cohort:' <<<"$out")"
+out=$(workload v1beta1 team-a late 1 | k apply -f - 2>&1)
+contains "driver stopped: a v1beta1 write fails" \
+  "conversion webhook for kueue.x-k8s.io/v1beta1, Kind=Workload failed" "$out"
+expect_eq "... and stores nothing" "" "$(k get workloads -n team-a late -o name 2>/dev/null)"
+expect_eq "v1beta2 reads need no webhook" "cohort-team-a" \
+  "$(k get clusterqueues.v1beta2.kueue.x-k8s.io cq-team-a -o jsonpath='{.spec.cohortName}')"
 
 echo "kube conversion: $PASS passed, $FAIL failed"
 [[ $FAIL -eq 0 ]]

@@ -18,9 +18,10 @@ scratch kuota-kube-metrics
 DRIVERS=()
 cleanup_more() { local p; for p in "${DRIVERS[@]}"; do kill -9 "$p"; wait "$p"; done; }
 
-# start_driver LOG: a driver with leader election; its /metrics port in the log.
+# start_driver LOG PORT: a driver with leader election, its webhooks on PORT; its
+# /metrics port in the log.
 start_driver() {
-  "$KUOTAD" --kubeconfig "$TMP/kubeconfig" --health-port 0 --webhook-port -1 --lease-duration 4 \
+  "$KUOTAD" --kubeconfig "$TMP/kubeconfig" --health-port 0 --webhook-port "$2" --lease-duration 4 \
     --leader-election-namespace kuota-system >>"$TMP/$1" 2>&1 &
   DRIVERS+=("$!")
 }
@@ -36,12 +37,16 @@ sample() { awk -v s="$2{$3}" '$1 == s {print $2}' <<<"$1"; }
 start_kuotad --serve-only
 k apply --server-side -f "$CRDS" >/dev/null || bad "kubectl apply --server-side deploy/crds"
 for ns in kuota-system team-a team-b; do k create namespace "$ns" >/dev/null; done
-start_driver leader.log
+# The CRDs store v1beta2: the seeds' v1beta1 manifests go through the leader's
+# conversion webhook.
+LPORT=$(free_port)
+webhook_endpoints "$LPORT"
+start_driver leader.log "$LPORT"
 if ! wait_for 30 "engine running on the cluster" cat "$TMP/leader.log"; then
   bad "the driver starts" "$(tail -20 "$TMP/leader.log")"
   exit 1
 fi
-start_driver standby.log
+start_driver standby.log "$(free_port)"
 wait_for 10 "waits for lease" cat "$TMP/standby.log" >/dev/null || bad "the standby waits"
 
 G=$M/gke-tutorial

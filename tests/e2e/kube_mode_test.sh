@@ -31,10 +31,10 @@ cleanup_more() {
   for p in "${DRIVERS[@]}"; do kill -9 "$p"; wait "$p"; done
 }
 
-# start_driver NAME: a driver (kuotad --kubeconfig) logging to $TMP/NAME.log;
-# sets DPID.
+# start_driver NAME PORT: a driver (kuotad --kubeconfig) logging to
+# $TMP/NAME.log, its webhooks on PORT; sets DPID.
 start_driver() {
-  "$KUOTAD" --kubeconfig "$TMP/kubeconfig" --health-port 0 --webhook-port 0 --lease-duration 4 \
+  "$KUOTAD" --kubeconfig "$TMP/kubeconfig" --health-port 0 --webhook-port "$2" --lease-duration 4 \
     --leader-election-namespace kuota-system >>"$TMP/$1.log" 2>&1 &
   DPID=$!
   DRIVERS+=("$DPID")
@@ -58,12 +58,16 @@ for kind in resourceflavors clusterqueues cohorts localqueues workloads workload
 done
 expect_eq "kubectl get crd lists the 8 Kueue CRDs" 8 "$(k get crd --no-headers | grep -c kueue.x-k8s.io)"
 for ns in kuota-system team-a team-b; do k create namespace "$ns" >/dev/null; done
+# Both drivers serve the webhooks; the Service's Endpoints lead to A's for now.
+PA=$(free_port)
+PB=$(free_port)
+webhook_endpoints "$PA"
 
 # --- two drivers: exactly one leads ------------------------------------------
-start_driver driver-a
+start_driver driver-a "$PA"
 A=$DPID
 eventually "driver A starts and leads" 20 "engine running on the cluster" cat "$TMP/driver-a.log"
-start_driver driver-b
+start_driver driver-b "$PB"
 B=$DPID
 eventually "driver B waits" 10 "waits for lease" cat "$TMP/driver-b.log"
 sleep 3  # several retry periods: B must still be waiting
@@ -141,11 +145,12 @@ SAMPLER=$!
 for _ in 1 2 3 4; do k create -f "$G/job-team-a.yaml" >/dev/null; done
 sleep 0.5
 { kill -9 "$A"; wait "$A"; } 2>/dev/null
+webhook_endpoints "$PB"  # as the endpoints controller drops a dead pod
 # More work while nobody leads; then B takes over after the Lease expires.
 for _ in 1 2; do k create -f "$G/job-team-b.yaml" >/dev/null; done
 eventually "driver B takes over after A is killed" 20 "engine running on the cluster" cat "$TMP/driver-b.log"
 expect_eq "the Lease names driver B" "$(identity "$TMP/driver-b.log")" "$(holder)"
-start_driver driver-a2
+start_driver driver-a2 "$PA"
 eventually "a restarted A waits as standby" 10 "waits for lease" cat "$TMP/driver-a2.log"
 # Finish every admitted Job, round after round, until all have run.
 for _ in $(seq 1 12); do

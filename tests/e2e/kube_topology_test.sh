@@ -30,6 +30,17 @@ cleanup_more() { [[ -z "$DRIVER" ]] || { kill -9 "$DRIVER"; wait "$DRIVER"; }; }
 start_kuotad --serve-only
 k apply --server-side -f "$CRDS" >/dev/null || bad "kubectl apply --server-side -f deploy/crds"
 for ns in kuota-system team-a; do k create namespace "$ns" >/dev/null; done
+# --- the driver (first: the CRDs store v1beta2, and the v1beta1 manifests
+# below need its conversion webhook, reached through the Service's Endpoints)
+WPORT=$(free_port)
+webhook_endpoints "$WPORT"
+start_driver() {  # one replica, no leader election: a restart leads at once
+  "$KUOTAD" --kubeconfig "$TMP/kubeconfig" --health-port 0 --webhook-port "$WPORT" --no-leader-elect \
+    >>"$TMP/driver.log" 2>&1 &
+  DRIVER=$!
+}
+start_driver
+eventually "the driver runs the engine" 20 "engine running on the cluster" cat "$TMP/driver.log"
 
 # Four nodes of 2 CPUs: block b1 holds racks r1 (n1, n2) and r2 (n3, n4).
 node() {  # node NAME RACK
@@ -115,14 +126,6 @@ spec:
   clusterQueue: tas-cq
 EOF
 
-# --- the driver --------------------------------------------------------------
-start_driver() {  # one replica, no leader election: a restart leads at once
-  "$KUOTAD" --kubeconfig "$TMP/kubeconfig" --health-port 0 --webhook-port 0 --no-leader-elect \
-    >>"$TMP/driver.log" 2>&1 &
-  DRIVER=$!
-}
-start_driver
-eventually "the driver runs the engine" 20 "engine running on the cluster" cat "$TMP/driver.log"
 
 # --- a Job of 4 pods that must share a rack ----------------------------------
 k create -f - >/dev/null <<'EOF' || bad "create the Job"
@@ -152,7 +155,7 @@ spec:
             cpu: "1"
 EOF
 eventually "the Job is started" 20 "false" k get job -n team-a ranks -o jsonpath='{.spec.suspend}'
-wl=$(k get workloads -n team-a -o json)
+wl=$(k get workloads.v1beta1.kueue.x-k8s.io -n team-a -o json)  # domains: v1beta1's form
 wl_name=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["items"][0]["metadata"]["name"])' <<<"$wl")
 ta=$(python3 -c '
 import json, sys

@@ -18,6 +18,11 @@
 #   job_yaml NS NAME [KEY=VALUE...]  a one-container Job's manifest
 #   cpu_queue_yaml FLAVOR CQ CPUS NS LQ  a flavor, a ClusterQueue, a LocalQueue
 #   vcjob_yaml NAME METADATA SPEC CONTAINERS  a Volcano Job of 2 workers
+#   free_port                a TCP port free on loopback now
+#   webhook_endpoints PORT   (Kubernetes mode) the chart's Service
+#                            kuota-webhook-service, its empty certificate
+#                            Secret, and Endpoints routing the Service to a
+#                            driver's --webhook-port PORT on loopback
 PASS=0
 FAIL=0
 ok()  { PASS=$((PASS+1)); echo "ok   $1"; }
@@ -191,4 +196,34 @@ $3
         restartPolicy: Never
         containers:
 $4"
+}
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# webhook_endpoints PORT: what the chart and the endpoints controller give a
+# cluster, so that the stand-in reaches the driver's conversion and admission
+# webhooks (the CRDs store v1beta2: a v1beta1 manifest needs the conversion
+# webhook) and its aggregated API: the Service kuota-webhook-service (in
+# kuota-system, which must exist), the chart's empty certificate Secret the
+# driver fills, and the Service's Endpoints at 127.0.0.1:PORT. Run again with
+# another PORT to move the Endpoints (as when a driver's pod is replaced).
+webhook_endpoints() {
+  k apply -f - >/dev/null <<EOF || bad "the webhook Service, its Endpoints and Secret apply"
+apiVersion: v1
+kind: Service
+metadata: {name: kuota-webhook-service, namespace: kuota-system}
+spec:
+  ports: [{name: https, port: 443, targetPort: 9443}]
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: kuota-webhook-service, namespace: kuota-system}
+subsets:
+- addresses: [{ip: 127.0.0.1}]
+  ports: [{name: https, port: $1}]
+EOF
+  k get secret -n kuota-system kuota-webhook-server-cert >/dev/null 2>&1 ||
+    k create secret generic -n kuota-system kuota-webhook-server-cert >/dev/null
 }

@@ -92,9 +92,10 @@ running() {
   echo "FAIL Job $1: $2 pods did not print their GPUs"; k get pods -n ml -o wide; tail -20 "$TMP/kuotad.log"
   exit 1
 }
-# Field $2 (python expression on `w`, the Workload) of Job $1's Workload.
+# Field $2 (python expression on `w`, the Workload read as v1beta1: its topology
+# assignment as domains) of Job $1's Workload.
 workload() {
-  k get workloads -n ml -o json | python3 -c "
+  k get workloads.v1beta1.kueue.x-k8s.io -n ml -o json | python3 -c "
 import json, sys
 for w in json.load(sys.stdin)['items']:
     if w['metadata']['name'].startswith('job-$1-'):

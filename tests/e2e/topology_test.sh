@@ -8,8 +8,8 @@
 # `kubectl get node -o yaml` are accepted, and one the scheduler cannot read
 # gets an InvalidObject Event; a Workload's topologyRequest is checked as
 # Kueue's webhook does and reads back in v1beta2; a topologyAssignment
-# written as v1beta2's slices is stored as v1beta1's domains and reads back
-# as slices; `kuota get topologies` lists them.
+# written as v1beta2's slices is stored as written and reads back as
+# v1beta1's domains; `kuota get topologies` lists them.
 # Usage: topology_test.sh PATH/TO/kuotad PATH/TO/kuota
 set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad PATH/TO/kuota}
@@ -23,7 +23,7 @@ start_kuotad --no-run-pods
 # --- Discovery ----------------------------------------------------------------
 out=$(k api-resources --api-group=kueue.x-k8s.io 2>&1)
 contains "api-resources lists topologies, short name topo, cluster-scoped" \
-  "$(printf 'topologies\ttopo\tkueue.x-k8s.io/v1beta1\tfalse\tTopology')" \
+  "$(printf 'topologies\ttopo\tkueue.x-k8s.io/v1beta2\tfalse\tTopology')" \
   "$(awk '$1 == "topologies" {print $1 "\t" $2 "\t" $3 "\t" $4 "\t" $5}' <<<"$out")"
 out=$(k get --raw /apis/kueue.x-k8s.io/v1beta2 2>&1)
 contains "v1beta2 discovery has topologies" '"name":"topologies"' "$out"
@@ -208,8 +208,9 @@ contains "a Workload with a topologyRequest is created" "workload.kueue.x-k8s.io
 out=$(k get workloads.v1beta2.kueue.x-k8s.io placed -n team -o jsonpath='{.spec.podSets[0].topologyRequest.podSetSliceSize}' 2>&1)
 expect_eq "its topologyRequest reads back in v1beta2" "2" "$out"
 
-# A topologyAssignment written in v1beta2's slices is stored as v1beta1's
-# domains and reads back as slices; malformed slices are refused.
+# A topologyAssignment written in v1beta2's slices is stored as written (v1beta2
+# is the stored version) and reads back as v1beta1's domains; malformed slices
+# are refused.
 slices='"slices":[{"domainCount":2,"valuesPerLevel":[{"individual":{"prefix":"node-","roots":["1","2"]}}],"podCounts":{"individual":[2,1]}}]'
 admission() {
   echo '{"status":{"admission":{"clusterQueue":"cq","podSetAssignments":[{"name":"main","count":4,"flavors":{"cpu":"tas-flavor"},"topologyAssignment":{"levels":["kubernetes.io/hostname"],'"$1"'}}]}}}'
@@ -219,15 +220,15 @@ out=$(k patch workloads.v1beta2.kueue.x-k8s.io placed -n team --subresource=stat
 contains "a v1beta2 topologyAssignment is written" "workload.kueue.x-k8s.io/placed patched" "$out"
 out=$(k get workloads.v1beta1.kueue.x-k8s.io placed -n team \
   -o jsonpath='{.status.admission.podSetAssignments[0].topologyAssignment}' 2>&1)
-expect_eq "it is stored as v1beta1's domains" \
+expect_eq "it reads back in v1beta1 as domains" \
   '{"domains":[{"count":2,"values":["node-1"]},{"count":1,"values":["node-2"]}],"levels":["kubernetes.io/hostname"]}' "$out"
 out=$(k get workloads.v1beta2.kueue.x-k8s.io placed -n team \
   -o jsonpath='{.status.admission.podSetAssignments[0].topologyAssignment.slices[0].valuesPerLevel[0].individual.prefix}' 2>&1)
-expect_eq "it reads back in v1beta2 as slices" "node-" "$out"
+expect_eq "it reads back in v1beta2 as the slices written" "node-" "$out"
 out=$(k patch workloads.v1beta2.kueue.x-k8s.io placed -n team --subresource=status --type=merge \
   -p "$(admission "${slices/\"1\",\"2\"/\"1\"}")" 2>&1)
 contains "slices whose roots do not match domainCount are refused" \
-  "status.admission.podSetAssignments[0].topologyAssignment.slices[0].valuesPerLevel[0]: Invalid value: valuesPerLevel.individual, if set, must have roots of length equal to domainCount of this TopologyAssignmentSlice" "$out"
+  "status.admission.podSetAssignments[0].topologyAssignment.slices[0].valuesPerLevel[0]: valuesPerLevel.individual, if set, must have roots of length equal to domainCount of this TopologyAssignmentSlice" "$out"
 
 echo "PASS: $PASS  FAIL: $FAIL"
 [[ $FAIL -eq 0 ]]

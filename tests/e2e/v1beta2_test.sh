@@ -85,21 +85,21 @@ t=$(k get workloads.v1beta2.kueue.x-k8s.io -A)
 contains "v1beta2 workloads table" "team-a" "$t"
 # Watch in v1beta2.
 w=$(k get --raw '/apis/kueue.x-k8s.io/v1beta2/clusterqueues?watch=1&timeoutSeconds=1' 2>/dev/null)
-contains "watch in v1beta2 converts each object" '"cohortName":"team-ab"' "$w"
+contains "watch in v1beta2 serves each object as v1beta2" '"cohortName":"team-ab"' "$w"
 contains "watch in v1beta2 names v1beta2" '"apiVersion":"kueue.x-k8s.io/v1beta2"' "$w"
-# A v1beta2 Workload with priorityClassRef is stored as v1beta1.
+# A v1beta2 Workload with priorityClassRef (stored as sent) reads back in v1beta1.
 out=$(k apply -f "$M/v1beta2/priority-class-ref.yaml" 2>&1)
 contains "a v1beta2 Workload with priorityClassRef applies" "workload.kueue.x-k8s.io/direct created" "$out"
 src=$(k get workloads.v1beta1.kueue.x-k8s.io -n team-a direct -o jsonpath='{.spec.priorityClassName}/{.spec.priorityClassSource}')
-expect_eq "stored as v1beta1 priorityClassName/Source" "high/kueue.x-k8s.io/workloadpriorityclass" "$src"
+expect_eq "read as v1beta1 priorityClassName/Source" "high/kueue.x-k8s.io/workloadpriorityclass" "$src"
 ref=$(k get workloads.v1beta2.kueue.x-k8s.io -n team-a direct -o jsonpath='{.spec.priorityClassRef.name}')
 expect_eq "read back as v1beta2 priorityClassRef" "high" "$ref"
 out=$(sed 's/kind: WorkloadPriorityClass, name/kind: PriorityClass, name/; s/name: direct/name: wrong/' "$M/v1beta2/priority-class-ref.yaml" | k apply -f - 2>&1)
 contains "a bad priorityClassRef is refused naming the field" "spec.priorityClassRef.kind" "$out"
-# Discovery: both versions, v1beta1 preferred.
+# Discovery: both versions, v1beta2 preferred (Kueue v0.20 stores and serves v1beta2 first).
 g=$(k get --raw /apis/kueue.x-k8s.io)
 contains "discovery lists v1beta2" '"version":"v1beta2"' "$g"
-contains "discovery prefers v1beta1" '"preferredVersion":{"groupVersion":"kueue.x-k8s.io/v1beta1"' "$g"
+contains "discovery prefers v1beta2" '"preferredVersion":{"groupVersion":"kueue.x-k8s.io/v1beta2"' "$g"
 o=$(k get --raw /openapi/v3/apis/kueue.x-k8s.io/v1beta2)
 contains "OpenAPI v3 for v1beta2" "io.x-k8s.kueue.v1beta2.ClusterQueue" "$o"
 out=$(k explain clusterqueues.v1beta2.kueue.x-k8s.io 2>&1 | head -3)

@@ -5,7 +5,7 @@
 // Every string reaches the DOM as a text node or attribute (h() below).
 "use strict";
 
-const KUEUE = "/apis/kueue.x-k8s.io/v1beta1";
+const KUEUE = "/apis/kueue.x-k8s.io/v1beta2";  // the stored version: no conversion
 const VISIBILITY = "/apis/visibility.kueue.x-k8s.io/v1beta1";
 const GPU = "nvidia.com/gpu";
 // What is watched. Cohorts change rarely: they are listed with ClusterQueues
@@ -298,7 +298,7 @@ function quotas(o) {
   return [...rows.values()];
 }
 
-// The cohort forest: cohorts from Cohort objects, ClusterQueues' spec.cohort
+// The cohort forest: cohorts from Cohort objects, ClusterQueues' spec.cohortName
 // and Cohorts' spec.parentName; lent quota estimated per tree (what the tree
 // borrows, shared among the lenders in proportion to their unused quota).
 function cohortForest() {
@@ -312,7 +312,7 @@ function cohortForest() {
   const loose = [];
   for (const cq of [...clusterqueues.values()].sort((a, b) => key(a).localeCompare(key(b)))) {
     const entry = { cq, quotas: quotas(cq) };
-    if (cq.spec?.cohort) get(cq.spec.cohort).cqs.push(entry); else loose.push(entry);
+    if (cq.spec?.cohortName) get(cq.spec.cohortName).cqs.push(entry); else loose.push(entry);
   }
   for (const n of [...node.values()]) if (n.parent) get(n.parent);
   const roots = [];
@@ -392,7 +392,7 @@ function cqCard({ cq, quotas: qs }) {
   return h("div", { class: "cq" + (inactive ? " inactive" : ""), "data-cq": cq.metadata.name },
     h("div", {},
       h("span", { class: "name" }, cq.metadata.name),
-      cq.spec?.cohort && h("span", { class: "badge" }, "cohort " + cq.spec.cohort),
+      cq.spec?.cohortName && h("span", { class: "badge" }, "cohort " + cq.spec.cohortName),
       inactive && h("span", { class: "badge bad", title: active.message || "" }, "inactive: " + (active.reason || "")),
       h("span", { class: "counts" }, `${s.pendingWorkloads || 0} pending · ${s.admittedWorkloads || 0} admitted`)),
     qs.length ? qs.map(quotaRow) : empty("no quota"));
@@ -496,7 +496,7 @@ function renderPreemptions() {
 function brief(message) { return (message || "").replace(/ \(UID: [^,)]*, name: ([^)]*)\)/g, " $1"); }
 function priority(w, value) {
   const v = w.spec?.priority ?? value;
-  return [w.spec?.priorityClassName, v !== undefined && `(${v})`].filter(Boolean).join(" ") || "0";
+  return [w.spec?.priorityClassRef?.name, v !== undefined && `(${v})`].filter(Boolean).join(" ") || "0";
 }
 function problem(kind) { return state.errors[kind] ? `Cannot read ${kind}: ${state.errors[kind]}` : ""; }
 function renderStatus() {

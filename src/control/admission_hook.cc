@@ -8,6 +8,7 @@
 #include "control/kueue_update_rules.h"
 #include "control/volcano_queue.h"
 #include "control/workload_status_rules.h"
+#include "engine/minimum_runtime.h"
 #include "jobctl/pod_spec_schema.h"
 #include "jobs/pod_kind.h"
 #include "jobs/registry.h"
@@ -215,6 +216,19 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
     return Status(decoded.status().code(), StripDocumentPrefix(decoded.status().message()));
   }
   if (resource.kind == "Workload") KUOTA_RETURN_IF_ERROR(ValidateWorkloadStatusFields(*object));
+  if (resource.kind == "ClusterQueue" || resource.kind == "WorkloadPriorityClass") {
+    // Kuota's minimum runtime before preemption (engine/minimum_runtime.h).
+    api::ObjectMeta meta;
+    if (auto m = object->find("metadata"); m != object->end() && m->is_object()) {
+      if (auto a = m->find("annotations"); a != m->end() && a->is_object()) {
+        for (const auto& [k, v] : a->items()) {
+          if (v.is_string()) meta.annotations[k] = v.get<std::string>();
+        }
+      }
+    }
+    KUOTA_RETURN_IF_ERROR(
+        engine::ReadMinimumRuntime(meta, resource.kind == "ClusterQueue").status());
+  }
   if (op == Operation::kUpdate && old_object != nullptr) {
     return ValidateKueueUpdate(resource.kind, *old_object, *object);
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/cluster_queue.h"
+#include "engine/minimum_runtime.h"
 #include "engine/pending_queue.h"
 #include "engine/quota_node.h"
 
@@ -47,6 +48,9 @@ class ClusterQueueNode final : public QuotaNode {
   const std::string& inactive_message() const { return inactive_message_; }
 
   double fair_weight() const { return spec_.fair_sharing.weight; }
+  // Its kuota.dev/minimum-runtime annotations (none when malformed: kuotad's
+  // admission refuses those).
+  const MinimumRuntime& minimum_runtime() const { return minimum_runtime_; }
 
   PendingQueue& pending() { return pending_; }
   const PendingQueue& pending() const { return pending_; }
@@ -60,6 +64,7 @@ class ClusterQueueNode final : public QuotaNode {
   friend class QuotaTree;
   friend class Engine;
   api::ClusterQueueSpec spec_;
+  MinimumRuntime minimum_runtime_;
   std::vector<ResourceGroupInfo> groups_;
   std::map<std::string, int, std::less<>> group_of_;
   bool covers_pods_ = false;  // "pods" is in group_of_

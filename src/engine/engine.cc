@@ -237,6 +237,16 @@ void Engine::AddWorkload(const api::Workload& obj) {
       }
     }
   }
+  // Its WorkloadPriorityClass's minimum runtime before preemption, if any.
+  if (!spec.priority_class_name.empty() &&
+      spec.priority_class_source != api::kPodPriorityClassSource) {
+    auto wpc = s.workload_priority_classes.find(spec.priority_class_name);
+    if (wpc != s.workload_priority_classes.end() &&
+        wpc->second.metadata.annotations.count(kMinimumRuntimeAnnotation) > 0) {
+      Result<MinimumRuntime> mr = ReadMinimumRuntime(wpc->second.metadata, false);
+      if (mr.ok()) wl->minimum_runtime_ms = mr->ms;
+    }
+  }
   wl->pod_sets = BuildPodSets(wl->object);
   wl->spec_error = ValidateResources(wl->object);
   if (wl->spec_error.empty()) wl->spec_error = RequestsOverflow(wl->pod_sets);

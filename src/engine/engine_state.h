@@ -48,6 +48,13 @@ struct EngineState {
   bool topology_dirty = true;
   TasState tas;   // topology trees and the usage on their leaves
   AfsLedger afs;  // LocalQueues' usage history (admission fair sharing)
+  // Minimum runtime before preemption (minimum_runtime.h): whether any
+  // ClusterQueue or WorkloadPriorityClass asks for it (set by Refresh), and
+  // when a head found no victims only because of it, the earliest instant a
+  // victim it wanted comes out of protection: inadmissible heads are offered
+  // again then.
+  bool minimum_runtime_on = false;
+  std::optional<Time> protection_wakeup;
 
   // Set when queues or quota objects changed: the tree is rebuilt and
   // pending workloads re-routed before the next cycle or query.

@@ -205,6 +205,7 @@ bool Preemptor::CandidateValid(const Candidate& c, const ClusterQueueNode& cq, c
 std::vector<PreemptionTarget> Preemptor::GetTargets(const WorkloadInfo& wl,
                                                     const ClusterQueueNode& cq, const FrIdSet& need,
                                                     const FrUsage& usage) {
+  protected_victim_ = nullptr;
   if (need.empty()) return {};
   if (fair_sharing_.enable) return Fair(wl, cq, need, usage);
   std::vector<PreemptionTarget> targets;
@@ -212,6 +213,22 @@ std::vector<PreemptionTarget> Preemptor::GetTargets(const WorkloadInfo& wl,
   targets.reserve(victims_.size());
   for (const Candidate& v : victims_) targets.push_back({v.wl, ReasonOf(v.variant)});
   return targets;
+}
+
+bool Preemptor::Protected(const WorkloadInfo& victim, const WorkloadInfo& preemptor) {
+  const ClusterQueueNode* cq = victim.admitted_in;
+  if (cq == nullptr) return false;
+  const MinimumRuntime& mr = cq->minimum_runtime();
+  const int64_t ms = victim.minimum_runtime_ms >= 0 ? victim.minimum_runtime_ms : mr.ms;
+  if (ms <= 0) return false;
+  if (mr.override_priority && preemptor.priority >= *mr.override_priority) return false;
+  const Time until = victim.quota_reserved_at + Duration{ms};
+  if (now_ >= until) return false;
+  if (protected_victim_ == nullptr || until < protected_until_) {
+    protected_victim_ = &victim;
+    protected_until_ = until;
+  }
+  return true;
 }
 
 const char* Preemptor::ReasonOf(Variant v) {
@@ -438,6 +455,7 @@ bool Preemptor::Classic(const WorkloadInfo& wl, const ClusterQueueNode& cq, cons
   // usage, so it may be asked while victims are removed.
   auto classify = [&](const HolderOrder::Holder& h, Candidate* c) -> int {
     WorkloadInfo* w = h.wl;
+    if (minimum_runtime_on_ && w != &wl && Protected(*w, wl)) return -1;
     if (view.cqs[static_cast<size_t>(h.cq)] == &cq) {
       if (!within_on || w == &wl || !uses(h) ||
           !SatisfiesWithin(policy.within_cluster_queue, wl, *w)) {
@@ -749,7 +767,8 @@ std::vector<PreemptionTarget> Preemptor::Fair(const WorkloadInfo& wl, const Clus
   if (policy.within_cluster_queue != api::WithinClusterQueuePolicy::kNever) {
     for (WorkloadInfo* w : cq.admitted()) {
       if (w != &wl && UsesResources(*w, need) &&
-          SatisfiesWithin(policy.within_cluster_queue, wl, *w)) {
+          SatisfiesWithin(policy.within_cluster_queue, wl, *w) &&
+          !(minimum_runtime_on_ && Protected(*w, wl))) {
         cands.push_back(w);
       }
     }
@@ -761,7 +780,8 @@ std::vector<PreemptionTarget> Preemptor::Fair(const WorkloadInfo& wl, const Clus
       for (FrId fr : need) borrowing = borrowing || x->usage(fr) > x->subtree_quota(fr);
       if (!borrowing) return;
       for (WorkloadInfo* w : x->admitted()) {
-        if (UsesResources(*w, need) && SatisfiesReclaim(policy.reclaim_within_cohort, wl, *w)) {
+        if (UsesResources(*w, need) && SatisfiesReclaim(policy.reclaim_within_cohort, wl, *w) &&
+            !(minimum_runtime_on_ && Protected(*w, wl))) {
           cands.push_back(w);
         }
       }

@@ -57,6 +57,19 @@ class Preemptor final : public PreemptionOracle {
   // nominates, so each tree's list is built once per cycle.
   HolderOrder& holders() { return holders_; }
 
+  // Minimum runtime before preemption (minimum_runtime.h): `on` when any
+  // ClusterQueue or WorkloadPriorityClass asks for it; `now` the cycle's
+  // instant. Off, no candidate is checked for it.
+  void set_minimum_runtime(bool on, Time now) {
+    minimum_runtime_on_ = on;
+    now_ = now;
+  }
+  // After a GetTargets that found no victims: the protected workload whose
+  // protection ends first among those it passed over for it (null when none
+  // was), and when it ends.
+  const WorkloadInfo* protected_victim() const { return protected_victim_; }
+  Time protected_until() const { return protected_until_; }
+
  private:
   enum class Variant {
     kWithinCQ,
@@ -131,12 +144,19 @@ class Preemptor final : public PreemptionOracle {
   void FillBackIn(std::vector<Victim>& victims, WorkloadOf workload_of, const ClusterQueueNode& cq,
                   const FrUsage& usage, bool allow_borrowing) const;
   static const char* ReasonOf(Variant v);
+  // Whether `victim` is protected from `preemptor` by its minimum runtime;
+  // notes the earliest end of protection seen.
+  bool Protected(const WorkloadInfo& victim, const WorkloadInfo& preemptor);
 
   const FlavorResourceTable& frs_;
   const api::FairSharingConfig& fair_sharing_;
   HolderOrder holders_;
   bool dry_run_ = true;
   std::function<bool()> extra_fit_;
+  bool minimum_runtime_on_ = false;
+  Time now_;
+  const WorkloadInfo* protected_victim_ = nullptr;
+  Time protected_until_;
   // Scratch of Classic, kept to reuse its capacity.
   std::vector<std::pair<FrId, int64_t>> rem_;
   std::vector<Ancestor> ancestors_;

@@ -136,6 +136,10 @@ std::vector<std::string> QuotaTree::Rebuild(
     if (!slot) slot = std::make_unique<ClusterQueueNode>(name);
     ClusterQueueNode& node = *slot;
     node.spec_ = spec.spec;
+    {
+      Result<MinimumRuntime> mr = ReadMinimumRuntime(spec.metadata, true);
+      node.minimum_runtime_ = mr.ok() ? *mr : MinimumRuntime{};
+    }
     node.parent_ = nullptr;
     SetQuotas(node, spec.spec.resource_groups);
     ResolveGroups(node, spec.spec.resource_groups);

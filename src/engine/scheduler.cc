@@ -40,6 +40,10 @@ struct Scheduler::Entry {
   bool preempting = false;
   int32_t priority = 0;
   Time queue_order_time;
+  // No victims found while minimum runtimes protected some candidates: the
+  // one whose protection ends first, and when (minimum_runtime.h).
+  const WorkloadInfo* protected_victim = nullptr;
+  Time protected_until;
 };
 
 Scheduler::Scheduler(EngineState& state)
@@ -125,6 +129,8 @@ void Scheduler::AssignAndTarget(Entry& e) {
   if (e.assignment.mode == Mode::kFit) return;
   if (e.assignment.mode == Mode::kPreempt) {
     e.targets = Targets(wl, cq, e.assignment);
+    e.protected_victim = e.targets.empty() ? preemptor_.protected_victim() : nullptr;
+    e.protected_until = preemptor_.protected_until();
     if (!e.targets.empty()) {
       PlaceForPreemption(e);
       return;
@@ -203,6 +209,18 @@ void Scheduler::Process(Entry& e, CycleResult& out) {
   if (mode == Mode::kPreempt && e.targets.empty()) {
     e.requeue = Entry::Requeue::kNoCandidates;
     e.message += kNoCandidatesSuffix;
+    if (const WorkloadInfo* p = e.protected_victim) {
+      // Kuota's own sentence: whom it waits for, and until when (an instant,
+      // not a countdown: the message stands until the next attempt).
+      const int64_t total = p->minimum_runtime_ms >= 0  ? p->minimum_runtime_ms
+                            : p->admitted_in != nullptr ? p->admitted_in->minimum_runtime().ms
+                                                        : 0;
+      e.message += "; waiting for " + p->key + " to reach its " + FormatMinimumRuntime(total) +
+                   " minimum runtime (at " + FormatRfc3339(e.protected_until) + ")";
+      if (!s_.protection_wakeup || e.protected_until < *s_.protection_wakeup) {
+        s_.protection_wakeup = e.protected_until;
+      }
+    }
     if (cq.spec().preemption.reclaim_within_cohort != api::ReclaimWithinCohortPolicy::kAny) {
       taken_by_.emplace_back(e.wl, QuotaTree::Root(&cq));
       ReserveTopology(e.assignment);
@@ -451,6 +469,21 @@ CycleResult Scheduler::RunCycle() {
   const Time now = s_.clock.Now();
   cycle_now_ = now;
   if (s_.config.admission_fair_sharing) SampleAdmissionFairSharing(now);
+  // Minimum runtime before preemption: on when anything asks for it; heads
+  // that waited for a protection to end are offered again once it has.
+  bool minimum_runtime_on = false;
+  for (const auto& [name, cq] : s_.tree.cluster_queues()) {
+    minimum_runtime_on = minimum_runtime_on || cq->minimum_runtime().ms > 0;
+  }
+  for (const auto& [name, wpc] : s_.workload_priority_classes) {
+    minimum_runtime_on =
+        minimum_runtime_on || wpc.metadata.annotations.count(kMinimumRuntimeAnnotation) > 0;
+  }
+  preemptor_.set_minimum_runtime(minimum_runtime_on, now);
+  if (s_.protection_wakeup && now >= *s_.protection_wakeup) {
+    s_.protection_wakeup.reset();
+    for (const auto& [name, cq] : s_.tree.cluster_queues()) cq->pending().QueueInadmissible();
+  }
   // Reused across cycles: its buffer (one entry per ClusterQueue) is not
   // allocated and freed every cycle.
   std::vector<Entry>& entries = entries_;

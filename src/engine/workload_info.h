@@ -83,6 +83,9 @@ struct WorkloadInfo {
   std::vector<std::pair<FrId, int64_t>> usage;
   std::vector<TasUse> tas_usage;  // on the topology's leaves, when placed by topology
   Time quota_reserved_at;
+  // Its WorkloadPriorityClass's kuota.dev/minimum-runtime, in ms; -1 when it
+  // has none (its ClusterQueue's applies then). See minimum_runtime.h.
+  int64_t minimum_runtime_ms = -1;
   bool evicted = false;  // an eviction was decided and not yet carried out
   // Its position in the last holder order built for its tree while it held
   // quota (HolderOrder's hint for the next build; never decides the order),

@@ -33,6 +33,24 @@ Result<Report> Simulate(std::string_view state_text, const SimulateOptions& opti
   api::Configuration config;
   for (const auto& d : docs) {
     if (auto* c = std::get_if<api::Configuration>(&d.object.value)) config = *c;
+    // Kuota's minimum runtime annotations (engine/minimum_runtime.h).
+    const api::ObjectMeta* meta = nullptr;
+    const char* kind = nullptr;
+    if (auto* cq = std::get_if<api::ClusterQueue>(&d.object.value)) {
+      meta = &cq->metadata;
+      kind = "ClusterQueue";
+    } else if (auto* wpc = std::get_if<api::WorkloadPriorityClass>(&d.object.value)) {
+      meta = &wpc->metadata;
+      kind = "WorkloadPriorityClass";
+    }
+    if (meta == nullptr) continue;
+    Result<engine::MinimumRuntime> mr =
+        engine::ReadMinimumRuntime(*meta, std::string_view(kind) == "ClusterQueue");
+    if (!mr.ok()) {
+      return Status::Invalid("document " + std::to_string(d.document_index + 1) + " (" + kind +
+                             " \"" + meta->name + "\", line " + std::to_string(d.line) +
+                             "): " + mr.status().message());
+    }
   }
   ManualClock clock(options.now);
   engine::Engine engine(clock, config);

@@ -141,6 +141,8 @@ std::optional<Time> StepPlayer::NextEvent() {
     }
     if (wl->state == WorkloadState::kPending && wl->requeue_at) consider(*wl->requeue_at);
   }
+  // A head that waits for a victim's minimum runtime to end.
+  if (const std::optional<Time>& wake = engine_.state().protection_wakeup) consider(*wake);
   return next;
 }
 

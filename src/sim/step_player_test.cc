@@ -1,7 +1,7 @@
 // Playing a what-if file's Nodes and time Steps through kuota simulate:
 // waitForPodsReady timeouts and requeue backoff, pods placed on nodes,
-// admission check states, stopPolicy changes, finished workloads, and the
-// errors a bad Step or Node gets.
+// admission check states, stopPolicy changes, finished workloads, minimum
+// runtimes before preemption, and the errors a bad Step or Node gets.
 #include "sim/step_player.h"
 
 #include <gtest/gtest.h>
@@ -256,6 +256,111 @@ TEST(StepPlayerTest, BadStepsAreErrorsNamingDocumentFieldAndLine) {
   e = Error(base + "---\napiVersion: v1\nkind: Node\nmetadata: {labels: {a: b}}\n");
   EXPECT_NE(e.find("(Node, line "), std::string::npos) << e;
   EXPECT_NE(e.find("metadata.name: Required value"), std::string::npos) << e;
+}
+
+// Two ClusterQueues of 4 cpu in cohort org: team-b (ANNOTATIONS) holds a
+// 6-cpu borrower since 00:00; team-a (reclaimWithinCohort: Any) wants 4 cpu
+// from 00:01 with `priority`.
+std::string Reclaim(const std::string& annotations, int priority = 0) {
+  return R"(
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: default}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: team-a}
+spec:
+  cohort: org
+  namespaceSelector: {}
+  preemption: {reclaimWithinCohort: Any}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: default, resources: [{name: cpu, nominalQuota: "4"}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata:
+  name: team-b
+  annotations: {)" +
+         annotations + R"(}
+spec:
+  cohort: org
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: default, resources: [{name: cpu, nominalQuota: "4"}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: lq, namespace: a}
+spec: {clusterQueue: team-a}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: lq, namespace: b}
+spec: {clusterQueue: team-b}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {name: borrower, namespace: b, creationTimestamp: "2025-12-31T23:59:00Z"}
+spec:
+  queueName: lq
+  podSets: [{name: main, count: 6, template: {spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}}]
+status:
+  admission:
+    clusterQueue: team-b
+    podSetAssignments: [{name: main, count: 6, flavors: {cpu: default}, resourceUsage: {cpu: "6"}}]
+  conditions:
+  - {type: QuotaReserved, status: "True", reason: QuotaReserved, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}
+  - {type: Admitted, status: "True", reason: Admitted, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {name: reclaimer, namespace: a, creationTimestamp: "2026-01-01T00:01:00Z"}
+spec:
+  queueName: lq
+  priority: )" +
+         std::to_string(priority) + R"(
+  podSets: [{name: main, count: 4, template: {spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}}]
+)";
+}
+
+TEST(StepPlayerTest, MinimumRuntimeKeepsAVictimAndSaysForHowLong) {
+  const std::string base = Reclaim("kuota.dev/minimum-runtime: 10m");
+  Report at3 = Simulated(base + Step("00:03:00"));
+  EXPECT_EQ(at3.admitted.count("b/borrower"), 1u);
+  ASSERT_EQ(at3.pending.size(), 1u);
+  EXPECT_EQ(at3.pending[0].workload, "a/reclaimer");
+  EXPECT_NE(
+      at3.pending[0].reason.find(
+          "waiting for b/borrower to reach its 10m minimum runtime (at 2026-01-01T00:10:00Z)"),
+      std::string::npos)
+      << at3.pending[0].reason;
+  Report at10 = Simulated(base + Step("00:10:00"));
+  EXPECT_EQ(at10.admitted.count("a/reclaimer"), 1u);
+  EXPECT_EQ(at10.admitted.count("b/borrower"), 0u);
+  ASSERT_EQ(at10.preempted.size(), 1u);
+  EXPECT_EQ(at10.preempted[0].workload, "b/borrower");
+  EXPECT_EQ(at10.preempted[0].by, "a/reclaimer");
+  // Without the annotation the reclaim is immediate.
+  Report plain = Simulated(Reclaim(""));
+  EXPECT_EQ(plain.admitted.count("a/reclaimer"), 1u);
+}
+
+TEST(StepPlayerTest, MinimumRuntimeOverridePriority) {
+  const std::string annotations =
+      "kuota.dev/minimum-runtime: 10m, kuota.dev/minimum-runtime-override-priority: \"1000\"";
+  EXPECT_EQ(Simulated(Reclaim(annotations, 999) + Step("00:05:00")).admitted.count("a/reclaimer"),
+            0u);
+  EXPECT_EQ(Simulated(Reclaim(annotations, 1000)).admitted.count("a/reclaimer"), 1u);
+}
+
+TEST(StepPlayerTest, MalformedMinimumRuntimeIsAnErrorNamingIt) {
+  EXPECT_EQ(Error(Reclaim("kuota.dev/minimum-runtime: ten")),
+            "document 3 (ClusterQueue \"team-b\", line 17): "
+            "metadata.annotations[kuota.dev/minimum-runtime]: Invalid value: \"ten\": must be a "
+            "non-negative duration such as \"10m\" or \"1h30m\"");
 }
 
 }  // namespace

@@ -223,6 +223,23 @@ out=$(k -n team-b get job elsewhere -o jsonpath='{.metadata.labels}|{.spec.suspe
 [[ "$out" == "|" || "$out" == "|false" ]] && ok "without a LocalQueue named default: no label, not suspended" \
   || bad "without a LocalQueue named default: no label, not suspended" "$out"
 
+# --- Kuota's minimum runtime annotations are checked at admission ---
+out=$(k apply -f - 2>&1 <<'EOF'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: protected-cq
+  annotations: {kuota.dev/minimum-runtime: ten minutes}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: default-flavor, resources: [{name: cpu, nominalQuota: 1}]}]
+EOF
+)
+contains "a malformed kuota.dev/minimum-runtime is refused naming it" \
+  'metadata.annotations[kuota.dev/minimum-runtime]: Invalid value: "ten minutes": must be a non-negative duration' "$out"
+
 # --- Cleanup as the tutorial does ---
 check "delete local queues" k delete -n team-a localqueue lq-team-a
 check "delete cluster queue" k delete clusterqueue cluster-queue

@@ -8,6 +8,7 @@
 #include "control/kueue_update_rules.h"
 #include "control/volcano_queue.h"
 #include "control/workload_status_rules.h"
+#include "engine/backfill.h"
 #include "engine/minimum_runtime.h"
 #include "jobctl/pod_spec_schema.h"
 #include "jobs/pod_kind.h"
@@ -228,6 +229,10 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
     }
     KUOTA_RETURN_IF_ERROR(
         engine::ReadMinimumRuntime(meta, resource.kind == "ClusterQueue").status());
+    // Kuota's reservation and backfill (engine/backfill.h).
+    if (resource.kind == "ClusterQueue") {
+      KUOTA_RETURN_IF_ERROR(engine::ReadBackfillPolicy(meta).status());
+    }
   }
   if (op == Operation::kUpdate && old_object != nullptr) {
     return ValidateKueueUpdate(resource.kind, *old_object, *object);

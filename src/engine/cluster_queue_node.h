@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/cluster_queue.h"
+#include "engine/backfill.h"
 #include "engine/minimum_runtime.h"
 #include "engine/pending_queue.h"
 #include "engine/quota_node.h"
@@ -51,6 +52,10 @@ class ClusterQueueNode final : public QuotaNode {
   // Its kuota.dev/minimum-runtime annotations (none when malformed: kuotad's
   // admission refuses those).
   const MinimumRuntime& minimum_runtime() const { return minimum_runtime_; }
+  // Its kuota.dev/backfill annotations (backfill.h), and the reservation of
+  // its first blocked head (the scheduler keeps it).
+  const BackfillPolicy& backfill() const { return backfill_; }
+  Reservation& reservation() { return reservation_; }
 
   PendingQueue& pending() { return pending_; }
   const PendingQueue& pending() const { return pending_; }
@@ -65,6 +70,8 @@ class ClusterQueueNode final : public QuotaNode {
   friend class Engine;
   api::ClusterQueueSpec spec_;
   MinimumRuntime minimum_runtime_;
+  BackfillPolicy backfill_;
+  Reservation reservation_;
   std::vector<ResourceGroupInfo> groups_;
   std::map<std::string, int, std::less<>> group_of_;
   bool covers_pods_ = false;  // "pods" is in group_of_

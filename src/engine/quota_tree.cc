@@ -139,6 +139,9 @@ std::vector<std::string> QuotaTree::Rebuild(
     {
       Result<MinimumRuntime> mr = ReadMinimumRuntime(spec.metadata, true);
       node.minimum_runtime_ = mr.ok() ? *mr : MinimumRuntime{};
+      Result<BackfillPolicy> bf = ReadBackfillPolicy(spec.metadata);
+      node.backfill_ = bf.ok() ? *bf : BackfillPolicy{};
+      if (!node.backfill_.on) node.reservation_ = Reservation{};
     }
     node.parent_ = nullptr;
     SetQuotas(node, spec.spec.resource_groups);

@@ -16,6 +16,32 @@ namespace {
 constexpr std::string_view kNoCandidatesSuffix =
     "; no workload can be preempted to make room under this ClusterQueue's preemption policy";
 
+// What a blocked head needs for its reservation: its assignment's usage when
+// flavors were assigned, else its requests on the first flavor of each
+// resource's group (a head that fits nowhere now).
+std::vector<std::pair<FrId, int64_t>> ReservationNeed(const WorkloadInfo& wl,
+                                                      const ClusterQueueNode& cq,
+                                                      const Assignment& a) {
+  if (a.mode != Mode::kNoFit && !a.usage.empty()) return a.usage;
+  std::map<FrId, int64_t> total;
+  for (const PodSetInfo& ps : wl.pod_sets) {
+    for (const auto& [res, v] : ps.per_pod) {
+      const int g = cq.GroupOf(res);
+      if (g < 0) continue;
+      const ResourceGroupInfo& group = cq.resource_groups()[static_cast<size_t>(g)];
+      if (group.flavors.empty()) continue;
+      for (size_t i = 0; i < group.covered.size(); ++i) {
+        if (group.covered[i] != res) continue;
+        FrId fr = group.flavors.front().frs[i];
+        int64_t product = 0;
+        if (__builtin_mul_overflow(v, int64_t{ps.count}, &product)) product = INT64_MAX;
+        total[fr] = SatAdd(total[fr], product);
+      }
+    }
+  }
+  return {total.begin(), total.end()};
+}
+
 }  // namespace
 
 struct Scheduler::Entry {
@@ -165,6 +191,34 @@ void Scheduler::AssignAndTarget(Entry& e) {
       e.assignment.Message(e.assignment.mode == Mode::kPreempt ? kNoCandidatesSuffix.size() : 0);
 }
 
+bool Scheduler::Backfill(Entry& e, bool blocked) {
+  ClusterQueueNode& cq = *e.cq;
+  Reservation& r = cq.reservation();
+  if (!r.holder.empty()) {
+    const WorkloadInfo* holder = s_.FindWorkload(r.holder);
+    if (holder == nullptr || holder->state != WorkloadState::kPending || holder->queued_in != &cq) {
+      r = Reservation{};
+    }
+  }
+  if (blocked) {
+    // The first blocked head in queue order holds the reservation.
+    const bool first = r.holder.empty() || r.holder == e.wl->key || e.priority > r.priority ||
+                       (e.priority == r.priority && e.queue_order_time < r.order_time);
+    if (first) r = Reserve(*e.wl, cq, ReservationNeed(*e.wl, cq, e.assignment), cycle_now_);
+    return true;
+  }
+  std::string why;
+  if (BackfillAllows(r, *e.wl, cq, e.assignment.usage, cycle_now_, &why)) return true;
+  e.message = std::move(why);
+  return false;
+}
+
+void Scheduler::NoteReservation(Entry& e) {
+  const Reservation& r = e.cq->reservation();
+  if (r.holder != e.wl->key) return;
+  e.message += "; capacity is reserved for it (kuota.dev/backfill): " + DescribeReservationStart(r);
+}
+
 void Scheduler::ReserveTopology(const Assignment& a) {
   for (const auto& p : a.pod_sets) {
     if (!p.topology) continue;
@@ -205,10 +259,16 @@ void Scheduler::Process(Entry& e, CycleResult& out) {
     }
   }
   const Mode mode = e.assignment.mode;
-  if (mode == Mode::kNoFit) return;
+  const bool blocked = mode == Mode::kNoFit || (mode == Mode::kPreempt && e.targets.empty());
+  if (cq.backfill().on && !Backfill(e, blocked)) return;
+  if (mode == Mode::kNoFit) {
+    if (cq.backfill().on) NoteReservation(e);
+    return;
+  }
   if (mode == Mode::kPreempt && e.targets.empty()) {
     e.requeue = Entry::Requeue::kNoCandidates;
     e.message += kNoCandidatesSuffix;
+    if (cq.backfill().on) NoteReservation(e);
     if (const WorkloadInfo* p = e.protected_victim) {
       // Kuota's own sentence: whom it waits for, and until when (an instant,
       // not a countdown: the message stands until the next attempt).

@@ -72,6 +72,13 @@ class Scheduler {
   // victims gone (or, without victims, on empty nodes: what it reserves).
   void PlaceForPreemption(Entry& e);
   void Process(Entry& e, CycleResult& out);
+  // Reservation and backfill (backfill.h) for a head of a ClusterQueue that
+  // asks for it: a `blocked` head takes the reservation when it is the first
+  // blocked; any other may go on only as the reservation allows (false:
+  // it waits, its message says why).
+  bool Backfill(Entry& e, bool blocked);
+  // Appends the reservation's expected start to a blocked holder's message.
+  void NoteReservation(Entry& e);
   bool FitsAfterRemovals(const ClusterQueueNode& cq, const FrUsage& usage,
                          const std::vector<WorkloadInfo*>& extra,
                          const Assignment* topology = nullptr) const;

@@ -44,12 +44,15 @@ Result<Report> Simulate(std::string_view state_text, const SimulateOptions& opti
       kind = "WorkloadPriorityClass";
     }
     if (meta == nullptr) continue;
-    Result<engine::MinimumRuntime> mr =
-        engine::ReadMinimumRuntime(*meta, std::string_view(kind) == "ClusterQueue");
+    Status mr =
+        engine::ReadMinimumRuntime(*meta, std::string_view(kind) == "ClusterQueue").status();
+    if (mr.ok() && std::string_view(kind) == "ClusterQueue") {
+      mr = engine::ReadBackfillPolicy(*meta).status();
+    }
     if (!mr.ok()) {
       return Status::Invalid("document " + std::to_string(d.document_index + 1) + " (" + kind +
                              " \"" + meta->name + "\", line " + std::to_string(d.line) +
-                             "): " + mr.status().message());
+                             "): " + mr.message());
     }
   }
   ManualClock clock(options.now);

@@ -363,5 +363,116 @@ TEST(StepPlayerTest, MalformedMinimumRuntimeIsAnErrorNamingIt) {
             "non-negative duration such as \"10m\" or \"1h30m\"");
 }
 
+TEST(StepPlayerTest, MalformedBackfillAnnotationsAreErrorsNamingThem) {
+  EXPECT_EQ(Error(Reclaim("kuota.dev/backfill: \"yes\"")),
+            "document 3 (ClusterQueue \"team-b\", line 17): "
+            "metadata.annotations[kuota.dev/backfill]: Unsupported value: \"yes\": supported "
+            "values: \"true\", \"false\"");
+  EXPECT_EQ(Error(Reclaim("kuota.dev/default-runtime: 0s")),
+            "document 3 (ClusterQueue \"team-b\", line 17): "
+            "metadata.annotations[kuota.dev/default-runtime]: Invalid value: \"0s\": must be a "
+            "positive duration such as \"1h\"");
+}
+
+// One 8-GPU ClusterQueue (BACKFILL) with a 4-GPU job admitted at 00:00
+// estimated at 1h; an 8-GPU gang (00:01), then 2-GPU jobs estimated at 20m
+// (00:02) and 2h (00:03), the estimates as maximumExecutionTimeSeconds or,
+// with `default_runtime`, the ClusterQueue's default for the 2h one.
+std::string Gang(bool backfill, const std::string& default_runtime = "") {
+  std::string annotations = backfill ? "kuota.dev/backfill: \"true\"" : "";
+  if (!default_runtime.empty()) annotations += ", kuota.dev/default-runtime: " + default_runtime;
+  auto wl = [](const std::string& name, int gpus, const std::string& created,
+               const std::string& seconds) {
+    std::string out =
+        "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: Workload\nmetadata: {name: " + name +
+        ", namespace: ml, creationTimestamp: \"" + created + "\"}\nspec:\n  queueName: lq\n";
+    if (!seconds.empty()) out += "  maximumExecutionTimeSeconds: " + seconds + "\n";
+    out += "  podSets: [{name: main, count: " + std::to_string(gpus) +
+           ", template: {spec: {containers: [{name: c, resources: {requests: "
+           "{nvidia.com/gpu: \"1\"}}}]}}}]\n";
+    return out;
+  };
+  return R"(
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: gpu}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata:
+  name: gpu-cq
+  annotations: {)" +
+         annotations + R"(}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors: [{name: gpu, resources: [{name: nvidia.com/gpu, nominalQuota: "8"}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: lq, namespace: ml}
+spec: {clusterQueue: gpu-cq}
+)" + wl("running", 4, "2025-12-31T23:59:00Z", "3600") +
+         R"(status:
+  admission:
+    clusterQueue: gpu-cq
+    podSetAssignments: [{name: main, count: 4, flavors: {nvidia.com/gpu: gpu}, resourceUsage: {nvidia.com/gpu: "4"}}]
+  conditions:
+  - {type: QuotaReserved, status: "True", reason: QuotaReserved, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}
+  - {type: Admitted, status: "True", reason: Admitted, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}
+)" + wl("gang", 8, "2026-01-01T00:01:00Z", "7200") +
+         wl("short", 2, "2026-01-01T00:02:00Z", "1200") +
+         wl("long", 2, "2026-01-01T00:03:00Z", default_runtime.empty() ? "7200" : "");
+}
+
+std::string Why(const Report& r, const std::string& workload) {
+  for (const auto& p : r.pending) {
+    if (p.workload == workload) return p.reason;
+  }
+  return "(not pending)";
+}
+
+TEST(StepPlayerTest, BackfillReservesForTheBlockedHeadAndLetsShortJobsThrough) {
+  Report r = Simulated(Gang(true) + Step("00:05:00"));
+  EXPECT_EQ(r.admitted.count("ml/short"), 1u);
+  EXPECT_EQ(r.admitted.count("ml/long"), 0u);
+  EXPECT_NE(Why(r, "ml/gang")
+                .find("capacity is reserved for it (kuota.dev/backfill): expected to "
+                      "start at 2026-01-01T01:00:00Z"),
+            std::string::npos)
+      << Why(r, "ml/gang");
+  EXPECT_EQ(Why(r, "ml/long"),
+            "waiting behind the reservation of ml/gang (expected to start at "
+            "2026-01-01T01:00:00Z): this workload would still run then (estimated 2h) and needs "
+            "capacity the reservation holds");
+  // The gang starts when the running job ends; the long job still waits.
+  Report at1h = Simulated(Gang(true) + Step("00:30:00", "finished: [ml/short]\n") +
+                          Step("01:00:00", "finished: [ml/running]\n"));
+  EXPECT_EQ(at1h.admitted.count("ml/gang"), 1u);
+  EXPECT_EQ(at1h.admitted.count("ml/long"), 0u);
+  // Without the annotation both 2-GPU jobs start and the gang waits.
+  Report plain = Simulated(Gang(false) + Step("00:05:00"));
+  EXPECT_EQ(plain.admitted.count("ml/long"), 1u);
+  EXPECT_EQ(plain.admitted.count("ml/short"), 1u);
+  EXPECT_EQ(Why(plain, "ml/gang").find("reserved"), std::string::npos);
+}
+
+TEST(StepPlayerTest, BackfillUsesTheQueuesDefaultRuntimeAndWithoutEstimatesReservesNow) {
+  // The long job has no maximumExecutionTimeSeconds: the queue's default
+  // (20m) makes it end before 01:00, so it is backfilled too.
+  Report r = Simulated(Gang(true, "20m") + Step("00:05:00"));
+  EXPECT_EQ(r.admitted.count("ml/long"), 1u);
+  // No estimate for the running job: no start time is known, and nothing
+  // may take what the gang needs.
+  std::string text = Gang(true);
+  const std::string running_limit = "  maximumExecutionTimeSeconds: 3600\n";
+  text.erase(text.find(running_limit), running_limit.size());
+  Report unknown = Simulated(text + Step("00:05:00"));
+  EXPECT_EQ(unknown.admitted.count("ml/short"), 0u);
+  EXPECT_NE(Why(unknown, "ml/gang").find("no start time can be estimated"), std::string::npos)
+      << Why(unknown, "ml/gang");
+}
+
 }  // namespace
 }  // namespace kuota::sim

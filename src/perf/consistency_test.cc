@@ -247,28 +247,30 @@ TEST_F(TopologyConsistencyTest, FindsANodeOvercommitted) {
   ConsistencyReport c = Check();
   ASSERT_FALSE(c.ok());
   EXPECT_NE(Failures().find("node node-0-0-0 held 4 pods using 4 cpu at 0.050 s, above its "
-                         "allocatable 2 cpu, 110 pods (admitting cq-0-0-co-0/w-0-1-0)"),
+                            "allocatable 2 cpu, 110 pods (admitting cq-0-0-co-0/w-0-1-0)"),
             std::string::npos)
       << Failures();
 }
 
 TEST_F(TopologyConsistencyTest, FindsTooManyPodsOnANode) {
   p.node_allocatable["pods"] = api::Quantity::FromMilli(1000);
-  EXPECT_NE(Failures().find("above its allocatable 2 cpu, 1 pods"), std::string::npos) << Failures();
+  EXPECT_NE(Failures().find("above its allocatable 2 cpu, 1 pods"), std::string::npos)
+      << Failures();
 }
 
 TEST_F(TopologyConsistencyTest, FindsARequiredGangSplitAcrossRacks) {
   r.workloads[2].holds[0].placement = OnNodes({{"node-0-0-1", 1}, {"node-0-1-1", 1}});
-  EXPECT_NE(Failures().find("cq-0-1-co-0/w-0-2-0: requires one rack-label but was placed at 0.000 s "
-                         "in 2 (rack-0-0, rack-0-1)"),
-            std::string::npos)
+  EXPECT_NE(
+      Failures().find("cq-0-1-co-0/w-0-2-0: requires one rack-label but was placed at 0.000 s "
+                      "in 2 (rack-0-0, rack-0-1)"),
+      std::string::npos)
       << Failures();
 }
 
 TEST_F(TopologyConsistencyTest, AllowsAPreferredGangSplitButNotItsSlices) {
   r.workloads[1].holds[0].placement = OnNodes({{"node-0-0-0", 1}, {"node-0-1-0", 1}});
   EXPECT_NE(Failures().find("w-0-1-0: slices of 2 pods must each be in one rack-label, but "
-                         "rack-0-0 holds 1 of its pods"),
+                            "rack-0-0 holds 1 of its pods"),
             std::string::npos)
       << Failures();
   p.workloads[1].slice_size.reset();
@@ -283,7 +285,8 @@ TEST_F(TopologyConsistencyTest, FindsMissingOrWrongAssignments) {
   r.workloads[0].holds[0].placement = OnNodes({{"node-0-0-0", 1}});
   EXPECT_NE(Failures().find("places 1 pods of its 2"), std::string::npos) << Failures();
   r.workloads[0].holds[0].placement = OnNodes({{"node-9", 2}});
-  EXPECT_NE(Failures().find("node node-9 is not one of the plan's"), std::string::npos) << Failures();
+  EXPECT_NE(Failures().find("node node-9 is not one of the plan's"), std::string::npos)
+      << Failures();
   Placement racks;
   racks.levels = {"block-label", "rack-label"};
   racks.domains = {{{"block-0", "rack-0-0"}, 2}};

@@ -118,6 +118,11 @@ Status DecodeQueuesSet(const TopologyConfig* topology, MapReader& r, QueuesSet& 
       r.Enum("reclaimWithinCohort", out.reclaim_within_cohort, codec::kReclaimWithinCohortNames));
   KUOTA_RETURN_IF_ERROR(
       r.Enum("withinClusterQueue", out.within_cluster_queue, codec::kWithinClusterQueueNames));
+  KUOTA_RETURN_IF_ERROR(
+      r.Enum<api::QueueingStrategy>("queueingStrategy", out.queueing_strategy,
+                                    {{"BestEffortFIFO", api::QueueingStrategy::kBestEffortFIFO},
+                                     {"StrictFIFO", api::QueueingStrategy::kStrictFIFO}}));
+  KUOTA_RETURN_IF_ERROR(r.Bool("backfill", out.backfill));
   KUOTA_RETURN_IF_ERROR(r.ObjectList(
       "workloadsSets", out.workloads_sets,
       [topology](MapReader& m, WorkloadsSet& w) { return DecodeWorkloadsSet(topology, m, w); }));

@@ -58,6 +58,12 @@ struct QueuesSet {
   std::optional<api::Quantity> borrowing_limit;  // absent: unlimited
   api::ReclaimWithinCohortPolicy reclaim_within_cohort = api::ReclaimWithinCohortPolicy::kNever;
   api::WithinClusterQueuePolicy within_cluster_queue = api::WithinClusterQueuePolicy::kNever;
+  // Kuota's extensions (not in Kueue's generator): queueingStrategy, and
+  // backfill (the ClusterQueues carry kuota.dev/backfill: "true" and each
+  // workload a runtime estimate, spec.maximumExecutionTimeSeconds, of its
+  // runtimeMs rounded up to a second).
+  api::QueueingStrategy queueing_strategy = api::QueueingStrategy::kBestEffortFIFO;
+  bool backfill = false;
   std::vector<WorkloadsSet> workloads_sets;
 };
 

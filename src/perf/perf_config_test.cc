@@ -349,6 +349,45 @@ TEST(PerfPlanTest, NamesAndTimesAsKueuesGenerator) {
   }
 }
 
+TEST(PerfPlanTest, QueueingStrategyAndBackfillReachTheObjects) {
+  auto c = ParsePerfConfig(R"(cohorts:
+- className: c
+  count: 1
+  queuesSets:
+  - className: q
+    count: 1
+    nominalQuota: 8
+    queueingStrategy: StrictFIFO
+    backfill: true
+    workloadsSets:
+    - count: 1
+      creationIntervalMs: 10
+      workloads: [{className: w, runtimeMs: 1500, request: 1}]
+)");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  auto plan = BuildPlan(*c);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  const auto cq = std::get<api::ClusterQueue>(ClusterQueueObject(*plan, plan->queues[0]).value);
+  EXPECT_EQ(cq.spec.queueing_strategy, api::QueueingStrategy::kStrictFIFO);
+  EXPECT_EQ(cq.metadata.annotations.at("kuota.dev/backfill"), "true");
+  const auto wl = std::get<api::Workload>(WorkloadObject(*plan, plan->workloads[0]).value);
+  EXPECT_EQ(wl.spec.maximum_execution_time_seconds, 2);  // 1.5 s, rounded up
+  auto bad = ParsePerfConfig(R"(cohorts:
+- className: c
+  count: 1
+  queuesSets:
+  - className: q
+    count: 1
+    nominalQuota: 8
+    queueingStrategy: Lifo
+    workloadsSets: []
+)");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("cohorts[0].queuesSets[0].queueingStrategy"),
+            std::string::npos)
+      << bad.status().message();
+}
+
 TEST(PerfPlanTest, RefusesDuplicateClusterQueueNames) {
   auto c = ParsePerfConfig(
       "cohorts:\n- className: c\n  count: 1\n  queuesSets:\n  - className: q\n    count: 1\n"

@@ -96,6 +96,8 @@ Result<Plan> BuildPlan(const PerfConfig& config) {
           if (qs.borrowing_limit) q.borrowing_limit_milli = qs.borrowing_limit->milli();
           q.reclaim_within_cohort = qs.reclaim_within_cohort;
           q.within_cluster_queue = qs.within_cluster_queue;
+          q.queueing_strategy = qs.queueing_strategy;
+          q.backfill = qs.backfill;
           const int32_t queue_index = static_cast<int32_t>(plan.queues.size());
           plan.queues.push_back(std::move(q));
           plan.queue_cohort.push_back(cohort_index);
@@ -195,6 +197,8 @@ api::Object ClusterQueueObject(const Plan& plan, const PlannedQueue& q) {
   cq.spec.resource_groups.push_back(std::move(group));
   cq.spec.preemption.reclaim_within_cohort = q.reclaim_within_cohort;
   cq.spec.preemption.within_cluster_queue = q.within_cluster_queue;
+  cq.spec.queueing_strategy = q.queueing_strategy;
+  if (q.backfill) cq.metadata.annotations["kuota.dev/backfill"] = "true";
   return {api::kKueueV1beta1, "ClusterQueue", cq};
 }
 
@@ -220,6 +224,9 @@ api::Object WorkloadObject(const Plan& plan, const PlannedWorkload& w) {
   wl.metadata.labels[kRunningTimeLabel] = std::to_string(w.runtime_ms);
   wl.spec.queue_name = q.name;
   wl.spec.priority = w.priority;
+  if (q.backfill) {
+    wl.spec.maximum_execution_time_seconds = static_cast<int32_t>((w.runtime_ms + 999) / 1000);
+  }
   api::PodSet ps;
   ps.name = "main";
   ps.count = w.pod_count;

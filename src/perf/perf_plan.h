@@ -33,6 +33,8 @@ struct PlannedQueue {
   std::optional<int64_t> borrowing_limit_milli;  // absent: unlimited
   api::ReclaimWithinCohortPolicy reclaim_within_cohort = api::ReclaimWithinCohortPolicy::kNever;
   api::WithinClusterQueuePolicy within_cluster_queue = api::WithinClusterQueuePolicy::kNever;
+  api::QueueingStrategy queueing_strategy = api::QueueingStrategy::kBestEffortFIFO;
+  bool backfill = false;  // kuota.dev/backfill, and runtime estimates on its workloads
 };
 
 // One node of the topology: its name (the lowest level's domain) and, per

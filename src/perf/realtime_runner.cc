@@ -36,7 +36,7 @@ std::string Qty(int64_t milli) { return api::Quantity::FromMilli(milli).ToString
 Json ClusterQueueJson(const Plan& plan, const PlannedQueue& q) {
   Json cpu = {{"name", "cpu"}, {"nominalQuota", Qty(q.nominal_milli)}};
   if (q.borrowing_limit_milli) cpu["borrowingLimit"] = Qty(*q.borrowing_limit_milli);
-  return {
+  Json cq = {
       {"apiVersion", api::kKueueV1beta2},
       {"kind", "ClusterQueue"},
       {"metadata", {{"name", q.name}, {"labels", {{kClassLabel, q.class_name}}}}},
@@ -51,7 +51,12 @@ Json ClusterQueueJson(const Plan& plan, const PlannedQueue& q) {
          {{"reclaimWithinCohort", std::string(codec::NameOf(codec::kReclaimWithinCohortNames,
                                                             q.reclaim_within_cohort, "Never"))},
           {"withinClusterQueue", std::string(codec::NameOf(codec::kWithinClusterQueueNames,
-                                                           q.within_cluster_queue, "Never"))}}}}}};
+                                                           q.within_cluster_queue, "Never"))}}},
+        {"queueingStrategy", q.queueing_strategy == api::QueueingStrategy::kStrictFIFO
+                                 ? "StrictFIFO"
+                                 : "BestEffortFIFO"}}}};
+  if (q.backfill) cq["metadata"]["annotations"] = {{"kuota.dev/backfill", "true"}};
+  return cq;
 }
 
 Json WorkloadJson(const Plan& plan, const PlannedWorkload& w) {
@@ -74,16 +79,19 @@ Json WorkloadJson(const Plan& plan, const PlannedWorkload& w) {
     }
     pod_set["topologyRequest"] = std::move(tr);
   }
-  return {{"apiVersion", api::kKueueV1beta2},
-          {"kind", "Workload"},
-          {"metadata",
-           {{"name", w.name},
-            {"namespace", q.name},
-            {"labels",
-             {{kClassLabel, plan.workload_classes[w.class_index]},
-              {kRunningTimeLabel, std::to_string(w.runtime_ms)}}}}},
-          {"spec",
-           {{"queueName", q.name}, {"priority", w.priority}, {"podSets", Json::array({pod_set})}}}};
+  Json wl = {
+      {"apiVersion", api::kKueueV1beta2},
+      {"kind", "Workload"},
+      {"metadata",
+       {{"name", w.name},
+        {"namespace", q.name},
+        {"labels",
+         {{kClassLabel, plan.workload_classes[w.class_index]},
+          {kRunningTimeLabel, std::to_string(w.runtime_ms)}}}}},
+      {"spec",
+       {{"queueName", q.name}, {"priority", w.priority}, {"podSets", Json::array({pod_set})}}}};
+  if (q.backfill) wl["spec"]["maximumExecutionTimeSeconds"] = (w.runtime_ms + 999) / 1000;
+  return wl;
 }
 
 // One condition as a watcher sees it.

@@ -127,6 +127,13 @@ int RunWhy(const WhyFlags& f) {
           text += ", " + Ordinal(Int(item, {"positionInLocalQueue"})) + " in LocalQueue " +
                   lq_name + " (1 = next to be considered)";
           LabeledLine(out, "Position", text);
+          // Kuota's backfill reservation (docs/behaviour.md).
+          if (const std::string start =
+                  Text(item, {"metadata", "annotations", "kuota.dev/expected-start"});
+              !start.empty()) {
+            LabeledLine(out, "Expected start",
+                        start + " (capacity is reserved for it: kuota.dev/backfill)");
+          }
         }
       }
       if (!listed)

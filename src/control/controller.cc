@@ -1185,6 +1185,9 @@ void Controller::AnswerQueries() {
       info.priority = static_cast<int32_t>(wl->priority);
       info.position_in_cluster_queue = pos++;
       info.position_in_local_queue = per_lq[info.ns + "/" + info.local_queue]++;
+      if (const engine::Reservation& r = cq->reservation(); r.holder == wl->key && r.start) {
+        info.expected_start = FormatRfc3339(*r.start);
+      }
       if (!q->cq.empty() || (info.ns == q->ns && info.local_queue == q->lq)) {
         out.push_back(std::move(info));
       }

@@ -56,6 +56,7 @@ class ClusterQueueNode final : public QuotaNode {
   // its first blocked head (the scheduler keeps it).
   const BackfillPolicy& backfill() const { return backfill_; }
   Reservation& reservation() { return reservation_; }
+  const Reservation& reservation() const { return reservation_; }
 
   PendingQueue& pending() { return pending_; }
   const PendingQueue& pending() const { return pending_; }

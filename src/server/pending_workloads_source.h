@@ -23,6 +23,10 @@ struct PendingWorkloadInfo {
   int32_t priority = 0;
   int64_t position_in_cluster_queue = 0;  // from 0, over the whole ClusterQueue
   int64_t position_in_local_queue = 0;    // from 0, over the workload's LocalQueue
+  // When it holds its ClusterQueue's backfill reservation with a known start:
+  // that instant, RFC 3339 (served as the annotation kuota.dev/expected-start
+  // on its metadata, so Kueue's schema is kept); empty otherwise.
+  std::string expected_start{};
 };
 
 class PendingWorkloadsSource {

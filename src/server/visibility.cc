@@ -76,6 +76,9 @@ Json PendingWorkloadJson(const PendingWorkloadInfo& w) {
   Json metadata = {{"name", w.name}, {"namespace", w.ns}};
   metadata["creationTimestamp"] =
       w.creation_timestamp.empty() ? Json(nullptr) : Json(w.creation_timestamp);
+  if (!w.expected_start.empty()) {
+    metadata["annotations"] = {{"kuota.dev/expected-start", w.expected_start}};
+  }
   return {{"metadata", metadata},
           {"priority", w.priority},
           {"localQueueName", w.local_queue},

@@ -1,5 +1,5 @@
 // Objects served in one version and stored in another: a ResourceInfo with a
-// storage_version (kueue.x-k8s.io/v1beta2 kinds, stored as v1beta1) has its
+// storage_version (kueue.x-k8s.io/v1beta1 kinds, stored as v1beta2) has its
 // objects converted on the way in and out (api/conversion). Every other
 // resource passes through unchanged. With a CrdWebhookConversion (kuotad
 // --serve-only), a kind whose applied CRD asks for a conversion webhook is

@@ -230,6 +230,7 @@ void Controller::RunOnce() {
       t = now;
     };
     CheckPodsReady();
+    CheckMaximumExecutionTime();
     schedule_more_ = Schedule();
     FlushStatuses();
     UngateTopologyPods();
@@ -409,6 +410,7 @@ void Controller::HandleJob(const std::string& resource, const Json& job) {
                    wl.status().message().c_str());
       return;
     }
+    jobs::ApplyMaxExecutionTime(job, *wl);
     if (!options_.workload_finalizer.empty()) {
       (*wl)["metadata"]["finalizers"].push_back(options_.workload_finalizer);
     }
@@ -1257,6 +1259,35 @@ bool Controller::FitsMachine(const nlohmann::json& workload) {
   }
   RecordEvent(workload, "Warning", "Pending", message);
   return false;
+}
+
+void Controller::CheckMaximumExecutionTime() {
+  const Time now = clock_.Now();
+  std::vector<std::pair<std::string, int32_t>> exceeded;
+  for (const engine::WorkloadInfo* wl : engine_.Workloads()) {
+    if (wl->state != engine::WorkloadState::kAdmitted) continue;
+    const auto& limit = wl->object.spec.maximum_execution_time_seconds;
+    if (!limit || *limit <= 0) continue;
+    const api::Condition* ad = api::FindCondition(wl->object.status.conditions, api::kAdmitted);
+    if (ad == nullptr || !ad->last_transition_time) continue;
+    if ((now - *ad->last_transition_time).ms >= int64_t{*limit} * 1000) {
+      exceeded.emplace_back(wl->key, *limit);
+    }
+  }
+  for (const auto& [key, limit] : exceeded) {
+    // Kueue's workload controller: the workload is deactivated (spec.active
+    // false), which evicts it and stops its job.
+    const size_t slash = key.find('/');
+    Result<Json> stored = store_.Get(kWorkloads, key.substr(0, slash), key.substr(slash + 1));
+    if (!stored.ok()) continue;
+    Json updated = std::move(stored).value();
+    updated["spec"]["active"] = false;
+    Result<Json> written = store_.Update(kWorkloads, std::move(updated));
+    if (!written.ok()) continue;  // a newer version comes as an event; checked again then
+    RecordEvent((*written), "Warning", "MaximumExecutionTimeExceeded",
+                "The maximum execution time (" + std::to_string(limit) + "s) exceeded");
+    ApplyObject(kWorkloads, *written);
+  }
 }
 
 void Controller::CheckPodsReady() {

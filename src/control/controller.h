@@ -103,6 +103,9 @@ class Controller : public server::PendingWorkloadsSource {
   // options_.machine even when it is empty.
   bool FitsMachine(const nlohmann::json& workload);
   void CheckPodsReady();
+  // Kueue's maximumExecutionTimeSeconds: an admitted workload that has run
+  // that long is deactivated (spec.active false), evicting it.
+  void CheckMaximumExecutionTime();
   using Json = nlohmann::json;
   Status InitialSync();
   void Run();
@@ -172,10 +175,10 @@ class Controller : public server::PendingWorkloadsSource {
   std::atomic<bool> stop_{false};
 
   // Controller-thread state.
-  int64_t processed_rv_ = 0;                   // last store version fully handled
-  ObjectErrors errors_;                        // stored objects the controller could not use
-  PodGroupController pod_groups_;              // managed plain pods, by workload
-  TopologyUngater ungater_;  // pods of topology-placed jobs, ungated onto their domains
+  int64_t processed_rv_ = 0;       // last store version fully handled
+  ObjectErrors errors_;            // stored objects the controller could not use
+  PodGroupController pod_groups_;  // managed plain pods, by workload
+  TopologyUngater ungater_;        // pods of topology-placed jobs, ungated onto their domains
   std::map<std::string, int64_t> own_writes_;  // "resource/ns/name" -> rv we wrote
   std::map<std::string, Json> last_status_;    // workload key -> status as stored (or queued)
   std::vector<StatusWrite> status_batch_;      // queued status writes, in decision order

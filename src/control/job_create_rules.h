@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "jobs/job_kind.h"
 
 namespace kuota::control {
 
@@ -17,7 +18,7 @@ namespace kuota::control {
 Status ValidateJobQueueNameLabel(const nlohmann::json& job);
 
 // The label Kueue copies into the Workload's spec.maximumExecutionTimeSeconds.
-inline constexpr const char* kMaxExecTimeSecondsLabel = "kueue.x-k8s.io/max-exec-time-seconds";
+using jobs::kMaxExecTimeSecondsLabel;
 
 // Ok without the label; else Invalid as Kueue words it, Go's strconv.Atoi
 // error for a value that is not an integer

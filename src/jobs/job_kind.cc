@@ -67,6 +67,23 @@ void SetPriorityClassRef(Json& workload, const std::string& name, bool workload_
       {"name", name}};
 }
 
+void ApplyMaxExecutionTime(const Json& job, Json& workload) {
+  auto meta = job.find("metadata");
+  if (meta == job.end() || !meta->is_object()) return;
+  auto labels = meta->find("labels");
+  if (labels == meta->end() || !labels->is_object()) return;
+  auto it = labels->find(kMaxExecTimeSecondsLabel);
+  if (it == labels->end() || !it->is_string()) return;
+  const std::string& v = it->get_ref<const std::string&>();
+  int64_t n = 0;
+  for (char c : v) {
+    if (c < '0' || c > '9' || n > INT32_MAX / 10) return;
+    n = n * 10 + (c - '0');
+  }
+  if (v.empty() || n <= 0 || n > INT32_MAX) return;
+  workload["spec"]["maximumExecutionTimeSeconds"] = n;
+}
+
 Json MakeJobWorkload(const std::string& prefix, const std::string& api_version,
                      const std::string& kind, const std::string& name, const std::string& ns,
                      const std::string& uid, const std::string& queue, Json pod_sets) {

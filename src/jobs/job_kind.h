@@ -103,4 +103,12 @@ Json MakeJobWorkload(const std::string& prefix, const std::string& api_version,
 // scheduling.k8s.io PriorityClass (from the pod template).
 void SetPriorityClassRef(Json& workload, const std::string& name, bool workload_class);
 
+// Kueue's max-exec-time-seconds label on a job.
+inline constexpr const char* kMaxExecTimeSecondsLabel = "kueue.x-k8s.io/max-exec-time-seconds";
+
+// Copies `job`'s kueue.x-k8s.io/max-exec-time-seconds label, when it holds a
+// positive 32-bit integer (admission refuses other values), into
+// `workload`'s spec.maximumExecutionTimeSeconds, as Kueue does.
+void ApplyMaxExecutionTime(const Json& job, Json& workload);
+
 }  // namespace kuota::jobs

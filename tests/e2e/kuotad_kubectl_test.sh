@@ -223,6 +223,33 @@ out=$(k -n team-b get job elsewhere -o jsonpath='{.metadata.labels}|{.spec.suspe
 [[ "$out" == "|" || "$out" == "|false" ]] && ok "without a LocalQueue named default: no label, not suspended" \
   || bad "without a LocalQueue named default: no label, not suspended" "$out"
 
+# --- Kueue's max-exec-time-seconds: the job's Workload gets the limit and is
+# deactivated (evicted, the job suspended again) once admitted that long ---
+k apply -f - >/dev/null <<'EOF'
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: limited
+  namespace: defaulted
+  labels: {kueue.x-k8s.io/queue-name: default, kueue.x-k8s.io/max-exec-time-seconds: "2"}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox, command: ["sleep", "1000"], resources: {requests: {cpu: 1}}}]
+EOF
+limited_wl() { k -n defaulted get workloads -o name | sed 's|.*/||' | grep '^job-limited-'; }
+wait_for "job-limited-" bash -c "kubectl --kubeconfig $TMP/kubeconfig -n defaulted get workloads -o name"
+contains "the label becomes spec.maximumExecutionTimeSeconds" "2" \
+  "$(k -n defaulted get workload "$(limited_wl)" -o jsonpath='{.spec.maximumExecutionTimeSeconds}')"
+wait_for "false Deactivated" bash -c "kubectl --kubeconfig $TMP/kubeconfig -n defaulted get workload $(limited_wl) -o jsonpath='{.spec.active} {.status.conditions[?(@.type==\"Evicted\")].reason}'" \
+  && ok "after 2 s admitted it is deactivated and evicted" \
+  || bad "after 2 s admitted it is deactivated and evicted" "$(k -n defaulted get workload "$(limited_wl)" -o yaml 2>&1 | tail -30)"
+wait_for "true" bash -c "kubectl --kubeconfig $TMP/kubeconfig -n defaulted get job limited -o jsonpath='{.spec.suspend}'" \
+  && ok "... and its job is suspended again" || bad "its job is suspended again" "$(k -n defaulted get job limited -o yaml 2>&1 | tail -20)"
+contains "an event says so, in Kueue's words" "The maximum execution time (2s) exceeded" \
+  "$(k -n defaulted get events --field-selector reason=MaximumExecutionTimeExceeded -o jsonpath='{.items[*].message}')"
+
 # --- Kuota's minimum runtime annotations are checked at admission ---
 out=$(k apply -f - 2>&1 <<'EOF'
 apiVersion: kueue.x-k8s.io/v1beta2

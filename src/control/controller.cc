@@ -232,6 +232,7 @@ void Controller::RunOnce() {
     CheckPodsReady();
     CheckMaximumExecutionTime();
     schedule_more_ = Schedule();
+    PersistDeactivations();
     FlushStatuses();
     UngateTopologyPods();
     step(LoopMetrics::Step::kSchedule);
@@ -1259,6 +1260,29 @@ bool Controller::FitsMachine(const nlohmann::json& workload) {
   }
   RecordEvent(workload, "Warning", "Pending", message);
   return false;
+}
+
+void Controller::PersistDeactivations() {
+  for (const std::string& key : engine_.TakeDeactivated()) {
+    // Its status (evicted, the reason) is written first, then the spec.
+    if (status_batch_keys_.count(key) != 0) FlushStatuses();
+    const size_t slash = key.find('/');
+    for (int attempt = 0; attempt < 3; ++attempt) {  // over the version read; again on conflict
+      Result<Json> stored = store_.Get(kWorkloads, key.substr(0, slash), key.substr(slash + 1));
+      if (!stored.ok()) break;
+      const Json& spec = (*stored)["spec"];
+      if (spec.is_object() && spec.value("active", true) == false) break;
+      Json updated = std::move(stored).value();
+      updated["spec"]["active"] = false;
+      Result<Json> written = store_.Update(kWorkloads, std::move(updated));
+      if (written.ok()) break;
+      if (written.status().code() != StatusCode::kConflict || attempt == 2) {
+        std::fprintf(stderr, "kuotad: deactivating workload %s: %s\n", key.c_str(),
+                     written.status().message().c_str());
+        break;
+      }
+    }
+  }
 }
 
 void Controller::CheckMaximumExecutionTime() {

@@ -106,6 +106,9 @@ class Controller : public server::PendingWorkloadsSource {
   // Kueue's maximumExecutionTimeSeconds: an admitted workload that has run
   // that long is deactivated (spec.active false), evicting it.
   void CheckMaximumExecutionTime();
+  // Writes spec.active: false for the workloads the engine deactivated, as
+  // Kueue's workload controller does, so that a restart keeps them inactive.
+  void PersistDeactivations();
   using Json = nlohmann::json;
   Status InitialSync();
   void Run();

@@ -60,6 +60,17 @@ Status Engine::Apply(const api::Object& object) {
           },
           [&](const api::Workload& x) {
             AddWorkload(x);
+            // A check's controller wrote its verdict in the status: Retry
+            // evicts and Rejected deactivates a workload holding quota, as
+            // Kueue's workload controller does.
+            const std::string key = Key(x.metadata.namespace_, x.metadata.name);
+            if (const WorkloadInfo* wl = s.FindWorkload(key); wl != nullptr && wl->holds_quota()) {
+              for (const auto& c : x.status.admission_checks) {
+                if (c.state == "Rejected" || c.state == "Retry") {
+                  return SetAdmissionCheckState(key, c.name, c.state, c.message);
+                }
+              }
+            }
             return Status::Ok();
           },
           [&](const api::Topology& x) {
@@ -395,6 +406,7 @@ Status Engine::EvictWorkload(const std::string& key, const std::string& reason,
     if (rs.backoff_limit_count && wl->requeue_count > *rs.backoff_limit_count) {
       wl->state = WorkloadState::kInactive;
       wl->object.spec.active = false;
+      s.deactivated.push_back(key);
       wl->pending_reason = "Inactive";
       wl->set_pending_message(
           "The workload is deactivated due to exceeding the maximum number of "
@@ -457,12 +469,19 @@ Status Engine::SetAdmissionCheckState(const std::string& key, const std::string&
     ReleaseQuota(s, wl);
     wl->state = WorkloadState::kInactive;
     wl->object.spec.active = false;
+    s.deactivated.push_back(key);
     wl->pending_reason = "Inactive";
     wl->set_pending_message("The workload is deactivated due to Admission check(s): " + check +
                             ", were rejected");
     if (cq) FlushInadmissible(s, cq);
   }
   return Status::Ok();
+}
+
+std::vector<std::string> Engine::TakeDeactivated() {
+  std::vector<std::string> out;
+  out.swap(state_->deactivated);
+  return out;
 }
 
 CycleResult Engine::RunCycle() {

@@ -53,6 +53,10 @@ class Engine {
   // Queries.
   const WorkloadInfo* FindWorkload(const std::string& key);
   std::vector<const WorkloadInfo*> Workloads();
+  // The keys of the workloads the engine deactivated since the last call
+  // (a requeuing limit reached, a Rejected admission check): their
+  // spec.active is false in the engine, and the caller persists it.
+  std::vector<std::string> TakeDeactivated();
   const QuotaTree& tree();
   const EngineState& state();
   // Why `key` is not admitted, as a sentence for users; empty if admitted.

@@ -54,6 +54,10 @@ struct EngineState {
   // victim it wanted comes out of protection: inadmissible heads are offered
   // again then.
   bool minimum_runtime_on = false;
+  // Workloads the engine deactivated itself (requeuing limit, a Rejected
+  // admission check), for the controller to write spec.active: false
+  // (Engine::TakeDeactivated).
+  std::vector<std::string> deactivated;
   std::optional<Time> protection_wakeup;
 
   // Set when queues or quota objects changed: the tree is rebuilt and

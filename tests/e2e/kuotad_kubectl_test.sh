@@ -250,6 +250,55 @@ wait_for "true" bash -c "kubectl --kubeconfig $TMP/kubeconfig -n defaulted get j
 contains "an event says so, in Kueue's words" "The maximum execution time (2s) exceeded" \
   "$(k -n defaulted get events --field-selector reason=MaximumExecutionTimeExceeded -o jsonpath='{.items[*].message}')"
 
+# --- A workload the scheduler deactivates (a Rejected admission check) has
+# spec.active: false written, as Kueue's workload controller writes it, so a
+# restart keeps it inactive ---
+k apply -f - >/dev/null <<'EOF'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: AdmissionCheck
+metadata: {name: manual}
+spec: {controllerName: example.com/manual}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: checked-cq}
+spec:
+  namespaceSelector: {}
+  admissionChecksStrategy: {admissionChecks: [{name: manual}]}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: default-flavor, resources: [{name: cpu, nominalQuota: 1}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: checked, namespace: defaulted}
+spec: {clusterQueue: checked-cq}
+EOF
+k apply -f - >/dev/null <<'EOF'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: checked, namespace: defaulted, labels: {kueue.x-k8s.io/queue-name: checked}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox, command: ["true"], resources: {requests: {cpu: 1}}}]
+EOF
+checked_wl() { k -n defaulted get workloads -o name | sed 's|.*/||' | grep '^job-checked-'; }
+wait_for "UnsatisfiedChecks" bash -c "kubectl --kubeconfig $TMP/kubeconfig -n defaulted get workloads -o jsonpath='{.items[*].status.conditions[?(@.type==\"Admitted\")].reason}'" \
+  && ok "the checked job reserves quota and waits for its check" || bad "the checked job waits for its check" "$(k -n defaulted get workloads -o yaml 2>&1 | tail -30)"
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+out=$(k -n defaulted patch workload "$(checked_wl)" --subresource=status --type=merge \
+  -p "{\"status\":{\"admissionChecks\":[{\"name\":\"manual\",\"state\":\"Rejected\",\"message\":\"denied\",\"lastTransitionTime\":\"$now\"}]}}" 2>&1)
+contains "the check controller rejects it" "patched" "$out"
+wait_for "false" bash -c "kubectl --kubeconfig $TMP/kubeconfig -n defaulted get workload $(checked_wl) -o jsonpath='{.spec.active}'" \
+  && ok "a Rejected check writes spec.active: false" || bad "a Rejected check writes spec.active: false" "$(k -n defaulted get workload "$(checked_wl)" -o yaml 2>&1 | tail -30)"
+kill -9 "$PID"; wait "$PID" 2>/dev/null; PID=
+start_kuotad
+sleep 2
+out=$(k -n defaulted get workload "$(checked_wl)" -o jsonpath='{.spec.active} {.status.conditions[?(@.type=="QuotaReserved")].status}')
+contains "after a restart it is still inactive and holds no quota" "false False" "$out"
+
 # --- Kuota's minimum runtime annotations are checked at admission ---
 out=$(k apply -f - 2>&1 <<'EOF'
 apiVersion: kueue.x-k8s.io/v1beta2

@@ -1,7 +1,6 @@
 #include "server/admission_webhooks.h"
 
 #include <algorithm>
-#include <random>
 #include <utility>
 #include <vector>
 
@@ -9,7 +8,6 @@
 #include "server/json_fields.h"
 #include "server/patch.h"
 #include "server/served_version.h"
-#include "server/service_endpoint.h"
 #include "server/webhook_configuration_rules.h"
 #include "server/webhook_rules.h"
 
@@ -22,18 +20,6 @@ constexpr const char* kMutatingConfigs =
     "mutatingwebhookconfigurations.admissionregistration.k8s.io";
 constexpr const char* kValidatingConfigs =
     "validatingwebhookconfigurations.admissionregistration.k8s.io";
-
-std::string AdmissionReviewUid() {
-  std::random_device rd;
-  std::mt19937_64 gen(rd());
-  const char* hex = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < 32; ++i) {
-    if (i == 8 || i == 12 || i == 16 || i == 20) out += '-';
-    out += hex[gen() % 16];
-  }
-  return out;
-}
 
 // A webhook to call, and the version of the resource its rules matched.
 struct MatchedWebhook {
@@ -215,25 +201,18 @@ HookOutcome CallHook(store::ObjectStore& store, const MatchedWebhook& hook,
     options.timeout_seconds = 10;
   }
   const Json* client_config = FindField(hook.spec, {"clientConfig"});
-  if (const Json* service = client_config ? FindField(*client_config, {"service"}) : nullptr;
-      service != nullptr && service->is_object()) {
-    // Endpoint routing through the Service and Endpoints stored here; a
-    // Service not stored at all is reached at the configured address.
-    const Json* port = FindField(*service, {"port"});
-    Result<ServiceEndpoint> endpoint = ResolveServiceEndpoint(
-        store, StringField(*service, {"namespace"}), StringField(*service, {"name"}),
-        port != nullptr && port->is_number_integer() ? port->get<int>() : 443);
-    if (endpoint.ok()) {
-      options.service_address = endpoint->ip;
-      options.service_endpoint_port = endpoint->port;
-    } else if (endpoint.status().message().rfind("service \"", 0) != 0) {
-      return CallFailed(hook, "failed to call webhook: " + endpoint.status().message());
+  if (client_config != nullptr) {
+    if (Status st = RouteServiceThroughEndpoints(store, *client_config, &options); !st.ok()) {
+      return CallFailed(hook, "failed to call webhook: " + st.message());
     }
   }
-  const std::string uid = AdmissionReviewUid();
+  const std::string uid = NewReviewUid();
   Result<Json> answer = PostWebhookReview(client_config ? *client_config : Json::object(), options,
                                           Review(a, *hook.as, uid, old_object, object));
   if (!answer.ok()) return CallFailed(hook, "failed to call webhook: " + answer.status().message());
+  if (!answer->is_object()) {
+    return CallFailed(hook, "failed to call webhook: the webhook's answer is not a JSON object");
+  }
   const std::string invalid = "received invalid webhook response: ";
   if (StringField(*answer, {"apiVersion"}) != "admission.k8s.io/v1" ||
       StringField(*answer, {"kind"}) != "AdmissionReview") {

@@ -4,11 +4,13 @@
 #include <openssl/x509.h>
 
 #include <memory>
+#include <random>
 
 #include <httplib.h>
 
 #include "auth/base64.h"
 #include "server/json_fields.h"
+#include "server/service_endpoint.h"
 
 namespace kuota::server {
 namespace {
@@ -119,11 +121,37 @@ Result<Json> PostWebhookReview(const Json& client_config, const WebhookCallOptio
   if (res->status != 200) {
     return Status::Internal(post + "the webhook answered HTTP " + std::to_string(res->status));
   }
-  Json answer = Json::parse(res->body, nullptr, /*allow_exceptions=*/false);
-  if (answer.is_discarded() || !answer.is_object()) {
-    return Status::Internal("the webhook's answer is not a JSON object");
+  return Json::parse(res->body, nullptr, /*allow_exceptions=*/false);
+}
+
+Status RouteServiceThroughEndpoints(store::ObjectStore& store, const Json& client_config,
+                                    WebhookCallOptions* options) {
+  const Json* service = FindField(client_config, {"service"});
+  if (service == nullptr || !service->is_object()) return Status::Ok();
+  const Json* port = FindField(*service, {"port"});
+  Result<ServiceEndpoint> endpoint = ResolveServiceEndpoint(
+      store, StringField(*service, {"namespace"}), StringField(*service, {"name"}),
+      port != nullptr && port->is_number_integer() ? port->get<int>() : 443);
+  if (endpoint.ok()) {
+    options->service_address = endpoint->ip;
+    options->service_endpoint_port = endpoint->port;
+    return Status::Ok();
   }
-  return answer;
+  // A Service not stored at all is reached at the configured address.
+  if (endpoint.status().message().rfind("service \"", 0) == 0) return Status::Ok();
+  return endpoint.status();
+}
+
+std::string NewReviewUid() {
+  std::random_device rd;
+  std::mt19937_64 gen(rd());
+  const char* hex = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 32; ++i) {
+    if (i == 8 || i == 12 || i == 16 || i == 20) out += '-';
+    out += hex[gen() % 16];
+  }
+  return out;
 }
 
 }  // namespace kuota::server

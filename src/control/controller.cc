@@ -1262,25 +1262,29 @@ bool Controller::FitsMachine(const nlohmann::json& workload) {
   return false;
 }
 
+Result<nlohmann::json> Controller::WriteInactive(const std::string& key) {
+  const size_t slash = key.find('/');
+  for (int attempt = 0;; ++attempt) {  // over the version read; again on conflict
+    KUOTA_ASSIGN_OR_RETURN(nlohmann::json stored,
+                           store_.Get(kWorkloads, key.substr(0, slash), key.substr(slash + 1)));
+    const Json& spec = stored["spec"];
+    if (spec.is_object() && spec.value("active", true) == false) return stored;
+    stored["spec"]["active"] = false;
+    Result<Json> written = store_.Update(kWorkloads, std::move(stored));
+    if (written.ok() || written.status().code() != StatusCode::kConflict || attempt == 2) {
+      return written;
+    }
+  }
+}
+
 void Controller::PersistDeactivations() {
   for (const std::string& key : engine_.TakeDeactivated()) {
     // Its status (evicted, the reason) is written first, then the spec.
     if (status_batch_keys_.count(key) != 0) FlushStatuses();
-    const size_t slash = key.find('/');
-    for (int attempt = 0; attempt < 3; ++attempt) {  // over the version read; again on conflict
-      Result<Json> stored = store_.Get(kWorkloads, key.substr(0, slash), key.substr(slash + 1));
-      if (!stored.ok()) break;
-      const Json& spec = (*stored)["spec"];
-      if (spec.is_object() && spec.value("active", true) == false) break;
-      Json updated = std::move(stored).value();
-      updated["spec"]["active"] = false;
-      Result<Json> written = store_.Update(kWorkloads, std::move(updated));
-      if (written.ok()) break;
-      if (written.status().code() != StatusCode::kConflict || attempt == 2) {
-        std::fprintf(stderr, "kuotad: deactivating workload %s: %s\n", key.c_str(),
-                     written.status().message().c_str());
-        break;
-      }
+    Result<Json> written = WriteInactive(key);
+    if (!written.ok() && written.status().code() != StatusCode::kNotFound) {
+      std::fprintf(stderr, "kuotad: deactivating workload %s: %s\n", key.c_str(),
+                   written.status().message().c_str());
     }
   }
 }
@@ -1301,12 +1305,7 @@ void Controller::CheckMaximumExecutionTime() {
   for (const auto& [key, limit] : exceeded) {
     // Kueue's workload controller: the workload is deactivated (spec.active
     // false), which evicts it and stops its job.
-    const size_t slash = key.find('/');
-    Result<Json> stored = store_.Get(kWorkloads, key.substr(0, slash), key.substr(slash + 1));
-    if (!stored.ok()) continue;
-    Json updated = std::move(stored).value();
-    updated["spec"]["active"] = false;
-    Result<Json> written = store_.Update(kWorkloads, std::move(updated));
+    Result<Json> written = WriteInactive(key);
     if (!written.ok()) continue;  // a newer version comes as an event; checked again then
     RecordEvent((*written), "Warning", "MaximumExecutionTimeExceeded",
                 "The maximum execution time (" + std::to_string(limit) + "s) exceeded");

@@ -109,6 +109,9 @@ class Controller : public server::PendingWorkloadsSource {
   // Writes spec.active: false for the workloads the engine deactivated, as
   // Kueue's workload controller does, so that a restart keeps them inactive.
   void PersistDeactivations();
+  // Writes the stored workload `key` with spec.active: false (over the
+  // version read, again on a conflict); the object as stored after.
+  Result<nlohmann::json> WriteInactive(const std::string& key);
   using Json = nlohmann::json;
   Status InitialSync();
   void Run();

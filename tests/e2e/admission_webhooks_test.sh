@@ -21,7 +21,7 @@ need kubectl openssl python3
 scratch kuota-admission
 HOOK=
 cleanup_more() { [[ -z "$HOOK" ]] || { kill -9 "$HOOK"; wait "$HOOK"; }; }
-WPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+WPORT=$(free_port)
 
 # A CA and the webhook's certificate for 127.0.0.1.
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=hook-ca \

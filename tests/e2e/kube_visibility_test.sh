@@ -34,7 +34,7 @@ scratch kuota-kube-visibility
 DRIVER=
 cleanup_more() { [[ -z "$DRIVER" ]] || { kill -9 "$DRIVER"; wait "$DRIVER"; }; }
 SVC=kuota-webhook-service.kuota-system.svc
-WPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+WPORT=$(free_port)
 V=/apis/visibility.kueue.x-k8s.io
 
 start_kuotad --serve-only
@@ -67,25 +67,7 @@ contains "the stand-in publishes its proxy client CA" "BEGIN CERTIFICATE" "$auth
 contains "... and the header names" 'X-Remote-User' "$auth"
 
 # --- the Service, its Endpoints and the APIServices --------------------------
-k apply -f - >/dev/null <<EOF || bad "the Service, Endpoints and webhook Secret apply"
-apiVersion: v1
-kind: Service
-metadata: {name: kuota-webhook-service, namespace: kuota-system}
-spec:
-  ports: [{name: https, port: 443, targetPort: 9443}]
----
-apiVersion: v1
-kind: Endpoints
-metadata: {name: kuota-webhook-service, namespace: kuota-system}
-subsets:
-- addresses: [{ip: 127.0.0.1}]
-  ports: [{name: https, port: $WPORT}]
----
-apiVersion: v1
-kind: Secret
-metadata: {name: kuota-webhook-server-cert, namespace: kuota-system}
-type: Opaque
-EOF
+webhook_endpoints "$WPORT"  # the Service, its Endpoints and the webhook Secret (lib.sh)
 for v in v1beta2 v1beta1; do
   k apply -f - >/dev/null <<EOF || bad "APIService $v.visibility.kueue.x-k8s.io applies"
 apiVersion: apiregistration.k8s.io/v1

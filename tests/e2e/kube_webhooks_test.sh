@@ -34,7 +34,7 @@ scratch kuota-webhooks
 DRIVER=
 cleanup_more() { [[ -z "$DRIVER" ]] || { kill -9 "$DRIVER"; wait "$DRIVER"; }; }
 SVC=kuota-webhook-service.kuota-system.svc
-WPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+WPORT=$(free_port)
 
 MANIFESTS=$(dirname "$CRDS")/manifests.yaml
 

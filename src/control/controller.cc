@@ -1292,14 +1292,18 @@ void Controller::PersistDeactivations() {
 void Controller::CheckMaximumExecutionTime() {
   const Time now = clock_.Now();
   std::vector<std::pair<std::string, int32_t>> exceeded;
-  for (const engine::WorkloadInfo* wl : engine_.Workloads()) {
-    if (wl->state != engine::WorkloadState::kAdmitted) continue;
-    const auto& limit = wl->object.spec.maximum_execution_time_seconds;
-    if (!limit || *limit <= 0) continue;
-    const api::Condition* ad = api::FindCondition(wl->object.status.conditions, api::kAdmitted);
-    if (ad == nullptr || !ad->last_transition_time) continue;
-    if ((now - *ad->last_transition_time).ms >= int64_t{*limit} * 1000) {
-      exceeded.emplace_back(wl->key, *limit);
+  // Only quota holders can be admitted: their ClusterQueues' lists, not every
+  // workload, on each turn of the loop.
+  for (const auto& [name, cq] : engine_.tree().cluster_queues()) {
+    for (const engine::WorkloadInfo* wl : cq->admitted()) {
+      if (wl->state != engine::WorkloadState::kAdmitted) continue;
+      const auto& limit = wl->object.spec.maximum_execution_time_seconds;
+      if (!limit || *limit <= 0) continue;
+      const api::Condition* ad = api::FindCondition(wl->object.status.conditions, api::kAdmitted);
+      if (ad == nullptr || !ad->last_transition_time) continue;
+      if ((now - *ad->last_transition_time).ms >= int64_t{*limit} * 1000) {
+        exceeded.emplace_back(wl->key, *limit);
+      }
     }
   }
   for (const auto& [key, limit] : exceeded) {

@@ -48,16 +48,13 @@ struct EngineState {
   bool topology_dirty = true;
   TasState tas;   // topology trees and the usage on their leaves
   AfsLedger afs;  // LocalQueues' usage history (admission fair sharing)
-  // Minimum runtime before preemption (minimum_runtime.h): whether any
-  // ClusterQueue or WorkloadPriorityClass asks for it (set by Refresh), and
-  // when a head found no victims only because of it, the earliest instant a
-  // victim it wanted comes out of protection: inadmissible heads are offered
-  // again then.
-  bool minimum_runtime_on = false;
   // Workloads the engine deactivated itself (requeuing limit, a Rejected
   // admission check), for the controller to write spec.active: false
   // (Engine::TakeDeactivated).
   std::vector<std::string> deactivated;
+  // Minimum runtime before preemption (minimum_runtime.h): when a head found
+  // no victims while some were protected, the earliest instant one of them
+  // comes out of protection: inadmissible heads are offered again then.
   std::optional<Time> protection_wakeup;
 
   // Set when queues or quota objects changed: the tree is rebuilt and

@@ -73,11 +73,26 @@ struct Admission {
   std::vector<PodSetAssignment> pod_set_assignments;
 };
 
+// What an admission check asks to change in one pod set's pods when the
+// workload starts (Kueue's PodSetUpdate).
+struct PodSetUpdate {
+  std::string name;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  std::map<std::string, std::string> node_selector;
+  std::vector<Toleration> tolerations;
+};
+
 struct AdmissionCheckState {
   std::string name;
   std::string state;  // Pending, Ready, Retry, Rejected
   std::optional<Time> last_transition_time;
   std::string message;
+  std::vector<PodSetUpdate> pod_set_updates;
+  // Kueue's retry bookkeeping: how many times the check was retried, and
+  // how long after lastTransitionTime a Retry requeues the workload.
+  std::optional<int32_t> retry_count;
+  std::optional<int32_t> requeue_after_seconds;
 };
 
 struct RequeueState {

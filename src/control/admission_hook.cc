@@ -6,6 +6,7 @@
 #include "control/job_create_rules.h"
 #include "control/job_update_rules.h"
 #include "control/kueue_update_rules.h"
+#include "control/provisioning_config_rules.h"
 #include "control/volcano_queue.h"
 #include "control/workload_status_rules.h"
 #include "engine/backfill.h"
@@ -199,6 +200,10 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
                      (resource.group == "scheduling.k8s.io" && resource.kind == "PriorityClass") ||
                      (resource.group.empty() && resource.kind == "Namespace");
   if (!kueue) return Status::Ok();
+  if (resource.kind == "ProvisioningRequestConfig") {
+    DefaultProvisioningRequestConfig(*object);
+    return ValidateProvisioningRequestConfig(*object);
+  }
   ApplyKueueDefaults(resource.kind, *object);
   codec::DecodeOptions opts;
   opts.max_bytes = 3u << 20;

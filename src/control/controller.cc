@@ -559,6 +559,19 @@ void Controller::ReconcilePodWorkload(const std::string& key) {
   }
 }
 
+namespace {
+
+// A toleration as a pod spec carries it (operator defaulted to Equal).
+nlohmann::json TolerationJson(const api::Toleration& t) {
+  nlohmann::json tj = {{"key", t.key}, {"operator", t.op.empty() ? "Equal" : t.op}};
+  if (!t.value.empty()) tj["value"] = t.value;
+  if (!t.effect.empty()) tj["effect"] = t.effect;
+  if (t.toleration_seconds) tj["tolerationSeconds"] = *t.toleration_seconds;
+  return tj;
+}
+
+}  // namespace
+
 std::vector<jobs::PodSetPlacement> Controller::PlacementOf(const engine::WorkloadInfo& wl) {
   std::vector<jobs::PodSetPlacement> placement;
   const auto& flavors = engine_.state().flavors;
@@ -572,12 +585,18 @@ std::vector<jobs::PodSetPlacement> Controller::PlacementOf(const engine::Workloa
       auto f = flavors.find(flavor_name);
       if (f == flavors.end()) continue;
       for (const auto& [k, v] : f->second.node_labels) p.node_selector[k] = v;
-      for (const auto& t : f->second.tolerations) {
-        Json tj = {{"key", t.key}, {"operator", t.op.empty() ? "Equal" : t.op}};
-        if (!t.value.empty()) tj["value"] = t.value;
-        if (!t.effect.empty()) tj["effect"] = t.effect;
-        if (t.toleration_seconds) tj["tolerationSeconds"] = *t.toleration_seconds;
-        p.tolerations.push_back(tj);
+      for (const auto& t : f->second.tolerations) p.tolerations.push_back(TolerationJson(t));
+    }
+    // Ready admission checks' podSetUpdates (Kueue's PodSetUpdate: the
+    // provisioning check's consume-provisioning-request annotations, ...).
+    for (const auto& check : wl.object.status.admission_checks) {
+      if (check.state != "Ready") continue;
+      for (const auto& u : check.pod_set_updates) {
+        if (u.name != ps.name) continue;
+        for (const auto& [k, v] : u.labels) p.labels[k] = v;
+        for (const auto& [k, v] : u.annotations) p.annotations[k] = v;
+        for (const auto& [k, v] : u.node_selector) p.node_selector[k] = v;
+        for (const auto& t : u.tolerations) p.tolerations.push_back(TolerationJson(t));
       }
     }
     placement.push_back(std::move(p));

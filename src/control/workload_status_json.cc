@@ -20,6 +20,28 @@ Json ToJson(const api::TopologyAssignment& ta) {
   return out;
 }
 
+// An admission check's podSetUpdate as Kueue writes it (empty maps left out).
+Json PodSetUpdateToJson(const api::PodSetUpdate& u) {
+  Json j = {{"name", u.name}};
+  if (!u.labels.empty()) j["labels"] = u.labels;
+  if (!u.annotations.empty()) j["annotations"] = u.annotations;
+  if (!u.node_selector.empty()) j["nodeSelector"] = u.node_selector;
+  if (!u.tolerations.empty()) {
+    Json ts = Json::array();
+    for (const auto& t : u.tolerations) {
+      Json tj = Json::object();
+      if (!t.key.empty()) tj["key"] = t.key;
+      if (!t.op.empty()) tj["operator"] = t.op;
+      if (!t.value.empty()) tj["value"] = t.value;
+      if (!t.effect.empty()) tj["effect"] = t.effect;
+      if (t.toleration_seconds) tj["tolerationSeconds"] = *t.toleration_seconds;
+      ts.push_back(std::move(tj));
+    }
+    j["tolerations"] = std::move(ts);
+  }
+  return j;
+}
+
 }  // namespace
 
 Json ConditionToJson(const api::Condition& c) {
@@ -55,6 +77,13 @@ Json WorkloadStatusToJson(const api::WorkloadStatus& st) {
     for (const auto& c : st.admission_checks) {
       Json j = {{"name", c.name}, {"state", c.state}, {"message", c.message}};
       if (c.last_transition_time) j["lastTransitionTime"] = FormatRfc3339(*c.last_transition_time);
+      if (!c.pod_set_updates.empty()) {
+        Json updates = Json::array();
+        for (const auto& u : c.pod_set_updates) updates.push_back(PodSetUpdateToJson(u));
+        j["podSetUpdates"] = std::move(updates);
+      }
+      if (c.retry_count) j["retryCount"] = *c.retry_count;
+      if (c.requeue_after_seconds) j["requeueAfterSeconds"] = *c.requeue_after_seconds;
       checks.push_back(std::move(j));
     }
     out["admissionChecks"] = std::move(checks);

@@ -447,7 +447,12 @@ Status Engine::SetAdmissionCheckState(const std::string& key, const std::string&
   auto it = std::find_if(checks.begin(), checks.end(),
                          [&](const api::AdmissionCheckState& c) { return c.name == check; });
   if (it == checks.end()) {
-    checks.push_back({check, state, now, message});
+    api::AdmissionCheckState added;
+    added.name = check;
+    added.state = state;
+    added.last_transition_time = now;
+    added.message = message;
+    checks.push_back(std::move(added));
   } else {
     it->state = state;
     it->message = message;
@@ -460,8 +465,37 @@ Status Engine::SetAdmissionCheckState(const std::string& key, const std::string&
                  "The workload is admitted", now);
   }
   if (state == "Retry" && wl->holds_quota()) {
-    for (auto& c : checks) c.state = "Pending";
-    return EvictWorkload(key, "AdmissionCheck", "At least one admission check is false", false);
+    // Kueue's eviction resets every check to Pending, counting a Retry in
+    // its retryCount, and requeues the workload no sooner than the latest
+    // retry time a check asked for (lastTransitionTime + requeueAfterSeconds).
+    std::optional<Time> retry_at;
+    for (const auto& c : checks) {
+      if (c.state != "Retry" || !c.requeue_after_seconds || !c.last_transition_time) continue;
+      Time t = *c.last_transition_time + Duration{int64_t{*c.requeue_after_seconds} * 1000};
+      if (!retry_at || *retry_at < t) retry_at = t;
+    }
+    for (auto& c : checks) {
+      if (c.state == "Pending") continue;
+      if (c.state == "Retry") {
+        c.retry_count = c.retry_count.value_or(0) + 1;
+      } else {
+        c.retry_count.reset();
+      }
+      c.message = "Reset to Pending after eviction. Previously: " + c.state;
+      c.state = "Pending";
+      c.last_transition_time = now;
+      c.pod_set_updates.clear();
+    }
+    Status evicted =
+        EvictWorkload(key, "AdmissionCheck", "At least one admission check is false", false);
+    if (evicted.ok() && retry_at && now < *retry_at) {
+      wl->requeue_at = *retry_at;
+      auto& rs = wl->object.status.requeue_state;
+      if (!rs) rs = api::RequeueState{};
+      rs->requeue_at = *retry_at;
+      if (wl->queued_in != nullptr) RouteWorkload(s, wl);
+    }
+    return evicted;
   }
   if (state == "Rejected") {
     ClusterQueueNode* cq = wl->admitted_in;

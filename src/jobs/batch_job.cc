@@ -6,6 +6,7 @@
 #include "jobctl/job_spec.h"
 #include "jobctl/pod_spec_schema.h"
 #include "jobs/job_fields.h"
+#include "jobs/pod_set_update.h"
 #include "jobs/topology_request.h"
 
 namespace kuota::jobs {
@@ -120,6 +121,7 @@ Result<Json> BatchJob::BuildWorkload(const Json& job) const {
       } else if (template_.contains("spec")) {
         template_["spec"].erase("tolerations");
       }
+      RestoreTemplateMetadata(template_, saved);
     }
   }
   int64_t count = std::max<int64_t>(0, std::min(parallelism, completions));
@@ -173,16 +175,17 @@ Json BatchJob::Start(const Json& job, const std::vector<PodSetPlacement>& placem
   if (pod.contains("nodeSelector")) saved["nodeSelector"] = pod["nodeSelector"];
   if (pod.contains("tolerations")) saved["tolerations"] = pod["tolerations"];
   saved["parallelism"] = IntOr(spec, "parallelism", 1);
-  Json& annotations = out["metadata"]["annotations"];
-  if (!annotations.is_object()) annotations = Json::object();
-  if (!annotations.contains(kOriginalPlacementAnnotation)) {
-    annotations[kOriginalPlacementAnnotation] = saved.dump();
-  }
   for (const auto& p : placement) {
     if (p.name != "main") continue;
     for (const auto& [k, v] : p.node_selector) pod["nodeSelector"][k] = v;
     for (const auto& t : p.tolerations) pod["tolerations"].push_back(t);
     if (p.count < saved["parallelism"].get<int64_t>()) spec["parallelism"] = p.count;
+    ApplyTemplateMetadata(spec["template"], p, saved);
+  }
+  Json& annotations = out["metadata"]["annotations"];
+  if (!annotations.is_object()) annotations = Json::object();
+  if (!annotations.contains(kOriginalPlacementAnnotation)) {
+    annotations[kOriginalPlacementAnnotation] = saved.dump();
   }
   spec["suspend"] = false;
   return out;
@@ -209,6 +212,7 @@ Json BatchJob::Stop(const Json& job) const {
         pod.erase("tolerations");
       }
       if (saved.contains("parallelism")) spec["parallelism"] = saved["parallelism"];
+      RestoreTemplateMetadata(spec["template"], saved);
     }
     meta["annotations"].erase(kOriginalPlacementAnnotation);
   }

@@ -39,8 +39,10 @@ Json SavedPlacement(const Json& job) {
   return saved.is_object() ? saved : Json();
 }
 
-// Puts the saved nodeSelector/tolerations (or their absence) back on `tmpl`.
+// Puts the saved nodeSelector/tolerations (or their absence) back on `tmpl`,
+// and the labels and annotations checks' podSetUpdates changed.
 void RestoreTemplate(Json& tmpl, const Json& saved) {
+  RestoreTemplateMetadata(tmpl, saved);
   Json& spec = tmpl["spec"];
   for (const char* f : {"nodeSelector", "tolerations"}) {
     if (saved.contains(f)) {
@@ -179,6 +181,7 @@ Json GroupJobKind::Start(const Json& job, const std::vector<PodSetPlacement>& pl
       for (const auto& [k, v] : p.node_selector) spec["nodeSelector"][k] = v;
       for (const auto& t : p.tolerations) spec["tolerations"].push_back(t);
       if (p.count < set.count && !set.replicas_path.empty()) out[set.replicas_path] = p.count;
+      ApplyTemplateMetadata(tmpl, p, saved[set.name]);
     }
   }
   if (!have_saved) out["metadata"]["annotations"][kOriginalPlacementAnnotation] = saved.dump();

@@ -30,8 +30,12 @@ inline constexpr const char* kOriginalPlacementAnnotation = "kuota.dev/original-
 struct PodSetPlacement {
   std::string name;
   int32_t count = 0;
-  std::map<std::string, std::string> node_selector;  // flavors' nodeLabels
-  Json tolerations = Json::array();                  // flavors' tolerations
+  std::map<std::string, std::string> node_selector;  // flavors' nodeLabels, checks' nodeSelector
+  Json tolerations = Json::array();                  // flavors' and checks' tolerations
+  // Ready admission checks' podSetUpdates for the pod template's metadata
+  // (pod_set_update.h).
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
 };
 
 class JobKind {

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "jobs/job_fields.h"
+#include "jobs/pod_set_update.h"
 #include "jobs/topology_request.h"
 
 namespace kuota::jobs {
@@ -242,6 +243,7 @@ Result<Json> BuildSinglePodWorkload(const Json& pod) {
 
 Json UngatePod(const Json& pod, const PodSetPlacement& placement) {
   Json out = pod;
+  ApplyObjectMetadata(out, placement);
   Json& spec = out["spec"];
   DropAdmissionGate(spec);
   if (!placement.node_selector.empty()) {

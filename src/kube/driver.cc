@@ -17,6 +17,7 @@
 #include "control/config_file.h"
 #include "control/controller.h"
 #include "control/job_management.h"
+#include "control/provisioning_controller.h"
 #include "jobs/pod_kind.h"
 #include "jobs/registry.h"
 #include "kube/admission_webhook.h"
@@ -48,6 +49,9 @@ constexpr const char* kKueueResources[] = {
     "admissionchecks.kueue.x-k8s.io",
 };
 constexpr const char* kTopologies = "topologies.kueue.x-k8s.io";
+constexpr const char* kProvisioningResources[] = {"provisioningrequestconfigs.kueue.x-k8s.io",
+                                                  "provisioningrequests.autoscaling.x-k8s.io",
+                                                  "podtemplates"};
 constexpr const char* kNodes = "nodes";
 
 // What the Configuration file says beyond api::Configuration: Kueue's
@@ -217,6 +221,10 @@ Status RunDriver(const DriverOptions& options) {
   // Kueue's Topology CRD is optional: without it there is no topology-aware
   // scheduling.
   std::vector<std::string> optional = {kNodes, kTopologies};
+  // Kueue's ProvisioningRequest admission check, where the cluster serves its
+  // kinds: ProvisioningRequestConfigs, the cluster autoscaler's
+  // ProvisioningRequests, PodTemplates (control/provisioning_controller.h).
+  for (const char* r : kProvisioningResources) optional.push_back(r);
   std::vector<std::string> all = wanted;
   all.insert(all.end(), optional.begin(), optional.end());
   all.insert(all.end(), job_resources.begin(), job_resources.end());
@@ -469,6 +477,10 @@ Status RunDriver(const DriverOptions& options) {
     if (elector) elector->Release();
     return finish(started.WithContext("starting the engine on the cluster"));
   }
+  // Kueue's ProvisioningRequest admission check, on its own thread over the
+  // same store (stopped by its destructor).
+  control::ProvisioningController provisioning(store, clock);
+  provisioning.Start();
   synced = true;
   pending.Attach(controller);
   std::fprintf(stderr, "kuotad: engine running on the cluster\n");

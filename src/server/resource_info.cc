@@ -40,6 +40,10 @@ std::vector<ResourceInfo> BuildServedResources() {
            "workloadpriorityclass", kCluster, kNoStatus, {}, {"kueue"}),
       Make(kKueue, "v1beta2", "AdmissionCheck", "admissionchecks", "admissioncheck", kCluster,
            kStatus, {}, {"kueue"}),
+      // ProvisioningRequestConfig: the parameters of an AdmissionCheck of controllerName
+      // kueue.x-k8s.io/provisioning-request (control/provisioning_controller.h).
+      Make(kKueue, "v1beta2", "ProvisioningRequestConfig", "provisioningrequestconfigs",
+           "provisioningrequestconfig", kCluster, kNoStatus, {"prc"}, {"kueue"}),
       // Topology: Kueue's CRD has no status and no printer columns (NAME, AGE).
       Make(kKueue, "v1beta2", "Topology", "topologies", "topology", kCluster, kNoStatus, {"topo"},
            {"kueue"}),
@@ -87,6 +91,11 @@ std::vector<ResourceInfo> BuildServedResources() {
       Make("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration",
            "validatingwebhookconfigurations", "validatingwebhookconfiguration", kCluster, kNoStatus,
            {}, {"api-extensions"}),
+      // autoscaling.x-k8s.io/v1 ProvisioningRequest (the cluster autoscaler's) and v1
+      // PodTemplate: what Kueue's provisioning admission check creates for a workload.
+      Make("autoscaling.x-k8s.io", "v1", "ProvisioningRequest", "provisioningrequests",
+           "provisioningrequest", kNamespaced, kStatus, {"provreq", "provreqs"}, {}),
+      Make("", "v1", "PodTemplate", "podtemplates", "podtemplate", kNamespaced, kNoStatus, {}, {}),
       // scheduling.volcano.sh/v1beta1 Queue: mapped onto the quota tree by kuotad.
       Make("scheduling.volcano.sh", "v1beta1", "Queue", "queues", "queue", kCluster, kStatus,
            {"q", "queue-v1beta1"}, {}),

@@ -23,6 +23,7 @@
 #include "control/admission_hook.h"
 #include "control/config_file.h"
 #include "control/controller.h"
+#include "control/provisioning_controller.h"
 #include "jobs/registry.h"
 #include "jobs/volcano_job.h"
 #include "metrics/registry.h"
@@ -254,6 +255,9 @@ Status RunKuotad(const KuotadOptions& options) {
     api.Stop();
     return st;
   }
+  // Kueue's ProvisioningRequest admission check (control/provisioning_controller.h).
+  control::ProvisioningController provisioning(*store, clock);
+  if (st.ok() && engine) provisioning.Start();
   JobReconcilerOptions jopts;
   if (options.run_pods) jopts.pod_finalizer = kPodFinalizer;
   JobReconciler jobs(*store, clock, jopts);

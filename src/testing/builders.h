@@ -329,7 +329,11 @@ class MakeWorkload : public BuilderOf<api::Workload> {
     return *this;
   }
   MakeWorkload& AdmissionCheck(std::string name, std::string state) {
-    obj_.status.admission_checks.push_back({std::move(name), std::move(state), At(0), ""});
+    api::AdmissionCheckState c;
+    c.name = std::move(name);
+    c.state = std::move(state);
+    c.last_transition_time = At(0);
+    obj_.status.admission_checks.push_back(std::move(c));
     return *this;
   }
 

@@ -94,14 +94,24 @@ Status DecodeAdmission(MapReader& r, api::Admission& out) {
                       DecodePodSetAssignment<kV1beta2>);
 }
 
+Status DecodePodSetUpdate(MapReader& r, api::PodSetUpdate& out) {
+  KUOTA_RETURN_IF_ERROR(r.Require({"name"}));
+  KUOTA_RETURN_IF_ERROR(r.String("name", out.name));
+  KUOTA_RETURN_IF_ERROR(r.StringMap("labels", out.labels));
+  KUOTA_RETURN_IF_ERROR(r.StringMap("annotations", out.annotations));
+  KUOTA_RETURN_IF_ERROR(r.StringMap("nodeSelector", out.node_selector));
+  return r.ObjectList("tolerations", out.tolerations, DecodeToleration);
+}
+
 Status DecodeAdmissionCheckState(MapReader& r, api::AdmissionCheckState& out) {
   KUOTA_RETURN_IF_ERROR(r.Require({"name", "state"}));
   KUOTA_RETURN_IF_ERROR(r.String("name", out.name));
   KUOTA_RETURN_IF_ERROR(r.String("state", out.state));
   KUOTA_RETURN_IF_ERROR(r.Time("lastTransitionTime", out.last_transition_time));
   KUOTA_RETURN_IF_ERROR(r.String("message", out.message));
-  r.Ignore({"podSetUpdates", "retryCount", "requeueAfterSeconds"});
-  return Status::Ok();
+  KUOTA_RETURN_IF_ERROR(r.ObjectList("podSetUpdates", out.pod_set_updates, DecodePodSetUpdate));
+  KUOTA_RETURN_IF_ERROR(r.OptInt32("retryCount", out.retry_count));
+  return r.OptInt32("requeueAfterSeconds", out.requeue_after_seconds);
 }
 
 Status DecodeRequeueState(MapReader& r, api::RequeueState& out) {

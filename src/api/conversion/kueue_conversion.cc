@@ -10,7 +10,7 @@ namespace {
 // Kinds whose v1beta1 and v1beta2 forms have the same fields.
 bool IsSameInBothVersions(std::string_view kind) {
   return kind == "ResourceFlavor" || kind == "Cohort" || kind == "WorkloadPriorityClass" ||
-         kind == "Topology";
+         kind == "Topology" || kind == "ProvisioningRequestConfig";
 }
 
 struct Steps {

@@ -7,6 +7,7 @@
 
 #include "base/thread_stack.h"
 #include "kube/driver.h"
+#include "kube/remote_cluster.h"
 #include "standalone/kuotad.h"
 
 int main(int argc, char** argv) {
@@ -157,6 +158,7 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  o.multikueue_remotes = kuota::kube::OpenRemoteCluster;
   kuota::Status st = kuota::standalone::RunKuotad(o);
   if (!st.ok()) {
     std::fprintf(stderr, "kuotad: %s\n", st.message().c_str());

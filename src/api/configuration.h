@@ -55,7 +55,19 @@ struct AdmissionFairSharingConfig {
   std::map<std::string, double> resource_weights;
 };
 
+// multiKueue: how the MultiKueue manager keeps its workers (Kueue's defaults).
+struct MultiKueueSettings {
+  Duration gc_interval{60'000};           // orphans on workers collected this often; 0: never
+  std::string origin = "multikueue";      // the kueue.x-k8s.io/multikueue-origin label's value
+  Duration worker_lost_timeout{900'000};  // a worker unreachable this long loses its workloads
+  // kueue.x-k8s.io/multikueue-dispatcher-all-at-once or -incremental.
+  std::string dispatcher_name = "kueue.x-k8s.io/multikueue-dispatcher-all-at-once";
+};
+
 struct Configuration {
+  // The controller's namespace: where MultiKueueCluster Secrets live.
+  std::string namespace_ = "kueue-system";
+  MultiKueueSettings multi_kueue;
   FairSharingConfig fair_sharing;
   // Present: admission fair sharing is on (Kueue's gate is on by default).
   std::optional<AdmissionFairSharingConfig> admission_fair_sharing;

@@ -5,7 +5,8 @@
 // created without a queue name, in a namespace with a LocalQueue named
 // "default", is labelled for it: Kueue's LocalQueueDefaulting, GA), suspending
 // a managed job on create, and gating a queued plain pod on create (Kueue's
-// pod webhook). Stateless apart from its options; thread-safe when the
+// pod webhook), and Kueue's default managedBy for jobs queued to a
+// MultiKueue ClusterQueue. Stateless apart from its options; thread-safe when the
 // default-queue lookup is.
 #pragma once
 
@@ -24,8 +25,15 @@ class KuotaAdmissionHook final : public server::AdmissionHook {
 
   KuotaAdmissionHook() = default;
   // `default_queue` unset: no LocalQueue defaulting (kuotad --serve-only).
-  explicit KuotaAdmissionHook(JobManagement management, DefaultQueueLookup default_queue = {})
-      : management_(std::move(management)), default_queue_(std::move(default_queue)) {}
+  // Whether LocalQueue `queue` of namespace `ns` feeds a ClusterQueue with a
+  // MultiKueue admission check: its jobs get Kueue's default managedBy
+  // kueue.x-k8s.io/multikueue (jobs/managed_by.h), so they run on a worker.
+  using MultiKueueLookup = std::function<bool(const std::string& ns, const std::string& queue)>;
+  explicit KuotaAdmissionHook(JobManagement management, DefaultQueueLookup default_queue = {},
+                              MultiKueueLookup multikueue = {})
+      : management_(std::move(management)),
+        default_queue_(std::move(default_queue)),
+        multikueue_(std::move(multikueue)) {}
   Status Admit(const server::ResourceInfo& resource, Operation op, const server::Json* old_object,
                server::Json* object) override;
   // Volcano Queue fields the quota tree cannot honour.
@@ -33,11 +41,14 @@ class KuotaAdmissionHook final : public server::AdmissionHook {
                                     const server::Json& object) override;
 
  private:
+  // Kueue's ApplyDefaultForManagedBy, on create.
+  void DefaultManagedBy(const jobs::JobKind& kind, server::Json& object) const;
   // Kueue's ApplyDefaultLocalQueue, on create.
   void DefaultLocalQueue(const std::string& queue_name, server::Json& object) const;
 
   JobManagement management_;
   DefaultQueueLookup default_queue_;
+  MultiKueueLookup multikueue_;
 };
 
 // Kueue's constants.DefaultLocalQueueName.

@@ -122,8 +122,10 @@ const std::vector<AdmissionEndpoint>& AdmissionEndpoints() {
 }
 
 AdmissionWebhook::AdmissionWebhook(control::JobManagement management,
-                                   control::KuotaAdmissionHook::DefaultQueueLookup default_queue)
-    : management_(management), hook_(std::move(management), std::move(default_queue)) {}
+                                   control::KuotaAdmissionHook::DefaultQueueLookup default_queue,
+                                   control::KuotaAdmissionHook::MultiKueueLookup multikueue)
+    : management_(management),
+      hook_(std::move(management), std::move(default_queue), std::move(multikueue)) {}
 
 Json AdmissionWebhook::Review(const AdmissionEndpoint& endpoint, std::string_view content_type,
                               const std::string& body) const {

@@ -49,8 +49,11 @@ class AdmissionWebhook {
  public:
   // `default_queue`: whether a namespace has a LocalQueue named "default"
   // (Kueue's LocalQueue defaulting); unset, none is looked up.
+  // `multikueue`: whether a LocalQueue feeds a MultiKueue ClusterQueue (the
+  // jobs' default managedBy); unset, none is looked up.
   explicit AdmissionWebhook(control::JobManagement management,
-                            control::KuotaAdmissionHook::DefaultQueueLookup default_queue = {});
+                            control::KuotaAdmissionHook::DefaultQueueLookup default_queue = {},
+                            control::KuotaAdmissionHook::MultiKueueLookup multikueue = {});
 
   // The AdmissionReview answering one POST of `body` to `endpoint`, as
   // controller-runtime answers: a review that is empty, not JSON, not an

@@ -8,6 +8,7 @@
 #include "control/meta_string.h"
 #include "jobctl/submitter.h"
 #include "jobs/group_reconcile.h"
+#include "jobs/managed_by.h"
 #include "jobs/registry.h"
 #include "standalone/pod_runner.h"
 
@@ -243,6 +244,11 @@ void JobReconciler::RunLoop() {
 void JobReconciler::Reconcile(const std::string& key) {
   auto jit = jobs_.find(key);
   if (jit == jobs_.end()) return;
+  // Dispatched by MultiKueue: its pods run on a worker, never here.
+  if (const jobs::JobKind* kind = jobs::FindJobKind(ResourceOfKey(key));
+      kind != nullptr && jobs::ManagedByMultiKueue(*kind, jit->second)) {
+    return;
+  }
   if (const jobs::GroupJobKind* kind = jobs::FindGroupJobKind(ResourceOfKey(key))) {
     ReconcileGroup(*kind, key);
     return;

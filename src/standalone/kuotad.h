@@ -8,6 +8,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "control/multikueue_remote.h"
 
 namespace kuota::standalone {
 
@@ -22,6 +23,9 @@ struct KuotadOptions {
   int health_port = -1;
   // Kueue manager Configuration file (config.kueue.x-k8s.io/v1beta1); optional.
   std::string config_file;
+  // Opens a MultiKueue worker from its kubeconfig (kube::OpenRemoteCluster,
+  // given by main); unset: kuotad is no MultiKueue manager.
+  control::RemoteClusterFactory multikueue_remotes;
   // Where to write the kubeconfig; empty: <data_dir>/kubeconfig.
   std::string kubeconfig_path;
   // fsync every commit (turning this off is for benchmarks only).

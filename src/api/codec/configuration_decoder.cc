@@ -82,6 +82,30 @@ Status DecodeIntegrations(MapReader& r, api::Integrations& out) {
   return Status::Ok();
 }
 
+constexpr const char* kDispatcherAllAtOnce = "kueue.x-k8s.io/multikueue-dispatcher-all-at-once";
+constexpr const char* kDispatcherIncremental = "kueue.x-k8s.io/multikueue-dispatcher-incremental";
+
+Status DecodeMultiKueueSettings(MapReader& r, api::MultiKueueSettings& out) {
+  std::optional<kuota::Duration> d;
+  KUOTA_RETURN_IF_ERROR(r.OptDuration("gcInterval", d));
+  if (d) out.gc_interval = *d;
+  d.reset();
+  KUOTA_RETURN_IF_ERROR(r.OptDuration("workerLostTimeout", d));
+  if (d) out.worker_lost_timeout = *d;
+  if (r.Has("origin")) KUOTA_RETURN_IF_ERROR(r.String("origin", out.origin));
+  if (r.Has("dispatcherName")) {
+    KUOTA_RETURN_IF_ERROR(r.String("dispatcherName", out.dispatcher_name));
+    if (out.dispatcher_name != kDispatcherAllAtOnce &&
+        out.dispatcher_name != kDispatcherIncremental) {
+      return Status::Invalid(r.PathOf("dispatcherName") + ": Unsupported value: \"" +
+                             out.dispatcher_name + "\": supported values: \"" +
+                             kDispatcherAllAtOnce + "\", \"" + kDispatcherIncremental + "\"");
+    }
+  }
+  r.Ignore({"externalFrameworks", "clusterProfile"});
+  return Status::Ok();
+}
+
 template <bool kV1beta2>
 Status DecodeConfigurationAs(MapReader& r, api::Configuration& out) {
   KUOTA_RETURN_IF_ERROR(
@@ -123,9 +147,11 @@ Status DecodeConfigurationAs(MapReader& r, api::Configuration& out) {
   } else {
     r.Ignore({"queueVisibility"});
   }
-  r.Ignore({"namespace", "managedJobsNamespaceSelector", "internalCertManagement",
-            "clientConnection", "multiKueue", "resources", "objectRetentionPolicies", "webhook",
-            "leaderElection", "metrics", "health", "pprofBindAddress", "controller"});
+  if (r.Has("namespace")) KUOTA_RETURN_IF_ERROR(r.String("namespace", out.namespace_));
+  KUOTA_RETURN_IF_ERROR(r.Object("multiKueue", out.multi_kueue, DecodeMultiKueueSettings));
+  r.Ignore({"managedJobsNamespaceSelector", "internalCertManagement", "clientConnection",
+            "resources", "objectRetentionPolicies", "webhook", "leaderElection", "metrics",
+            "health", "pprofBindAddress", "controller"});
   return Status::Ok();
 }
 

@@ -21,6 +21,10 @@ Status WorkloadUp(Json& object);
 Status WorkloadDown(Json& object);
 Status AdmissionCheckUp(Json& object);
 Status AdmissionCheckDown(Json& object);
+Status MultiKueueClusterUp(Json& object);
+Status MultiKueueClusterDown(Json& object);
+Status MultiKueueConfigUp(Json& object);
+Status MultiKueueConfigDown(Json& object);
 Status ConfigurationUp(Json& object);
 Status ConfigurationDown(Json& object);
 

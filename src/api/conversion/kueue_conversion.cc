@@ -26,6 +26,8 @@ const Steps* StepsFor(std::string_view group, std::string_view kind) {
   static const Steps kLocalQueue{&LocalQueueUp, &LocalQueueDown};
   static const Steps kWorkload{&WorkloadUp, &WorkloadDown};
   static const Steps kAdmissionCheck{&AdmissionCheckUp, &AdmissionCheckDown};
+  static const Steps kMultiKueueCluster{&MultiKueueClusterUp, &MultiKueueClusterDown};
+  static const Steps kMultiKueueConfig{&MultiKueueConfigUp, &MultiKueueConfigDown};
   static const Steps kConfiguration{&ConfigurationUp, &ConfigurationDown};
   if (group == kConfigGroup) return kind == "Configuration" ? &kConfiguration : nullptr;
   if (group != kKueueGroup) return nullptr;
@@ -34,6 +36,8 @@ const Steps* StepsFor(std::string_view group, std::string_view kind) {
   if (kind == "LocalQueue") return &kLocalQueue;
   if (kind == "Workload") return &kWorkload;
   if (kind == "AdmissionCheck") return &kAdmissionCheck;
+  if (kind == "MultiKueueCluster") return &kMultiKueueCluster;
+  if (kind == "MultiKueueConfig") return &kMultiKueueConfig;
   return nullptr;
 }
 

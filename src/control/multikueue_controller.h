@@ -1,0 +1,121 @@
+// MultiKueueController: Kueue's MultiKueue admission check controller
+// (controllerName kueue.x-k8s.io/multikueue), the manager side, over either
+// driver's store. For each Workload holding quota in a ClusterQueue whose
+// admission checks include a MultiKueue check, it puts copies of the Workload
+// on the check's workers (its MultiKueueConfig's clusters; Kueue's AllAtOnce
+// or Incremental dispatcher), and the first copy a worker admits wins: the
+// others are removed, the job is created on that worker (multikueue_objects.h),
+// the check turns Ready ("The workload was admitted on \"w1\"") with
+// status.clusterName, and the worker's job status is copied to the manager's
+// job until it finishes. A Workload that no longer holds quota, finished, or
+// is gone has its copies and job removed from the workers. A worker
+// unreachable for longer than workerLostTimeout sets the check to Retry
+// ("Admitting remote lost"), which evicts the Workload so that it is
+// dispatched again; copies left on workers without a Workload here are
+// collected every gcInterval. Also writes the Active condition of
+// MultiKueue AdmissionChecks (Kueue's reasons and messages) and the
+// MultiKueueClusters' (multikueue_clusters.h), and counts Kueue's
+// kueue_multikueue_workloads_{dispatched,admitted}_total.
+// Polls on its own thread (one pass per tick; a pass does nothing but two
+// small lists while no MultiKueue object exists). Start and Stop are
+// thread-safe.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/configuration.h"
+#include "base/clock.h"
+#include "control/multikueue_clusters.h"
+#include "control/multikueue_remote.h"
+#include "metrics/registry.h"
+#include "store/object_store.h"
+
+namespace kuota::control {
+
+struct MultiKueueOptions {
+  api::MultiKueueSettings settings;
+  std::string controller_namespace = "kueue-system";  // where the kubeconfig Secrets are
+  std::chrono::milliseconds tick{500};
+  Duration probe_every{1000};
+  // Kueue's Incremental dispatcher: clusters nominated per round, and how
+  // long a round waits for an admission before nominating more.
+  int incremental_step = 3;
+  Duration incremental_round{300'000};
+  metrics::Registry* metrics = nullptr;  // must outlive the controller; null: none
+};
+
+class MultiKueueController {
+ public:
+  // `store` and `clock` must outlive the controller.
+  MultiKueueController(store::ObjectStore& store, const Clock& clock, RemoteClusterFactory factory,
+                       MultiKueueOptions options);
+  ~MultiKueueController();
+  MultiKueueController(const MultiKueueController&) = delete;
+  MultiKueueController& operator=(const MultiKueueController&) = delete;
+
+  void Start();
+  void Stop();  // idempotent
+  // One pass (the thread runs it every tick; tests call it directly).
+  void RunOnce();
+
+ private:
+  using Json = nlohmann::json;
+  // What one MultiKueue check of a ClusterQueue dispatches to.
+  struct CheckUse {
+    std::string check;                  // the AdmissionCheck's name
+    std::vector<std::string> clusters;  // its MultiKueueConfig's, in order
+  };
+  // A manager Workload's dispatch as this controller remembers it.
+  struct Dispatch {
+    std::set<std::string> clusters;  // workers that may hold a copy
+    std::optional<Time> nominated_at;
+  };
+
+  void Run();
+  // AdmissionChecks of this controller: their Active conditions, and which
+  // ClusterQueues use them. False when there is no MultiKueue check at all.
+  bool ReadChecks(std::map<std::string, CheckUse>& by_cluster_queue);
+  void SyncWorkload(const Json& wl, const CheckUse* use);
+  // Removes the copies (and jobs) of `key` from every worker; true when none is left.
+  bool RemoveRemotes(const std::string& ns, const std::string& name, Dispatch& d);
+  void RemoveRemote(RemoteCluster& remote, const std::string& ns, const std::string& name);
+  // The winner's job: created when missing, its status copied to the manager's.
+  void SyncJob(RemoteCluster& remote, const Json& wl, const std::string& cluster);
+  // Writes the check's entry (state, message) and the cluster names; false on a failed write.
+  bool WriteCheck(const Json& wl, const std::string& check, const std::string& state,
+                  const std::string& message, const std::optional<std::string>& cluster_name,
+                  const std::optional<std::vector<std::string>>& nominated);
+  void CollectGarbage(const std::map<std::string, CheckUse>& uses);
+  std::vector<std::string> Nominate(const CheckUse& use, Dispatch& d);
+
+  store::ObjectStore& store_;
+  const Clock& clock_;
+  MultiKueueOptions options_;
+  WorkerClusters workers_;
+  std::map<std::string, Dispatch> dispatched_;  // "ns/name" of manager Workloads
+  std::optional<Time> last_gc_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+// Whether LocalQueue `local_queue` of `ns` feeds a ClusterQueue with an
+// AdmissionCheck of controllerName kueue.x-k8s.io/multikueue (the job
+// webhook's managedBy default).
+bool QueueUsesMultiKueue(store::ObjectStore& store, const std::string& ns,
+                         const std::string& local_queue);
+
+}  // namespace kuota::control

@@ -1,0 +1,98 @@
+#include "control/multikueue_objects.h"
+
+#include "api/object.h"
+#include "jobs/managed_by.h"
+#include "jobs/registry.h"
+
+namespace kuota::control {
+namespace {
+
+using Json = nlohmann::json;
+
+Json MkObjectMember(const Json& object, const char* key) {
+  if (!object.is_object()) return Json::object();
+  auto it = object.find(key);
+  return it != object.end() && it->is_object() ? *it : Json::object();
+}
+
+}  // namespace
+
+Json RemoteWorkloadFor(const Json& local, const std::string& origin) {
+  const Json meta = MkObjectMember(local, "metadata");
+  Json labels = MkObjectMember(meta, "labels");
+  labels[kMultiKueueOriginLabel] = origin;
+  Json annotations = MkObjectMember(meta, "annotations");
+  annotations[kMultiKueueOriginUidAnnotation] = meta.value("uid", "");
+  return {{"apiVersion", api::kKueueV1beta2},
+          {"kind", "Workload"},
+          {"metadata",
+           {{"name", meta.value("name", "")},
+            {"namespace", meta.value("namespace", "")},
+            {"labels", std::move(labels)},
+            {"annotations", std::move(annotations)}}},
+          {"spec", MkObjectMember(local, "spec")}};
+}
+
+Json RemoteJobFor(const jobs::JobKind& kind, const Json& local, const std::string& workload_name,
+                  const std::string& origin) {
+  const Json meta = MkObjectMember(local, "metadata");
+  Json labels = MkObjectMember(meta, "labels");
+  labels[kMultiKueueOriginLabel] = origin;
+  labels[kPrebuiltWorkloadLabel] = workload_name;
+  Json annotations = MkObjectMember(meta, "annotations");
+  annotations[kMultiKueueOriginUidAnnotation] = meta.value("uid", "");
+  Json job = {{"apiVersion", kind.ApiVersion()},
+              {"kind", kind.Kind()},
+              {"metadata",
+               {{"name", meta.value("name", "")},
+                {"namespace", meta.value("namespace", "")},
+                {"labels", std::move(labels)},
+                {"annotations", std::move(annotations)}}},
+              {"spec", MkObjectMember(local, "spec")}};
+  if (std::optional<Json::json_pointer> p = jobs::ManagedByPointer(kind)) {
+    if (job.contains(*p)) job[p->parent_pointer()].erase(p->back());
+  }
+  return job;
+}
+
+std::optional<OwnerJob> OwnerJobOf(const Json& wl) {
+  const Json meta = MkObjectMember(wl, "metadata");
+  auto refs = meta.find("ownerReferences");
+  if (refs == meta.end() || !refs->is_array()) return std::nullopt;
+  for (const Json& ref : *refs) {
+    if (!ref.is_object() || !ref.value("controller", false)) continue;
+    const std::string api = ref.value("apiVersion", ""), kind = ref.value("kind", "");
+    for (const auto& k : jobs::JobKinds()) {
+      if (k->Kind() == kind && k->ApiVersion() == api) {
+        return OwnerJob{k.get(), ref.value("name", ""), ref.value("uid", "")};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+const Json* TrueCondition(const Json& object, const char* type) {
+  if (!object.is_object()) return nullptr;
+  auto status = object.find("status");
+  if (status == object.end() || !status->is_object()) return nullptr;
+  auto conds = status->find("conditions");
+  if (conds == status->end() || !conds->is_array()) return nullptr;
+  for (const Json& c : *conds) {
+    if (c.is_object() && c.value("type", "") == type && c.value("status", "") == "True") return &c;
+  }
+  return nullptr;
+}
+
+const Json* CheckEntry(const Json& wl, const std::string& check) {
+  if (!wl.is_object()) return nullptr;
+  auto status = wl.find("status");
+  if (status == wl.end() || !status->is_object()) return nullptr;
+  auto checks = status->find("admissionChecks");
+  if (checks == status->end() || !checks->is_array()) return nullptr;
+  for (const Json& c : *checks) {
+    if (c.is_object() && c.value("name", "") == check) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace kuota::control

@@ -1,0 +1,296 @@
+#!/usr/bin/env bash
+# MultiKueue on three machines' worth of kuotad, end to end with the real
+# kubectl: one manager and two workers on loopback, each with its own data
+# directory, TLS and tokens. The manager reaches each worker as a local user
+# made with useradd, whose token the worker issued (`kuota login`) and whose
+# RBAC there is confined to namespace team-a; the kubeconfigs are Secrets in
+# the manager's kueue-system namespace. Checks:
+#   * MultiKueueClusters turn Active, the AdmissionCheck Active; a cluster
+#     whose Secret is missing says why (BadConfig);
+#   * a batch Job and the seeds' PyTorchJob submitted on the manager run on
+#     exactly one worker each (pods are processes there, none on the
+#     manager), the check says where, and their status (Complete /
+#     Succeeded) comes back to the manager's job;
+#   * a second Job lands on the other worker when the first is full;
+#   * deleting a Job on the manager deletes it on its worker;
+#   * a worker SIGKILLed mid-run: after workerLostTimeout its workload is
+#     dispatched to the survivor and finishes there; never admitted on two
+#     workers at once (sampled all along);
+#   * kueue_multikueue_* metrics on the manager's /metrics.
+# Needs root (useradd; pods run as that user). Usage:
+# multikueue_test.sh PATH/TO/kuotad PATH/TO/kuota
+set -uo pipefail
+KUOTAD=${1:?usage: $0 PATH/TO/kuotad PATH/TO/kuota}
+KUOTA=${2:?usage: $0 PATH/TO/kuotad PATH/TO/kuota}
+HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/lib.sh"
+need kubectl python3 curl
+if [[ $(id -u) -ne 0 ]]; then
+  echo "FAIL: this test makes a user with useradd and runs kuotad as root; run it as root"
+  exit 1
+fi
+scratch kuota-multikueue
+chmod 0711 "$TMP"
+U=mk$$
+SAMPLER=
+cleanup_more() {
+  [[ -z "$SAMPLER" ]] || { kill "$SAMPLER"; wait "$SAMPLER"; }
+  pkill -9 -u "$U"
+  userdel -r "$U"
+}
+useradd -m -s /bin/sh "$U" || { echo "FAIL: useradd $U"; exit 1; }
+UHOME=$(getent passwd "$U" | cut -d: -f6)
+install -m 0755 "$KUOTA" "$TMP/kuota"
+install -m 0755 "$HERE/job_kinds/probe.py" "$TMP/probe.py"
+
+declare -A PIDOF
+# start NAME [FLAGS...]: a kuotad with data in $TMP/NAME; kubectl: kc NAME ...
+start() {
+  local name=$1
+  shift
+  mkdir -p "$TMP/$name"
+  "$KUOTAD" --data-dir "$TMP/$name/data" --port 0 --kubeconfig-out "$TMP/$name/kubeconfig" \
+    --no-sync "$@" >>"$TMP/$name.log" 2>&1 &
+  PIDOF[$name]=$!
+  PIDS+=("$!")
+  for _ in $(seq 1 400); do
+    if [[ -s "$TMP/$name/kubeconfig" ]] && kc "$name" get --raw /healthz >/dev/null 2>&1; then
+      return 0
+    fi
+    sleep 0.05
+  done
+  echo "FAIL kuotad $name did not start:"
+  tail -30 "$TMP/$name.log"
+  exit 1
+}
+kc() { local n=$1; shift; kubectl --kubeconfig "$TMP/$n/kubeconfig" "$@"; }
+# gone W WHAT PATTERN: "gone" when no WHAT (kubectl get's kinds) in team-a on W matches PATTERN.
+gone() {
+  local n
+  n=$(kc "$1" get "$2" -n team-a --no-headers 2>/dev/null | grep -c -- "$3")
+  [[ $n -eq 0 ]] && echo gone || echo "$n left"
+}
+
+# --- two workers: queues, and the manager's identity there -------------------
+for w in w1 w2; do
+  start "$w" --cpus 4 --fake-gpus 4
+  kc "$w" create namespace team-a >/dev/null
+  kc "$w" apply -f - >/dev/null <<EOF
+$(cpu_queue_yaml default worker-cq 1 team-a team-a-queue | sed 's/coveredResources: \[cpu\]/coveredResources: [cpu, nvidia.com\/gpu]/; s/resources: \[{name: cpu, nominalQuota: 1}\]/resources: [{name: cpu, nominalQuota: 1}, {name: nvidia.com\/gpu, nominalQuota: 4}]/')
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: multikueue-manager}
+rules:
+- apiGroups: [kueue.x-k8s.io]
+  resources: [workloads, workloads/status]
+  verbs: [create, delete, get, list, watch, update, patch]
+- apiGroups: [batch]
+  resources: [jobs, jobs/status]
+  verbs: [create, delete, get, list, watch]
+- apiGroups: [kubeflow.org]
+  resources: [pytorchjobs, pytorchjobs/status]
+  verbs: [create, delete, get, list, watch]
+EOF
+  kc "$w" create rolebinding multikueue-manager -n team-a --clusterrole=multikueue-manager \
+    --user="$U" >/dev/null
+  out=$(runuser -u "$U" -- env HOME="$UHOME" KUOTA_SOCKET="$TMP/$w/data/kuotad.sock" \
+    "$TMP/kuota" login -o "$UHOME/$w.kubeconfig" 2>&1)
+  contains "$w: kuota login as $U gives the manager's credential" "as $U" "$out"
+  cp "$UHOME/$w.kubeconfig" "$TMP/$U-$w.kubeconfig"
+done
+expect_eq "a worker confines the manager to team-a" "no" \
+  "$(kubectl --kubeconfig "$TMP/$U-w1.kubeconfig" auth can-i create workloads.kueue.x-k8s.io -n default 2>/dev/null)"
+
+# --- the manager ------------------------------------------------------------------
+cat >"$TMP/manager-config.yaml" <<EOF
+apiVersion: config.kueue.x-k8s.io/v1beta1
+kind: Configuration
+multiKueue:
+  gcInterval: 3s
+  workerLostTimeout: 5s
+EOF
+start m --no-run-pods --config "$TMP/manager-config.yaml"
+kc m create namespace kueue-system >/dev/null
+kc m create namespace team-a >/dev/null
+for w in w1 w2; do
+  kc m create secret generic "$w-secret" -n kueue-system \
+    --from-file=kubeconfig="$TMP/$U-$w.kubeconfig" >/dev/null
+done
+kc m apply -f - >/dev/null <<EOF
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: MultiKueueCluster
+metadata: {name: w1}
+spec: {clusterSource: {kubeConfig: {location: w1-secret, locationType: Secret}}}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: MultiKueueCluster
+metadata: {name: w2}
+spec: {kubeConfig: {location: w2-secret, locationType: Secret}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: MultiKueueCluster
+metadata: {name: w3-missing}
+spec: {clusterSource: {kubeConfig: {location: no-such-secret}}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: MultiKueueConfig
+metadata: {name: lab}
+spec: {clusters: [w1, w2]}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: AdmissionCheck
+metadata: {name: lab-check}
+spec:
+  controllerName: kueue.x-k8s.io/multikueue
+  parameters: {apiGroup: kueue.x-k8s.io, kind: MultiKueueConfig, name: lab}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: default}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: lab-cq}
+spec:
+  namespaceSelector: {}
+  admissionChecks: [lab-check]
+  resourceGroups:
+  - coveredResources: [cpu, nvidia.com/gpu]
+    flavors:
+    - name: default
+      resources: [{name: cpu, nominalQuota: 10}, {name: nvidia.com/gpu, nominalQuota: 8}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: team-a-queue, namespace: team-a}
+spec: {clusterQueue: lab-cq}
+EOF
+active() { kc m get multikueuecluster "$1" -o jsonpath='{.status.conditions[?(@.type=="Active")].status}/{.status.conditions[?(@.type=="Active")].reason}'; }
+eventually "MultiKueueCluster w1 turns Active" 15 "True/Active" active w1
+eventually "MultiKueueCluster w2 (written in v1beta1) turns Active" 15 "True/Active" active w2
+eventually "a cluster whose Secret is missing is not Active, and says why" 15 "False/BadConfig" active w3-missing
+contains "... naming the Secret" 'secrets "no-such-secret" not found in namespace "kueue-system"' \
+  "$(kc m get multikueuecluster w3-missing -o jsonpath='{.status.conditions[0].message}')"
+eventually "the AdmissionCheck is Active" 15 "True" \
+  kc m get admissioncheck lab-check -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
+out=$(kc m apply -f - 2>&1 <<EOF
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: MultiKueueConfig
+metadata: {name: twice}
+spec: {clusters: [w1, w1]}
+EOF
+)
+contains "a MultiKueueConfig naming a cluster twice is refused" \
+  'spec.clusters: Invalid value: "array": must be unique' "$out"
+
+# Never admitted on two workers at once: sampled every 0.5 s.
+sample() {
+  while true; do
+    a=$(kc w1 get workloads -n team-a -o jsonpath='{range .items[?(@.status.admission)]}{.metadata.name}{"\n"}{end}' 2>/dev/null)
+    b=$(kc w2 get workloads -n team-a -o jsonpath='{range .items[?(@.status.admission)]}{.metadata.name}{"\n"}{end}' 2>/dev/null)
+    both=$(comm -12 <(sort <<<"$a" | sed '/^$/d') <(sort <<<"$b" | sed '/^$/d'))
+    # Only a job's copies count: a copy the manager is removing may be admitted on both for an instant
+    # before it has a job; a job on both is a workload running twice.
+    for wl in $both; do
+      j1=$(kc w1 get jobs,pytorchjobs -n team-a -l "kueue.x-k8s.io/prebuilt-workload-name=$wl" --no-headers 2>/dev/null | wc -l)
+      j2=$(kc w2 get jobs,pytorchjobs -n team-a -l "kueue.x-k8s.io/prebuilt-workload-name=$wl" --no-headers 2>/dev/null | wc -l)
+      if [[ $j1 -gt 0 && $j2 -gt 0 ]]; then echo "$wl runs on w1 and w2" >>"$TMP/twice"; fi
+    done
+    sleep 0.5
+  done
+}
+sample &
+SAMPLER=$!
+
+# --- a batch Job runs on one worker, its status comes back -------------------
+job_yaml team-a hello queue=team-a-queue "cmd=echo hello from \$(hostname); sleep 2; : $TAG" \
+  "requests=cpu: 1" | kc m apply -f - >/dev/null
+eventually "the manager's Job gets managedBy kueue.x-k8s.io/multikueue" 5 "kueue.x-k8s.io/multikueue" \
+  kc m get job hello -n team-a -o jsonpath='{.spec.managedBy}'
+eventually "its check turns Ready, naming the worker" 20 'The workload was admitted on "w' \
+  kc m get workloads -n team-a -o jsonpath='{.items[0].status.admissionChecks[0].message}'
+where=$(kc m get workloads -n team-a -o jsonpath='{.items[0].status.clusterName}')
+other=$([[ $where == w1 ]] && echo w2 || echo w1)
+contains "status.clusterName is that worker" "w" "$where"
+eventually "the Job's pod runs on $where" 20 "hello" kc "$where" get pods -n team-a
+expect_eq "no Job hello on $other" "" "$(kc "$other" get jobs -n team-a --no-headers 2>/dev/null | grep hello)"
+expect_eq "no pod on the manager" "" "$(kc m get pods -A --no-headers 2>/dev/null)"
+eventually "the pod ran as $U on $where" 20 "hello from" kc "$where" logs -n team-a job/hello
+eventually "the manager's Job turns Complete (its status came back)" 30 "True" \
+  kc m get job hello -n team-a -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}'
+eventually "the manager's Workload finishes" 15 "True" \
+  kc m get workloads -n team-a -o jsonpath='{.items[0].status.conditions[?(@.type=="Finished")].status}'
+eventually "the copy is removed from $where once finished" 15 gone gone "$where" workloads .
+contains "an Event on the manager says where it ran" "The workload was admitted on \"$where\"" \
+  "$(kc m get events -n team-a --field-selector reason=MultiKueue -o jsonpath='{.items[*].message}')"
+kc m delete job hello -n team-a >/dev/null
+
+# --- full on one worker: the next goes to the other; delete propagates ------
+job_yaml team-a long-a queue=team-a-queue "cmd=sleep 60; : $TAG" "requests=cpu: 1" | kc m apply -f - >/dev/null
+eventually "long-a is admitted on a worker" 20 "Ready" \
+  kc m get workloads -n team-a -o jsonpath='{.items[?(@.metadata.ownerReferences[0].name=="long-a")].status.admissionChecks[0].state}'
+wa=$(kc m get workloads -n team-a -o jsonpath='{.items[?(@.metadata.ownerReferences[0].name=="long-a")].status.clusterName}')
+wb=$([[ $wa == w1 ]] && echo w2 || echo w1)
+eventually "long-a runs on $wa" 20 "Running" kc "$wa" get pods -n team-a
+job_yaml team-a long-b queue=team-a-queue "cmd=sleep 60; : $TAG" "requests=cpu: 1" | kc m apply -f - >/dev/null
+eventually "long-b lands on the other worker, $wb ($wa is full)" 20 "$wb" \
+  kc m get workloads -n team-a -o jsonpath='{.items[?(@.metadata.ownerReferences[0].name=="long-b")].status.clusterName}'
+eventually "long-b runs on $wb" 20 "Running" kc "$wb" get pods -n team-a
+eventually "the manager's long-b reports the worker's active pod" 20 "1" \
+  kc m get job long-b -n team-a -o jsonpath='{.status.active}'
+kc m delete job long-a -n team-a >/dev/null
+eventually "deleting long-a on the manager deletes its Job on $wa" 20 gone gone "$wa" jobs long-a
+eventually "... its Workload there" 20 gone gone "$wa" workloads long-a
+eventually "... and its pod there" 20 gone gone "$wa" pods long-a
+
+# --- the seeds' PyTorchJob --------------------------------------------------------
+RELEASE=$TMP/release
+# (Debian's python3: the pods run as $U, who cannot read root's own.)
+sed -e "s|PROBE|$TMP/probe.py|g" -e "s|RELEASE|$RELEASE|g" -e 's|"python3"|"/usr/bin/python3"|' \
+  "$HERE/manifests/seeds/000-pytorch-job.yaml" | kc m apply -f - >/dev/null
+eventually "the PyTorchJob is admitted on a worker" 20 "w" \
+  kc m get workloads -n team-a -o jsonpath='{.items[?(@.metadata.ownerReferences[0].kind=="PyTorchJob")].status.clusterName}'
+wp=$(kc m get workloads -n team-a -o jsonpath='{.items[?(@.metadata.ownerReferences[0].kind=="PyTorchJob")].status.clusterName}')
+wq=$([[ $wp == w1 ]] && echo w2 || echo w1)
+eventually "its 3 pods run on $wp" 30 "3" \
+  bash -c "kubectl --kubeconfig $TMP/$wp/kubeconfig get pods -n team-a --no-headers | grep pytorch-dist-mnist | grep -c Running"
+expect_eq "no PyTorchJob on $wq" "" "$(kc "$wq" get pytorchjobs -n team-a --no-headers 2>/dev/null)"
+eventually "the ranks met on $wp" 20 "RENDEZVOUS rank=2 world=3" kc "$wp" logs -n team-a pytorch-dist-mnist-worker-1
+touch "$RELEASE"
+eventually "the manager's PyTorchJob turns Succeeded" 30 "Succeeded" \
+  kc m get pytorchjob pytorch-dist-mnist -n team-a
+kc m delete pytorchjob pytorch-dist-mnist -n team-a >/dev/null
+
+# --- a worker lost mid-run ----------------------------------------------------------
+kc m delete job long-b -n team-a >/dev/null
+eventually "long-b is gone from $wb" 20 gone gone "$wb" jobs long-b
+job_yaml team-a survivor queue=team-a-queue "cmd=sleep 4; echo done; : $TAG" "requests=cpu: 1" | kc m apply -f - >/dev/null
+eventually "survivor is admitted on a worker" 20 "Ready" \
+  kc m get workloads -n team-a -o jsonpath='{.items[?(@.metadata.ownerReferences[0].name=="survivor")].status.admissionChecks[0].state}'
+lost=$(kc m get workloads -n team-a -o jsonpath='{.items[?(@.metadata.ownerReferences[0].name=="survivor")].status.clusterName}')
+alive=$([[ $lost == w1 ]] && echo w2 || echo w1)
+eventually "survivor runs on $lost" 20 "Running" kc "$lost" get pods -n team-a
+{ kill -9 "${PIDOF[$lost]}"; wait "${PIDOF[$lost]}"; } 2>/dev/null
+t0=$(date +%s)
+eventually "MultiKueueCluster $lost turns inactive" 10 "False/ClientConnectionFailed" active "$lost"
+eventually "after workerLostTimeout survivor is dispatched to $alive" 30 "$alive" \
+  kc m get workloads -n team-a -o jsonpath='{.items[?(@.metadata.ownerReferences[0].name=="survivor")].status.clusterName}'
+t1=$(date +%s)
+if (( t1 - t0 >= 5 )); then ok "not before workerLostTimeout (5s): $((t1 - t0))s"; else bad "re-dispatched after $((t1 - t0))s, before workerLostTimeout"; fi
+eventually "survivor finishes on $alive and the manager's Job completes" 40 "True" \
+  kc m get job survivor -n team-a -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}'
+contains "it ran on $alive" "done" "$(kc "$alive" logs -n team-a job/survivor 2>&1)"
+contains "the manager recorded the lost worker" "Worker cluster \"$lost\" lost" \
+  "$(kc m get events -n team-a --field-selector reason=MultiKueue -o jsonpath='{.items[*].message}')"
+
+kill "$SAMPLER"; wait "$SAMPLER" 2>/dev/null; SAMPLER=
+if [[ -s $TMP/twice ]]; then bad "a workload ran on two workers at once" "$(sort -u "$TMP/twice")"; else ok "never admitted with a job on two workers at once (sampled)"; fi
+
+# --- metrics -------------------------------------------------------------------------
+m=$(kc m get --raw /metrics)
+contains "kueue_multikueue_workloads_dispatched_total" "kueue_multikueue_workloads_dispatched_total{cluster_queue=\"lab-cq\",cluster=\"$alive\"}" "$m"
+contains "kueue_multikueue_workloads_admitted_total" "kueue_multikueue_workloads_admitted_total{cluster_queue=\"lab-cq\",cluster=\"$alive\"}" "$m"
+
+echo "PASS: $PASS  FAIL: $FAIL"
+[[ $FAIL -eq 0 ]]

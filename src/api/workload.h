@@ -88,11 +88,11 @@ struct AdmissionCheckState {
   std::string state;  // Pending, Ready, Retry, Rejected
   std::optional<Time> last_transition_time;
   std::string message;
-  std::vector<PodSetUpdate> pod_set_updates;
+  std::vector<PodSetUpdate> pod_set_updates{};
   // Kueue's retry bookkeeping: how many times the check was retried, and
   // how long after lastTransitionTime a Retry requeues the workload.
-  std::optional<int32_t> retry_count;
-  std::optional<int32_t> requeue_after_seconds;
+  std::optional<int32_t> retry_count{};
+  std::optional<int32_t> requeue_after_seconds{};
 };
 
 struct RequeueState {

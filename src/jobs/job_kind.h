@@ -34,8 +34,8 @@ struct PodSetPlacement {
   Json tolerations = Json::array();                  // flavors' and checks' tolerations
   // Ready admission checks' podSetUpdates for the pod template's metadata
   // (pod_set_update.h).
-  std::map<std::string, std::string> labels;
-  std::map<std::string, std::string> annotations;
+  std::map<std::string, std::string> labels{};
+  std::map<std::string, std::string> annotations{};
 };
 
 class JobKind {

@@ -581,6 +581,12 @@ def needed_rules():
         # The same CA into the admission webhooks' caBundle (resourceNames: check_rbac).
         ("admissionregistration.k8s.io", "mutatingwebhookconfigurations"): {"get", "patch"},
         ("admissionregistration.k8s.io", "validatingwebhookconfigurations"): {"get", "patch"},
+        # Kueue's ProvisioningRequest admission check (its controller's kubebuilder:rbac).
+        ("kueue.x-k8s.io", "provisioningrequestconfigs"): READ,
+        ("", "podtemplates"): READ | {"create", "delete", "update"},
+        ("autoscaling.x-k8s.io", "provisioningrequests"):
+            READ | {"create", "update", "patch", "delete"},
+        ("autoscaling.x-k8s.io", "provisioningrequests/status"): {"get"},
     }
     for k in KUEUE_KINDS:
         need.setdefault(("kueue.x-k8s.io", k), READ)

@@ -65,8 +65,10 @@ struct MultiKueueSettings {
 };
 
 struct Configuration {
-  // The controller's namespace: where MultiKueueCluster Secrets live.
-  std::string namespace_ = "kueue-system";
+  // The controller's namespace: where MultiKueueCluster Secrets live. Unset:
+  // kuotad's default (kueue-system standalone, the driver's own namespace on
+  // a cluster).
+  std::optional<std::string> namespace_;
   MultiKueueSettings multi_kueue;
   FairSharingConfig fair_sharing;
   // Present: admission fair sharing is on (Kueue's gate is on by default).

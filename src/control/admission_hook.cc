@@ -6,14 +6,17 @@
 #include "control/job_create_rules.h"
 #include "control/job_update_rules.h"
 #include "control/kueue_update_rules.h"
+#include "control/multikueue_rules.h"
 #include "control/provisioning_config_rules.h"
 #include "control/volcano_queue.h"
 #include "control/workload_status_rules.h"
 #include "engine/backfill.h"
 #include "engine/minimum_runtime.h"
 #include "jobctl/pod_spec_schema.h"
+#include "jobs/managed_by.h"
 #include "jobs/pod_kind.h"
 #include "jobs/registry.h"
+#include "server/json_fields.h"
 
 namespace kuota::control {
 namespace {
@@ -102,6 +105,15 @@ bool OwnedByAnIntegratedKind(const server::Json& object) {
 
 }  // namespace
 
+void KuotaAdmissionHook::DefaultManagedBy(const jobs::JobKind& kind, server::Json& object) const {
+  std::optional<server::Json::json_pointer> field = jobs::ManagedByPointer(kind);
+  if (!multikueue_ || !field || !jobs::ManagedBy(kind, object).empty()) return;
+  const std::string queue = kind.LocalQueueName(object);
+  const std::string ns = server::StringField(object, {"metadata", "namespace"});
+  if (queue.empty() || !multikueue_(ns, queue)) return;
+  object[*field] = jobs::kMultiKueueControllerName;
+}
+
 void KuotaAdmissionHook::DefaultLocalQueue(const std::string& queue_name,
                                            server::Json& object) const {
   if (!default_queue_ || !queue_name.empty() || OwnedByAnIntegratedKind(object)) return;
@@ -182,6 +194,7 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
     if (op == Operation::kCreate) kind->Default(*object);
     if (op == Operation::kCreate && management_.Enabled(*kind)) {
       DefaultLocalQueue(kind->LocalQueueName(*object), *object);
+      DefaultManagedBy(*kind, *object);
     }
     server::Json probe = *object;
     KUOTA_RETURN_IF_ERROR(AssignPlaceholderIdentity(probe));
@@ -203,6 +216,10 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
   if (resource.kind == "ProvisioningRequestConfig") {
     DefaultProvisioningRequestConfig(*object);
     return ValidateProvisioningRequestConfig(*object);
+  }
+  if (IsMultiKueueKind(resource.kind)) {
+    DefaultMultiKueueObject(resource.kind, *object);
+    return ValidateMultiKueueObject(resource.kind, *object);
   }
   ApplyKueueDefaults(resource.kind, *object);
   codec::DecodeOptions opts;

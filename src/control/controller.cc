@@ -11,6 +11,7 @@
 #include "api/codec/decode.h"
 #include "api/object.h"
 #include "control/meta_string.h"
+#include "control/multikueue_objects.h"
 #include "control/non_tas_pod.h"
 #include "control/topology_gates.h"
 #include "control/workload_status_json.h"
@@ -405,6 +406,10 @@ void Controller::HandleJob(const std::string& resource, const Json& job) {
   const bool finished = kind->IsFinished(job, &succeeded);
   if (it == job_workload_.end()) {
     if (finished) return;
+    if (!LabelString(job, kPrebuiltWorkloadLabel).empty()) {
+      AdoptPrebuiltWorkload(*kind, job);
+      return;
+    }
     auto wl = kind->BuildWorkload(job);
     if (!wl.ok()) {
       std::fprintf(stderr, "kuotad: job %s: %s\n", ObjectKey(job).c_str(),
@@ -460,6 +465,35 @@ void Controller::HandleJob(const std::string& resource, const Json& job) {
   } else if (wl->state != engine::WorkloadState::kAdmitted && !suspended) {
     StopJob(wl_key);
   }
+}
+
+void Controller::AdoptPrebuiltWorkload(const jobs::JobKind& kind, const Json& job) {
+  const std::string ns = MetaString(job, "namespace");
+  Result<Json> wl = store_.Get(kWorkloads, ns, LabelString(job, kPrebuiltWorkloadLabel));
+  if (!wl.ok()) return;  // the job waits, suspended, until its Workload exists
+  Json& refs = (*wl)["metadata"]["ownerReferences"];
+  if (!refs.is_array()) refs = Json::array();
+  for (const Json& ref : refs) {
+    if (ref.value("controller", false) && ref.value("uid", "") != MetaString(job, "uid")) {
+      std::fprintf(stderr, "kuotad: job %s: its prebuilt workload %s is owned by another object\n",
+                   ObjectKey(job).c_str(), ObjectKey(*wl).c_str());
+      return;
+    }
+  }
+  if (refs.empty()) {
+    refs.push_back({{"apiVersion", kind.ApiVersion()},
+                    {"kind", kind.Kind()},
+                    {"name", MetaString(job, "name")},
+                    {"uid", MetaString(job, "uid")},
+                    {"controller", true},
+                    {"blockOwnerDeletion", true}});
+    Result<Json> stored = store_.Update(kWorkloads, std::move(*wl));
+    if (!stored.ok()) return;  // a conflict: the job's next event tries again
+    NoteOwnWrite(kWorkloads, *stored);
+    wl = std::move(stored);
+  }
+  ApplyObject(kWorkloads, *wl);
+  if (job_workload_.count(MetaString(job, "uid")) != 0) HandleJob(kind.Resource(), job);
 }
 
 void Controller::ApplyNonTasPod(const Json& pod, bool deleted) {
@@ -658,6 +692,10 @@ void Controller::SyncWorkloadStatus(const std::string& key) {
   if (wl == nullptr) return;
   Json status = WorkloadStatusToJson(wl->object.status);
   Json& last = last_status_[key];
+  // Fields the MultiKueue controller owns (multikueue_controller.h) ride along.
+  for (const char* field : {"clusterName", "nominatedClusterNames"}) {
+    if (auto it = last.find(field); it != last.end()) status[field] = *it;
+  }
   if (status == last) return;
   // Conditions that changed become Events. Read in place: a status is
   // compared several times per write.

@@ -126,6 +126,11 @@ class Controller : public server::PendingWorkloadsSource {
   // finalizer off. False when `object` is not such a Workload.
   bool FinalizeWorkload(const Json& object);
   void HandleJob(const std::string& resource, const Json& job);
+  // Kueue's prebuilt workloads (the kueue.x-k8s.io/prebuilt-workload-name
+  // label, as MultiKueue labels the jobs it creates on a worker): the job
+  // takes the named Workload as its own (an owner reference) instead of
+  // making one.
+  void AdoptPrebuiltWorkload(const jobs::JobKind& kind, const Json& job);
   // Kueue's plain-Pod integration: a managed pod changed or is gone.
   void HandlePod(const Json& pod, bool deleted);
   // A pod using its node's capacity outside Kueue's topology assignments

@@ -40,6 +40,12 @@ std::vector<ResourceInfo> BuildServedResources() {
            "workloadpriorityclass", kCluster, kNoStatus, {}, {"kueue"}),
       Make(kKueue, "v1beta2", "AdmissionCheck", "admissionchecks", "admissioncheck", kCluster,
            kStatus, {}, {"kueue"}),
+      // MultiKueue (control/multikueue_controller.h): the worker clusters and the sets of them
+      // an AdmissionCheck of controllerName kueue.x-k8s.io/multikueue names.
+      Make(kKueue, "v1beta2", "MultiKueueCluster", "multikueueclusters", "multikueuecluster",
+           kCluster, kStatus, {}, {"kueue"}),
+      Make(kKueue, "v1beta2", "MultiKueueConfig", "multikueueconfigs", "multikueueconfig", kCluster,
+           kNoStatus, {}, {"kueue"}),
       // ProvisioningRequestConfig: the parameters of an AdmissionCheck of controllerName
       // kueue.x-k8s.io/provisioning-request (control/provisioning_controller.h).
       Make(kKueue, "v1beta2", "ProvisioningRequestConfig", "provisioningrequestconfigs",

@@ -23,6 +23,7 @@
 #include "control/admission_hook.h"
 #include "control/config_file.h"
 #include "control/controller.h"
+#include "control/multikueue_controller.h"
 #include "control/provisioning_controller.h"
 #include "jobs/registry.h"
 #include "jobs/volcano_job.h"
@@ -194,8 +195,15 @@ Status RunKuotad(const KuotadOptions& options) {
       return store->Get("localqueues.kueue.x-k8s.io", ns, control::kDefaultLocalQueueName).ok();
     };
   }
+  control::KuotaAdmissionHook::MultiKueueLookup multikueue_queue;
+  if (!options.serve_only) {
+    multikueue_queue = [&store](const std::string& ns, const std::string& queue) {
+      return control::QueueUsesMultiKueue(*store, ns, queue);
+    };
+  }
   control::KuotaAdmissionHook hook(
-      options.serve_only ? control::JobManagement::None() : *management, default_queue);
+      options.serve_only ? control::JobManagement::None() : *management, default_queue,
+      multikueue_queue);
   server::ServerOptions sopts;
   sopts.address = options.address;
   sopts.port = options.port;
@@ -255,6 +263,17 @@ Status RunKuotad(const KuotadOptions& options) {
     api.Stop();
     return st;
   }
+  // The MultiKueue manager: dispatches to workers (control/multikueue_controller.h).
+  std::unique_ptr<control::MultiKueueController> multikueue;
+  if (st.ok() && engine && options.multikueue_remotes) {
+    control::MultiKueueOptions mko;
+    mko.settings = config.multi_kueue;
+    mko.controller_namespace = config.namespace_.value_or("kueue-system");
+    mko.metrics = &metrics;
+    multikueue = std::make_unique<control::MultiKueueController>(*store, clock,
+                                                                 options.multikueue_remotes, mko);
+    multikueue->Start();
+  }
   // Kueue's ProvisioningRequest admission check (control/provisioning_controller.h).
   control::ProvisioningController provisioning(*store, clock);
   if (st.ok() && engine) provisioning.Start();
@@ -295,6 +314,7 @@ Status RunKuotad(const KuotadOptions& options) {
   }
   if (!st.ok()) {
     if (runner) runner->Stop();
+    if (multikueue) multikueue->Stop();
     jobs.Stop();
     controller.Stop();
     api.Stop();
@@ -389,6 +409,7 @@ Status RunKuotad(const KuotadOptions& options) {
   std::fprintf(stderr,
                "kuotad: shutting down (running pods keep running; a restart adopts them)\n");
   if (runner) runner->Stop();
+  if (multikueue) multikueue->Stop();
   jobs.Stop();
   api.Stop();
   controller.Stop();

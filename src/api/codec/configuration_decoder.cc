@@ -147,7 +147,11 @@ Status DecodeConfigurationAs(MapReader& r, api::Configuration& out) {
   } else {
     r.Ignore({"queueVisibility"});
   }
-  if (r.Has("namespace")) KUOTA_RETURN_IF_ERROR(r.String("namespace", out.namespace_));
+  if (r.Has("namespace")) {
+    std::string ns;
+    KUOTA_RETURN_IF_ERROR(r.String("namespace", ns));
+    out.namespace_ = ns;
+  }
   KUOTA_RETURN_IF_ERROR(r.Object("multiKueue", out.multi_kueue, DecodeMultiKueueSettings));
   r.Ignore({"managedJobsNamespaceSelector", "internalCertManagement", "clientConnection",
             "resources", "objectRetentionPolicies", "webhook", "leaderElection", "metrics",

@@ -1,5 +1,6 @@
 #include "control/multikueue_clusters.h"
 
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -166,7 +167,12 @@ void WorkerClusters::WriteCondition(const Json& cluster, const WorkerCluster& c)
   update["status"]["conditions"] = std::move(conditions);
   store::UpdateOptions options;
   options.status_only = true;
-  (void)local_.Update(kMkClusters, std::move(update), options);  // a conflict: next refresh
+  Result<Json> written = local_.Update(kMkClusters, std::move(update), options);
+  if (!written.ok() &&
+      written.status().code() != StatusCode::kConflict) {  // a conflict: next refresh
+    std::fprintf(stderr, "kuotad: multikueue: writing the status of MultiKueueCluster %s: %s\n",
+                 c.name.c_str(), written.status().message().c_str());
+  }
 }
 
 RemoteCluster* WorkerClusters::Active(const std::string& name) {

@@ -17,6 +17,7 @@
 #include "control/config_file.h"
 #include "control/controller.h"
 #include "control/job_management.h"
+#include "control/multikueue_controller.h"
 #include "control/provisioning_controller.h"
 #include "jobs/pod_kind.h"
 #include "jobs/registry.h"
@@ -28,6 +29,7 @@
 #include "kube/kube_object_store.h"
 #include "kube/leader_elector.h"
 #include "kube/leader_pending_workloads.h"
+#include "kube/remote_cluster.h"
 #include "kube/request_header_auth.h"
 #include "kube/resource_path.h"
 #include "kube/subject_access_review.h"
@@ -49,6 +51,8 @@ constexpr const char* kKueueResources[] = {
     "admissionchecks.kueue.x-k8s.io",
 };
 constexpr const char* kTopologies = "topologies.kueue.x-k8s.io";
+constexpr const char* kMultiKueueClusters = "multikueueclusters.kueue.x-k8s.io";
+constexpr const char* kMultiKueueConfigs = "multikueueconfigs.kueue.x-k8s.io";
 constexpr const char* kProvisioningResources[] = {"provisioningrequestconfigs.kueue.x-k8s.io",
                                                   "provisioningrequests.autoscaling.x-k8s.io",
                                                   "podtemplates"};
@@ -220,7 +224,9 @@ Status RunDriver(const DriverOptions& options) {
   }
   // Kueue's Topology CRD is optional: without it there is no topology-aware
   // scheduling.
-  std::vector<std::string> optional = {kNodes, kTopologies};
+  // MultiKueue's kinds too (the manager's clusters and their sets).
+  std::vector<std::string> optional = {kNodes, kTopologies, kMultiKueueClusters,
+                                       kMultiKueueConfigs};
   // Kueue's ProvisioningRequest admission check, where the cluster serves its
   // kinds: ProvisioningRequestConfigs, the cluster autoscaler's
   // ProvisioningRequests, PodTemplates (control/provisioning_controller.h).
@@ -334,9 +340,14 @@ Status RunDriver(const DriverOptions& options) {
   }
   // The CRDs' conversion webhook and Kueue's admission webhooks on the same
   // port: served by every replica, leader or not.
-  AdmissionWebhook admission(*management, [&store](const std::string& ns) {
-    return store.Get("localqueues.kueue.x-k8s.io", ns, control::kDefaultLocalQueueName).ok();
-  });
+  AdmissionWebhook admission(
+      *management,
+      [&store](const std::string& ns) {
+        return store.Get("localqueues.kueue.x-k8s.io", ns, control::kDefaultLocalQueueName).ok();
+      },
+      [&store](const std::string& ns, const std::string& queue) {
+        return control::QueueUsesMultiKueue(store, ns, queue);
+      });
   // Kueue's visibility API on the same port, for kube-apiserver's aggregator
   // (only the leader's engine answers; a standby says so).
   LeaderPendingWorkloads pending;
@@ -393,7 +404,10 @@ Status RunDriver(const DriverOptions& options) {
                  options.address.c_str(), webhook.port(), WebhookDnsNames(wo).front().c_str(),
                  wo.ns.c_str(), wo.secret_name.c_str());
     std::vector<std::string> crds(std::begin(kKueueResources), std::end(kKueueResources));
-    crds.push_back(kTopologies);  // skipped where the Topology CRD is not installed
+    // Skipped where not installed: Topology, MultiKueue's.
+    for (const char* crd : {kTopologies, kMultiKueueClusters, kMultiKueueConfigs}) {
+      crds.push_back(crd);
+    }
     Result<int> injected = InjectCaBundle(client, crds, pem->ca_cert);
     if (!injected.ok()) return finish(injected.status());
     std::fprintf(stderr, "kuotad: conversion webhook's CA set in %d CRD(s)\n", *injected);
@@ -483,8 +497,18 @@ Status RunDriver(const DriverOptions& options) {
   provisioning.Start();
   synced = true;
   pending.Attach(controller);
+  // The MultiKueue manager, for ClusterQueues with a MultiKueue check.
+  control::MultiKueueOptions mko;
+  mko.settings = config.multi_kueue;
+  mko.controller_namespace = config.namespace_.value_or(!options.webhook_namespace.empty()
+                                                            ? options.webhook_namespace
+                                                            : InClusterNamespace("kuota-system"));
+  mko.metrics = &registry;
+  control::MultiKueueController multikueue(store, clock, OpenRemoteCluster, mko);
+  multikueue.Start();
   std::fprintf(stderr, "kuotad: engine running on the cluster\n");
   while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  multikueue.Stop();
   pending.Detach();  // waits for the visibility calls in flight
   controller.Stop();
   leading = false;

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "jobs/registry.h"
 #include "kube/kube_client.h"
 #include "kube/kube_object_store.h"
 #include "server/kubeconfig.h"
@@ -12,7 +13,7 @@ namespace {
 class KubeRemoteCluster final : public control::RemoteCluster {
  public:
   explicit KubeRemoteCluster(ClusterTarget target)
-      : client_(std::move(target), RemoteClientOptions()), store_(client_, {}) {}
+      : client_(std::move(target), RemoteClientOptions()), store_(client_, ListedResources()) {}
 
   store::ObjectStore& Store() override { return store_; }
 
@@ -23,6 +24,13 @@ class KubeRemoteCluster final : public control::RemoteCluster {
   }
 
  private:
+  // What the manager lists on a worker (KubeObjectStore lists only these):
+  // Workloads and the jobs of every kind.
+  static std::vector<std::string> ListedResources() {
+    std::vector<std::string> out = {"workloads.kueue.x-k8s.io"};
+    for (const auto& k : jobs::JobKinds()) out.push_back(k->Resource());
+    return out;
+  }
   static ClientOptions RemoteClientOptions() {
     ClientOptions o;
     o.user_agent = "kuotad/0.1.0 (multikueue)";

@@ -196,6 +196,15 @@ Printer WorkloadPriorityClassPrinter() {
           }};
 }
 
+// Kueue's CRD columns for MultiKueueCluster.
+Printer MultiKueueClusterPrinter() {
+  return {{Col("Connected", "string", "MultiKueueCluster is connected"),
+           Col("Age", "date", kAgeDescription)},
+          [](const Json& o, Time now) {
+            return Json::array({ConditionStatusOrNull(o, "Active"), Age(o, now)});
+          }};
+}
+
 // --- Built-in kinds (kube-apiserver's printers) ---
 
 Printer JobPrinter() {
@@ -584,6 +593,7 @@ const Printer& PrinterFor(const ResourceInfo& r) {
       {"localqueues.kueue.x-k8s.io", LocalQueuePrinter()},
       {"workloads.kueue.x-k8s.io", WorkloadPrinter()},
       {"workloadpriorityclasses.kueue.x-k8s.io", WorkloadPriorityClassPrinter()},
+      {"multikueueclusters.kueue.x-k8s.io", MultiKueueClusterPrinter()},
       {"jobs.batch", JobPrinter()},
       {"pods", PodPrinter()},
       {"namespaces", NamespacePrinter()},

@@ -85,6 +85,13 @@ CRDS = {
                                   ("Age", ".metadata.creationTimestamp", 0))),
     "Topology": dict(plural="topologies", scope="Cluster", status=False, short={"topo"},
                      columns=[]),
+    "MultiKueueCluster": dict(plural="multikueueclusters", scope="Cluster", status=True,
+                              short=set(),
+                              columns=cols(("Connected",
+                                            ".status.conditions[?(@.type=='Active')].status", 0),
+                                           ("Age", ".metadata.creationTimestamp", 0))),
+    "MultiKueueConfig": dict(plural="multikueueconfigs", scope="Cluster", status=False,
+                             short=set(), columns=[]),
 }
 # (kind, schema path, type, default) as Kueue's API types them.
 FIELDS = [
@@ -551,8 +558,10 @@ READ = {"get", "list", "watch"}
 WRITE_JOB = READ | {"update", "patch"}
 STATUS = {"get", "update", "patch"}
 KUEUE_KINDS = ["resourceflavors", "clusterqueues", "cohorts", "localqueues",
-               "workloadpriorityclasses", "admissionchecks", "workloads", "topologies"]
-NO_STATUS = {"workloadpriorityclasses", "topologies"}   # Kueue's kinds without status
+               "workloadpriorityclasses", "admissionchecks", "workloads", "topologies",
+               "multikueueclusters", "multikueueconfigs"]
+# Kueue's kinds without status
+NO_STATUS = {"workloadpriorityclasses", "topologies", "multikueueconfigs"}
 # The job kinds the ClusterRole covers: (group, plural); every kind in src/jobs must be here.
 JOB_KINDS = [("batch", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "tfjobs"),
              ("kubeflow.org", "mpijobs"), ("ray.io", "rayjobs"), ("ray.io", "rayclusters"),
@@ -623,7 +632,14 @@ def check_rbac(objs):
             # namespaced Role, only that Secret by name, only get and update (no list or
             # watch, which would show every Secret; no create, which cannot be limited by
             # name). Anything else on secrets is a leak.
-            if any(r.split("/")[0] == "secrets" for r in rule.get("resources") or []):
+            # MultiKueue's kubeconfig Secrets have names the admin chooses: get (no list or
+            # watch), in the release namespace only (a Role).
+            if any(r.split("/")[0] == "secrets" for r in rule.get("resources") or []) and \
+                    name == "kuota-multikueue-secrets":
+                check(kind == "Role" and rule.get("resources") == ["secrets"] and
+                      set(rule.get("verbs") or []) == {"get"},
+                      f"{kind}/{name}: may only get secrets in the release namespace")
+            elif any(r.split("/")[0] == "secrets" for r in rule.get("resources") or []):
                 check(kind == "Role" and name == "kuota-webhook-cert-role" and
                       rule.get("resources") == ["secrets"] and
                       rule.get("resourceNames") == ["kuota-webhook-server-cert"] and
@@ -689,7 +705,7 @@ def check_rbac(objs):
                         check(g != "kueue.x-k8s.io" or verbs <= READ,
                               f"{n} (part of {agg}): batch users must not write {r}")
     cluster_kinds = {"clusterqueues", "resourceflavors", "cohorts", "workloadpriorityclasses",
-                     "admissionchecks", "topologies"}
+                     "admissionchecks", "topologies", "multikueueclusters", "multikueueconfigs"}
     # Kueue's per-kind roles (config/components/rbac/<kind>_{viewer,editor}_role.yaml): a
     # viewer and an editor for every kind, both part of the batch admin role; the viewer
     # reads the kind, the editor also writes it; cluster-scoped kinds' viewers aggregate to

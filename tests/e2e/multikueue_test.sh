@@ -117,6 +117,11 @@ for w in w1 w2; do
   kc m create secret generic "$w-secret" -n kueue-system \
     --from-file=kubeconfig="$TMP/$U-$w.kubeconfig" >/dev/null
 done
+# A credential w1 did not issue (the token's signature altered): refused.
+sed 's/\(token: *"\{0,1\}kuota1\.[0-9]*\.\)[0-9a-f]/\1f/' "$TMP/$U-w1.kubeconfig" >"$TMP/forged.kubeconfig"
+grep -q 'kuota1\.' "$TMP/forged.kubeconfig" && ! cmp -s "$TMP/forged.kubeconfig" "$TMP/$U-w1.kubeconfig" ||
+  bad "make a forged kubeconfig"
+kc m create secret generic forged-secret -n kueue-system --from-file=kubeconfig="$TMP/forged.kubeconfig" >/dev/null
 kc m apply -f - >/dev/null <<EOF
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: MultiKueueCluster
@@ -132,6 +137,11 @@ apiVersion: kueue.x-k8s.io/v1beta2
 kind: MultiKueueCluster
 metadata: {name: w3-missing}
 spec: {clusterSource: {kubeConfig: {location: no-such-secret}}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: MultiKueueCluster
+metadata: {name: w1-forged}
+spec: {clusterSource: {kubeConfig: {location: forged-secret}}}
 ---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: MultiKueueConfig
@@ -172,6 +182,9 @@ eventually "MultiKueueCluster w2 (written in v1beta1) turns Active" 15 "True/Act
 eventually "a cluster whose Secret is missing is not Active, and says why" 15 "False/BadConfig" active w3-missing
 contains "... naming the Secret" 'secrets "no-such-secret" not found in namespace "kueue-system"' \
   "$(kc m get multikueuecluster w3-missing -o jsonpath='{.status.conditions[0].message}')"
+eventually "a cluster whose token w1 did not issue is refused by w1" 15 "False/ClientConnectionFailed" active w1-forged
+contains "... with w1's answer" "Unauthorized" \
+  "$(kc m get multikueuecluster w1-forged -o jsonpath='{.status.conditions[0].message}')"
 eventually "the AdmissionCheck is Active" 15 "True" \
   kc m get admissioncheck lab-check -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
 out=$(kc m apply -f - 2>&1 <<EOF

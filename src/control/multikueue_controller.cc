@@ -259,6 +259,31 @@ void MultiKueueController::RunOnce() {
   }
 }
 
+std::string MultiKueueController::CannotDispatch(const Json& wl) {
+  std::optional<OwnerJob> owner = OwnerJobOf(wl);
+  if (!owner || !jobs::ManagedByPointer(*owner->kind)) {
+    for (const Json& ref : MkField(wl, {"metadata", "ownerReferences"})) {
+      if (!ref.is_object() || !ref.value("controller", false)) continue;
+      // Go's schema.GroupVersionKind.String().
+      std::string api = ref.value("apiVersion", "");
+      if (api.find('/') == std::string::npos) api = "/" + api;
+      return "No multikueue adapter found for owner kind \"" + api +
+             ", Kind=" + ref.value("kind", "") + "\"";
+    }
+    return "No multikueue adapter found";
+  }
+  Result<Json> job = store_.Get(owner->kind->Resource(), MetaString(wl, "namespace"), owner->name);
+  if (!job.ok()) return "";  // gone or unreadable now: decided on the next pass
+  const std::string managed_by = jobs::ManagedBy(*owner->kind, *job);
+  if (managed_by != jobs::kMultiKueueControllerName) {
+    std::string field = jobs::ManagedByPointer(*owner->kind)->to_string().substr(1);
+    std::replace(field.begin(), field.end(), '/', '.');
+    return "The owner is not managed by Kueue: Expecting " + field + " to be \"" +
+           jobs::kMultiKueueControllerName + "\" not \"" + managed_by + "\"";
+  }
+  return "";
+}
+
 void MultiKueueController::SyncWorkload(const Json& wl, const CheckUse* use) {
   const std::string ns = MetaString(wl, "namespace"), name = MetaString(wl, "name");
   const std::string key = MkKey(ns, name);
@@ -280,6 +305,12 @@ void MultiKueueController::SyncWorkload(const Json& wl, const CheckUse* use) {
   const Json* entry = CheckEntry(wl, use->check);
   const std::string state = entry != nullptr ? entry->value("state", "Pending") : "Pending";
   if (state == "Retry" || state == "Rejected") return;  // the engine evicts or deactivates
+  // Kueue dispatches only jobs whose kind has a MultiKueue adapter and that
+  // MultiKueue manages (else the manager would run them too).
+  if (std::string why = CannotDispatch(wl); !why.empty()) {
+    (void)WriteCheck(wl, use->check, "Rejected", why, std::nullopt, std::nullopt);
+    return;
+  }
   Dispatch& d = dispatched_[key];
   const std::string uid = MetaString(wl, "uid");
   std::map<std::string, Json> remotes;

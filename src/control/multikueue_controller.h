@@ -87,6 +87,9 @@ class MultiKueueController {
   // ClusterQueues use them. False when there is no MultiKueue check at all.
   bool ReadChecks(std::map<std::string, CheckUse>& by_cluster_queue);
   void SyncWorkload(const Json& wl, const CheckUse* use);
+  // Why Kueue would reject dispatching `wl` (its owner's kind has no managedBy,
+  // or the job is not managed by MultiKueue); empty when it may go.
+  std::string CannotDispatch(const Json& wl);
   // Removes the copies (and jobs) of `key` from every worker; true when none is left.
   bool RemoveRemotes(const std::string& ns, const std::string& name, Dispatch& d);
   void RemoveRemote(RemoteCluster& remote, const std::string& ns, const std::string& name);

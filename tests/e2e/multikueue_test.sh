@@ -275,6 +275,17 @@ eventually "the manager's PyTorchJob turns Succeeded" 30 "Succeeded" \
   kc m get pytorchjob pytorch-dist-mnist -n team-a
 kc m delete pytorchjob pytorch-dist-mnist -n team-a >/dev/null
 
+# --- a job MultiKueue does not manage is rejected, never run twice -------------------
+job_yaml team-a own-controller queue=team-a-queue "cmd=true" "requests=cpu: 1" |
+  sed 's/^spec:/spec:\n  managedBy: kubernetes.io\/job-controller/' | kc m apply -f - >/dev/null
+eventually "a Job managed by another controller is rejected by the check" 20 \
+  'Rejected The owner is not managed by Kueue: Expecting spec.managedBy to be "kueue.x-k8s.io/multikueue" not "kubernetes.io/job-controller"' \
+  kc m get workloads -n team-a -o jsonpath='{.items[?(@.metadata.ownerReferences[0].name=="own-controller")].status.admissionChecks[0].state} {.items[?(@.metadata.ownerReferences[0].name=="own-controller")].status.admissionChecks[0].message}'
+eventually "... and its Workload deactivated" 10 "false" \
+  kc m get workloads -n team-a -o jsonpath='{.items[?(@.metadata.ownerReferences[0].name=="own-controller")].spec.active}'
+expect_eq "... with no copy on any worker" "gone gone" "$(gone w1 workloads own-controller) $(gone w2 workloads own-controller)"
+kc m delete job own-controller -n team-a >/dev/null
+
 # --- a worker lost mid-run ----------------------------------------------------------
 kc m delete job long-b -n team-a >/dev/null
 eventually "long-b is gone from $wb" 20 gone gone "$wb" jobs long-b

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "base/clock.h"
@@ -196,7 +198,7 @@ std::string TopologyAssignmentText(const Json& assignment) {
   return out;
 }
 
-void DescribeWorkload(std::string& out, const Json& wl) {
+void DescribeWorkload(std::string& out, const Json& wl, const MultiKueueChecks& multikueue) {
   Line(out, "Queue", OrNone(Text(wl, {"spec", "queueName"})));
   std::string priority = Text(wl, {"spec", "priorityClassName"});
   if (const Json* p = Field(wl, {"spec", "priority"}); p != nullptr && p->is_number()) {
@@ -248,6 +250,11 @@ void DescribeWorkload(std::string& out, const Json& wl) {
   }
   if (const Json* rq = Field(wl, {"status", "requeueState"}))
     Line(out, "Requeue state", Inline(rq));
+  // Where MultiKueue dispatched it (multikueue_placement.h).
+  if (std::optional<MultiKueuePlacement> mk = FindMultiKueuePlacement(wl, multikueue)) {
+    out += "MultiKueue:\n";
+    for (const auto& [label, value] : MultiKueueLines(*mk)) Line(out, label, value, 2);
+  }
 }
 
 void DescribeJob(std::string& out, const Json& job) {
@@ -382,8 +389,15 @@ int RunDescribe(const DescribeFlags& f) {
   std::string selector = "involvedObject.kind=" + kind->kind + ",involvedObject.name=" + f.name;
   if (kind->namespaced) selector += ",involvedObject.namespace=" + f.ns;
   Result<Json> events = client->Get("/api/v1/events?fieldSelector=" + UrlEncode(selector));
-  std::string text =
-      DescribeObject(*kind, *object, events.ok() ? *events : Json::object(), RealClock().Now());
+  // A Workload's MultiKueue checks; without them (not readable) the placement
+  // is read from the Workload alone.
+  MultiKueueChecks multikueue;
+  if (kind->kind == "Workload") {
+    Result<MultiKueueChecks> checks = FetchMultiKueueChecks(*client);
+    if (checks.ok()) multikueue = std::move(*checks);
+  }
+  std::string text = DescribeObject(*kind, *object, events.ok() ? *events : Json::object(),
+                                    RealClock().Now(), multikueue);
   if (!events.ok()) text += "(events unavailable: " + events.status().message() + ")\n";
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
@@ -391,7 +405,8 @@ int RunDescribe(const DescribeFlags& f) {
 
 }  // namespace
 
-std::string DescribeObject(const KindInfo& kind, const Json& object, const Json& events, Time now) {
+std::string DescribeObject(const KindInfo& kind, const Json& object, const Json& events, Time now,
+                           const MultiKueueChecks& multikueue) {
   std::string out;
   Line(out, "Name", Text(object, {"metadata", "name"}));
   if (kind.namespaced) Line(out, "Namespace", Text(object, {"metadata", "namespace"}));
@@ -407,7 +422,7 @@ std::string DescribeObject(const KindInfo& kind, const Json& object, const Json&
   } else if (kind.kind == "LocalQueue") {
     DescribeLocalQueue(out, object);
   } else if (kind.kind == "Workload") {
-    DescribeWorkload(out, object);
+    DescribeWorkload(out, object, multikueue);
   } else if (kind.kind == "Job") {
     DescribeJob(out, object);
   } else if (kind.kind == "Pod") {

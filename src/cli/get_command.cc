@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <memory>
 
+#include "base/clock.h"
 #include "base/url_encode.h"
+#include "cli/multikueue_cluster_table.h"
 #include "cli/output.h"
 #include "cli/resource_kinds.h"
 #include "cli/server_flags.h"
@@ -26,6 +28,20 @@ struct GetFlags {
 
 void Print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
 
+// The MultiKueueClusters at `path` as a table built here: the server's has
+// no workload counts (multikueue_cluster_table.h). The Workloads are listed
+// across namespaces; when that fails (forbidden, say) the counts are "?".
+Result<Json> MultiKueueClusters(const ApiClient& client, const std::string& path,
+                                const GetFlags& f) {
+  Result<Json> got = client.Get(path);
+  if (!got.ok()) return got.status();
+  const Json clusters = f.name.empty() ? got->value("items", Json::array()) : Json::array({*got});
+  Result<Json> workloads = client.Get(FindKind("workloads")->CollectionPath(""));
+  std::optional<Json> items;
+  if (workloads.ok()) items = workloads->value("items", Json::array());
+  return MultiKueueClusterTable(clusters, items, RealClock().Now());
+}
+
 int RunGet(const GetFlags& f) {
   const KindInfo* kind = FindKind(f.kind);
   if (kind == nullptr) {
@@ -47,7 +63,8 @@ int RunGet(const GetFlags& f) {
     if (!f.selector.empty()) path += "?labelSelector=" + UrlEncode(f.selector);
   }
   if (f.output.empty() || f.output == "wide") {
-    Result<Json> table = client->GetTable(path);
+    Result<Json> table = kind->kind == "MultiKueueCluster" ? MultiKueueClusters(*client, path, f)
+                                                           : client->GetTable(path);
     if (!table.ok()) {
       PrintError("get", table.status().message());
       return 1;
@@ -112,6 +129,7 @@ void AddGetCommand(CLI::App& app, int* exit_code) {
               "  kuota get lq -A                    # LocalQueues in every namespace\n"
               "  kuota get workloads -n team-a -o wide\n"
               "  kuota get jobs -l team=a\n"
+              "  kuota get mkc -o wide              # MultiKueue workers: connected, workloads\n"
               "  kuota get clusterqueue cq-a -o yaml");
   cmd->add_option("kind", flags->kind, "What to list: a kind, plural or short name (cq, lq, wl...)")
       ->required();

@@ -2,8 +2,10 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "cli/fields.h"
+#include "cli/multikueue_placement.h"
 #include "cli/resource_kinds.h"
 #include "cli/server_flags.h"
 #include "cli/workload_lookup.h"
@@ -59,6 +61,14 @@ int RunWhy(const WhyFlags& f) {
                         ? Result<Json>(Status::NotFound("no ClusterQueue"))
                         : client->Get(FindKind("clusterqueues")->ObjectPath("", cq_name));
 
+  // Its MultiKueue check, when it has one (multikueue_placement.h).
+  std::optional<MultiKueuePlacement> multikueue;
+  if (Field(wl, {"status", "admissionChecks"}) != nullptr ||
+      Field(wl, {"status", "clusterName"}) != nullptr) {
+    Result<MultiKueueChecks> checks = FetchMultiKueueChecks(*client);
+    multikueue = FindMultiKueuePlacement(wl, checks.ok() ? *checks : MultiKueueChecks{});
+  }
+
   const Json* active = Field(wl, {"spec", "active"});
   const bool inactive = active != nullptr && active->is_boolean() && !active->get<bool>();
   const Json* quota = Condition(wl, "QuotaReserved");
@@ -78,6 +88,9 @@ int RunWhy(const WhyFlags& f) {
   } else if (ConditionTrue(wl, "QuotaReserved")) {
     state = "quota reserved (waiting for admission checks)";
     why = ReasonAndMessage(quota);
+    if (multikueue) {
+      if (std::string wait = MultiKueueWaitReason(*multikueue); !wait.empty()) why = wait;
+    }
   } else {
     pending = true;
     state = evicted != nullptr && Text(*evicted, {"status"}) == "True" ? "evicted, pending again"
@@ -189,6 +202,9 @@ int RunWhy(const WhyFlags& f) {
     }
     LabeledLine(out, "Admission", text);
   }
+  if (multikueue && !multikueue->cluster.empty()) {
+    LabeledLine(out, "Runs on", "worker cluster " + multikueue->cluster + " (MultiKueue)");
+  }
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }
@@ -200,8 +216,9 @@ void AddWhyCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "why",
       "Explain a workload: its state (pending, quota reserved, admitted, finished, evicted,\n"
-      "inactive), why it waits (the scheduler's reason), its position in its ClusterQueue\n"
-      "and LocalQueue, queues that hold it back, and the flavors it was admitted on.");
+      "inactive), why it waits (the scheduler's reason, or the MultiKueue workers it waits\n"
+      "on), its position in its ClusterQueue and LocalQueue, queues that hold it back, and\n"
+      "the flavors (and MultiKueue worker) it was admitted on.");
   cmd->footer(
       "NAME is a Workload, or a Job (whose Workload kuotad names job-<name>-<hash>).\n\n"
       "Examples:\n"

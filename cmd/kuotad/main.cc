@@ -45,7 +45,8 @@ int main(int argc, char** argv) {
   app.add_option("--config", o.config_file,
                  "Kueue Configuration file (config.kueue.x-k8s.io/v1beta1 or v1beta2; v1beta2 runs "
                  "waitForPodsReady unless featureGates.DisableWaitForPodsReady): fairSharing, "
-                 "waitForPodsReady, integrations.frameworks, manageJobsWithoutQueueName");
+                 "waitForPodsReady, integrations.frameworks, manageJobsWithoutQueueName, multiKueue "
+                 "(gcInterval, workerLostTimeout, origin, dispatcherName), namespace");
   app.add_option("--kubeconfig-out", o.kubeconfig_path,
                  "Where to write a kubeconfig for kubectl (default: <data-dir>/kubeconfig)");
   app.add_flag("!--no-sync", o.sync,

@@ -506,5 +506,115 @@ TEST_F(KuotaE2eTest, LogsOfASubmittedJob) {
   EXPECT_TRUE(Contains(shards.out, "] index 1\n")) << shards.out;
 }
 
+// MultiKueue's workers as `kuota get multikueueclusters` shows them: each
+// one's Active condition as kuotad's MultiKueue controller writes it (a
+// worker reached with kuotad's own kubeconfig, one whose Secret is missing),
+// and the unfinished Workloads here that run there (status.clusterName,
+// written through the status subresource); then describe and why of those
+// Workloads.
+TEST_F(KuotaE2eTest, GetMultiKueueClustersAndWhereWorkloadsRun) {
+  const std::string v2 = "/apis/kueue.x-k8s.io/v1beta2";
+  Create("/api/v1/namespaces",
+         {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "kueue-system"}}}});
+  Create("/api/v1/namespaces/kueue-system/secrets",
+         {{"apiVersion", "v1"},
+          {"kind", "Secret"},
+          {"metadata", {{"name", "self-kubeconfig"}, {"namespace", "kueue-system"}}},
+          {"stringData", {{"kubeconfig", testing::ReadFile(kuotad_->kubeconfig())}}}});
+  auto cluster = [](const std::string& name, const std::string& secret) {
+    return Json{{"apiVersion", "kueue.x-k8s.io/v1beta2"},
+                {"kind", "MultiKueueCluster"},
+                {"metadata", {{"name", name}}},
+                {"spec",
+                 {{"clusterSource",
+                   {{"kubeConfig", {{"location", secret}, {"locationType", "Secret"}}}}}}}};
+  };
+  Create(v2 + "/multikueueclusters", cluster("self", "self-kubeconfig"));
+  Create(v2 + "/multikueueclusters", cluster("lost", "no-such-secret"));
+  // Workloads of a LocalQueue that does not exist (nothing admits them here),
+  // with the status MultiKueue writes: nominated, then admitted on a worker.
+  // No MultiKueue AdmissionCheck exists, so kuotad's MultiKueue controller
+  // leaves them alone (with one, it would clear the clusterName of a
+  // Workload that holds no quota).
+  auto status = [&](const std::string& name, const Json& patch) {
+    const std::string path = v2 + "/namespaces/default/workloads/" + name + "/status";
+    auto res = http_->Patch(path, Json{{"status", patch}}.dump(), "application/merge-patch+json");
+    ASSERT_TRUE(res) << path;
+    ASSERT_EQ(res->status, 200) << path << ": " << res->body;
+  };
+  auto dispatch = [&](const std::string& name, const std::vector<std::string>& nominated,
+                      const std::string& on) {
+    Create(v2 + "/namespaces/default/workloads",
+           {{"apiVersion", "kueue.x-k8s.io/v1beta2"},
+            {"kind", "Workload"},
+            {"metadata", {{"name", name}, {"namespace", "default"}}},
+            {"spec",
+             {{"queueName", "nowhere"},
+              {"podSets",
+               Json::array(
+                   {{{"name", "main"},
+                     {"count", 1},
+                     {"template",
+                      {{"spec",
+                        {{"containers", Json::array({{{"name", "c"}, {"image", "x"}}})}}}}}}})}}}});
+    status(name, {{"nominatedClusterNames", nominated}});
+    if (on.empty()) return;
+    status(name, {{"nominatedClusterNames", nullptr},
+                  {"clusterName", on},
+                  {"admissionChecks",
+                   Json::array({{{"name", "mk"},
+                                 {"state", "Ready"},
+                                 {"lastTransitionTime", "2026-01-01T00:00:00Z"},
+                                 {"message", "The workload was admitted on \"" + on + "\""}}})}});
+  };
+  dispatch("on-self", {"self", "lost"}, "self");
+  dispatch("done-on-self", {"self"}, "self");
+  status("done-on-self",
+         {{"conditions", Json::array({{{"type", "Finished"},
+                                       {"status", "True"},
+                                       {"reason", "Succeeded"},
+                                       {"message", "done"},
+                                       {"lastTransitionTime", "2026-01-01T00:00:00Z"}}})}});
+  dispatch("on-lost", {"lost"}, "lost");
+  dispatch("waiting", {"self", "lost"}, "");
+
+  // The controller writes both conditions within a couple of seconds.
+  std::string out;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        out = Kuota({"get", "mkc"}).out;
+        return Contains(out, "BadConfig") && Contains(out, "True");
+      },
+      10s))
+      << out << kuotad_->log();
+  std::vector<std::string> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) lines.push_back(line.substr(0, line.rfind(' ')));
+  ASSERT_EQ(lines.size(), 3u) << out;
+  EXPECT_EQ(lines[0], "NAME   CONNECTED   REASON      WORKLOADS  ") << out;
+  EXPECT_EQ(lines[1], "lost   False       BadConfig   1          ") << out;
+  EXPECT_EQ(lines[2], "self   True                    1          ") << out;
+  std::string wide = Ok({"get", "multikueueclusters", "-o", "wide"});
+  EXPECT_TRUE(Contains(wide, "MESSAGE")) << wide;
+  EXPECT_TRUE(Contains(wide, "Connected")) << wide;
+  EXPECT_TRUE(Contains(wide, "no-such-secret")) << wide;
+  std::string one = Ok({"get", "multikueuecluster", "self", "--no-headers"});
+  EXPECT_EQ(one.rfind("self   True", 0), 0u) << one;
+  EXPECT_FALSE(Contains(one, "lost")) << one;
+
+  std::string described = Ok({"describe", "workload", "on-self"});
+  EXPECT_TRUE(Contains(described,
+                       "MultiKueue:\n"
+                       "  Runs on:        self (the worker that admitted it)\n"
+                       "  Check:          mk (Ready): The workload was admitted on \"self\"\n"))
+      << described;
+  described = Ok({"describe", "workload", "waiting"});
+  EXPECT_TRUE(
+      Contains(described, "  Dispatched to:  self, lost (waiting for one of them to admit it)\n"))
+      << described;
+  std::string why = Ok({"why", "on-self"});
+  EXPECT_TRUE(Contains(why, "Runs on:       worker cluster self (MultiKueue)")) << why;
+}
+
 }  // namespace
 }  // namespace kuota::cli

@@ -216,7 +216,32 @@ bool MultiKueueController::ReadChecks(std::map<std::string, CheckUse>& by_cluste
   return true;
 }
 
+const std::map<std::string, Json>* MultiKueueController::RemoteObjects(const std::string& cluster,
+                                                                       RemoteCluster& remote,
+                                                                       const std::string& resource,
+                                                                       const std::string& ns) {
+  const std::string key = cluster + "|" + resource + "|" + ns;
+  auto it = snapshot_.find(key);
+  if (it != snapshot_.end()) return it->second ? &*it->second : nullptr;
+  store::ListOptions o;
+  o.ns = ns;
+  o.label_selector = std::string(kMultiKueueOriginLabel) + "=" + options_.settings.origin;
+  Result<store::ListResult> listed = remote.Store().List(resource, o);
+  std::optional<std::map<std::string, Json>>& slot = snapshot_[key];
+  if (!listed.ok()) {
+    workers_.ReportFailure(cluster, listed.status());
+    return nullptr;
+  }
+  slot.emplace();
+  for (Json& item : listed->items) {
+    const std::string name = MetaString(item, "name");
+    (*slot)[name] = std::move(item);
+  }
+  return &*slot;
+}
+
 void MultiKueueController::RunOnce() {
+  snapshot_.clear();
   workers_.Refresh(options_.probe_every);
   std::map<std::string, CheckUse> uses;
   const bool any = ReadChecks(uses);
@@ -321,20 +346,20 @@ void MultiKueueController::SyncWorkload(const Json& wl, const CheckUse* use) {
       unreachable.insert(cluster);
       continue;
     }
-    Result<Json> got = remote->Store().Get(kMkWorkloads, ns, name);
-    if (!got.ok()) {
-      if (got.status().code() != StatusCode::kNotFound) {
-        workers_.ReportFailure(cluster, got.status());
-        unreachable.insert(cluster);
-      }
+    const std::map<std::string, Json>* there = RemoteObjects(cluster, *remote, kMkWorkloads, ns);
+    if (there == nullptr) {
+      unreachable.insert(cluster);
       continue;
     }
-    const Json& annotations = MkField(*got, {"metadata", "annotations"});
+    auto found = there->find(name);
+    if (found == there->end()) continue;
+    const Json& got = found->second;
+    const Json& annotations = MkField(got, {"metadata", "annotations"});
     if (!annotations.is_object() || annotations.value(kMultiKueueOriginUidAnnotation, "") != uid) {
       RemoveRemote(*remote, ns, name);  // a copy of an older Workload of that name
       continue;
     }
-    remotes[cluster] = std::move(*got);
+    remotes[cluster] = got;
     d.clusters.insert(cluster);
   }
   // A worker finished it: its job's final status comes back, which finishes
@@ -501,12 +526,10 @@ void MultiKueueController::SyncJob(RemoteCluster& remote, const Json& wl,
   Result<Json> local = store_.Get(resource, ns, owner->name);
   if (!local.ok()) return;
   store::ObjectStore& rs = remote.Store();
-  Result<Json> there = rs.Get(resource, ns, owner->name);
-  if (!there.ok()) {
-    if (there.status().code() != StatusCode::kNotFound) {
-      workers_.ReportFailure(cluster, there.status());
-      return;
-    }
+  const std::map<std::string, Json>* objects = RemoteObjects(cluster, remote, resource, ns);
+  if (objects == nullptr) return;
+  auto found = objects->find(owner->name);
+  if (found == objects->end()) {
     Result<Json> created = rs.Create(
         resource,
         RemoteJobFor(*owner->kind, *local, MetaString(wl, "name"), options_.settings.origin));
@@ -517,6 +540,7 @@ void MultiKueueController::SyncJob(RemoteCluster& remote, const Json& wl,
     }
     return;
   }
+  const Json* there = &found->second;
   if (LabelString(*there, kMultiKueueOriginLabel) != options_.settings.origin ||
       LabelString(*there, kPrebuiltWorkloadLabel) != MetaString(wl, "name")) {
     return;  // not ours: Kueue leaves such an object alone

@@ -86,6 +86,14 @@ class MultiKueueController {
   // AdmissionChecks of this controller: their Active conditions, and which
   // ClusterQueues use them. False when there is no MultiKueue check at all.
   bool ReadChecks(std::map<std::string, CheckUse>& by_cluster_queue);
+  // The objects of `resource` in `ns` on worker `cluster` that carry this
+  // manager's origin label, by name: listed once per pass (one request per
+  // worker, kind and namespace instead of one per workload); nullptr when
+  // the worker could not be read.
+  const std::map<std::string, Json>* RemoteObjects(const std::string& cluster,
+                                                   RemoteCluster& remote,
+                                                   const std::string& resource,
+                                                   const std::string& ns);
   void SyncWorkload(const Json& wl, const CheckUse* use);
   // Why Kueue would reject dispatching `wl` (its owner's kind has no managedBy,
   // or the job is not managed by MultiKueue); empty when it may go.
@@ -108,6 +116,8 @@ class MultiKueueController {
   WorkerClusters workers_;
   std::map<std::string, Dispatch> dispatched_;  // "ns/name" of manager Workloads
   std::optional<Time> last_gc_;
+  // This pass's reads of the workers (RemoteObjects); nullopt: the read failed.
+  std::map<std::string, std::optional<std::map<std::string, Json>>> snapshot_;
 
   std::mutex mu_;
   std::condition_variable cv_;

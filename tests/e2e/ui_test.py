@@ -4,8 +4,9 @@ with the real kubectl, the page opened in headless Chromium (driven over the
 DevTools Protocol, tests/e2e/cdp.py) with the admin's token in the URL
 fragment. With no reload, a Job that cannot be admitted (its ClusterQueue's
 quota is full) shows as pending with its reason, then, once the blocking Job
-is deleted, as admitted on its flavor; the cohort tree, LocalQueues and GPU
-use show what was applied. The static files are public, the API is not.
+is deleted, as admitted on its flavor (and, once its status names a
+MultiKueue worker, that worker in the Cluster column); the cohort tree,
+LocalQueues and GPU use show what was applied. The static files are public, the API is not.
 Usage: ui_test.py KUOTAD   (needs chromium and kubectl; prints `ui: N passed, M failed`)
 """
 import json
@@ -242,6 +243,19 @@ def browse(browser, server, token, k):
     check("... and no longer as pending", text(sel_pending) is None, text("#pending"))
     t = wait_text('#admitted [data-workload="ui-a/%s"] [data-since]' % waiter, "s")
     check("... with how long it has run", t is not None and t.rstrip("s").isdigit(), t)
+    heads = browser.evaluate("[...document.querySelectorAll('#admitted thead th')]"
+                             ".map((e) => e.textContent).join('|')")
+    check("the admitted workloads have a Cluster column", heads and
+          "|Cluster|" in "|%s|" % heads, heads)
+    # The worker a MultiKueue manager dispatched it to (status.clusterName, set
+    # here through the status subresource: nominated first, as Kueue requires).
+    for status in ({"nominatedClusterNames": ["worker-1"]},
+                   {"nominatedClusterNames": None, "clusterName": "worker-1"}):
+        k("-n", "ui-a", "patch", "workloads", waiter, "--subresource=status", "--type=merge",
+          "-p", json.dumps({"status": status}))
+    t = wait_text(sel_admitted + " .cluster", "worker-1", 10)
+    check("... which shows its status.clusterName", t == "worker-1",
+          "%s\n#admitted: %s" % (t, text("#admitted")))
     check("no reload happened", browser.evaluate("window.kuotaTestMarker") == "same page")
     errors = browser.console_errors()
     check("no JavaScript errors", not errors, "\n".join(errors))

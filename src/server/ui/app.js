@@ -465,10 +465,13 @@ function renderAdmitted() {
     const use = Object.entries(usage(w)).map(([r, v]) => `${r} ${fmt(v, r)}`).join(", ");
     const evicted = isTrue(w, "Evicted");
     return h("tr", { "data-workload": k, class: evicted ? "evicted" : null },
-      h("td", { class: "name" }, k), h("td", {}, cq), h("td", { class: "flavors" }, [...flavors].join(", ")),
+      h("td", { class: "name" }, k), h("td", {}, cq),
+      // The MultiKueue worker that admitted it (status.clusterName); empty when it runs here.
+      h("td", { class: "cluster" }, w.status?.clusterName || ""),
+      h("td", { class: "flavors" }, [...flavors].join(", ")),
       h("td", {}, use), since(t), h("td", {}, evicted ? "being evicted: " + brief(cond(w, "Evicted").message) : "running"));
   });
-  fill("admitted", table(["Workload", "ClusterQueue", "Flavors", "Resources", "running for ", "State"], rows,
+  fill("admitted", table(["Workload", "ClusterQueue", "Cluster", "Flavors", "Resources", "running for ", "State"], rows,
     problem("workloads") || "No admitted workloads."));
 }
 // Preemptions: Preempted Events, and workloads whose Preempted (or Evicted

@@ -8,6 +8,7 @@
 #include "auth/base64.h"
 #include "base/time.h"
 #include "control/meta_string.h"
+#include "control/multikueue_objects.h"
 
 namespace kuota::control {
 namespace {
@@ -17,18 +18,6 @@ using Json = nlohmann::json;
 constexpr const char* kMkClusters = "multikueueclusters.kueue.x-k8s.io";
 constexpr const char* kMkSecrets = "secrets";
 constexpr const char* kActive = "Active";
-
-const Json& MkAt(const Json& j, std::initializer_list<const char*> path) {
-  static const Json kNull;
-  const Json* cur = &j;
-  for (const char* p : path) {
-    if (!cur->is_object()) return kNull;
-    auto it = cur->find(p);
-    if (it == cur->end()) return kNull;
-    cur = &*it;
-  }
-  return *cur;
-}
 
 }  // namespace
 
@@ -42,8 +31,8 @@ WorkerClusters::WorkerClusters(store::ObjectStore& local, const Clock& clock,
       namespace_(std::move(controller_namespace)) {}
 
 Result<std::string> WorkerClusters::LoadKubeconfig(const Json& cluster) const {
-  const Json& source = MkAt(cluster, {"spec", "clusterSource"});
-  const Json& kc = MkAt(source, {"kubeConfig"});
+  const Json& source = FieldOr(cluster, {"spec", "clusterSource"});
+  const Json& kc = FieldOr(source, {"kubeConfig"});
   if (!kc.is_object()) {
     return Status::Unsupported(
         "clusterProfileRef is not supported by Kuota: give the worker's kubeconfig");
@@ -65,14 +54,14 @@ Result<std::string> WorkerClusters::LoadKubeconfig(const Json& cluster) const {
     }
     return secret.status();
   }
-  const Json& data = MkAt(*secret, {"data", "kubeconfig"});
+  const Json& data = FieldOr(*secret, {"data", "kubeconfig"});
   if (data.is_string()) {
     std::optional<std::string> decoded = auth::Base64Decode(data.get<std::string>());
     if (!decoded)
       return Status::Invalid("key \"kubeconfig\" in secret \"" + location + "\" is not base64");
     return *decoded;
   }
-  const Json& plain = MkAt(*secret, {"stringData", "kubeconfig"});
+  const Json& plain = FieldOr(*secret, {"stringData", "kubeconfig"});
   if (plain.is_string()) return plain.get<std::string>();
   return Status::NotFound("key \"kubeconfig\" not found in secret \"" + location + "\"");
 }
@@ -138,7 +127,7 @@ void WorkerClusters::Refresh(Duration probe_every) {
 
 void WorkerClusters::WriteCondition(const Json& cluster, const WorkerCluster& c) {
   const std::string status = c.active ? "True" : "False";
-  Json conditions = MkAt(cluster, {"status", "conditions"});
+  Json conditions = FieldOr(cluster, {"status", "conditions"});
   if (!conditions.is_array()) conditions = Json::array();
   Json* found = nullptr;
   for (Json& cond : conditions) {
@@ -152,8 +141,8 @@ void WorkerClusters::WriteCondition(const Json& cluster, const WorkerCluster& c)
                {"status", status},
                {"reason", c.reason},
                {"message", c.message},
-               {"observedGeneration", MkAt(cluster, {"metadata", "generation"}).is_number()
-                                          ? MkAt(cluster, {"metadata", "generation"})
+               {"observedGeneration", FieldOr(cluster, {"metadata", "generation"}).is_number()
+                                          ? FieldOr(cluster, {"metadata", "generation"})
                                           : Json(0)},
                {"lastTransitionTime", FormatRfc3339(clock_.Now())}};
   if (found != nullptr) {

@@ -10,6 +10,7 @@
 #include "control/object_errors.h"
 #include "jobs/managed_by.h"
 #include "jobs/registry.h"
+#include "server/json_fields.h"
 
 namespace kuota::control {
 namespace {
@@ -26,27 +27,15 @@ constexpr const char* kIncremental = "kueue.x-k8s.io/multikueue-dispatcher-incre
 constexpr const char* kDispatched = "kueue_multikueue_workloads_dispatched_total";
 constexpr const char* kAdmitted = "kueue_multikueue_workloads_admitted_total";
 
-const Json& MkField(const Json& j, std::initializer_list<const char*> path) {
-  static const Json kNull;
-  const Json* cur = &j;
-  for (const char* p : path) {
-    if (!cur->is_object()) return kNull;
-    auto it = cur->find(p);
-    if (it == cur->end()) return kNull;
-    cur = &*it;
-  }
-  return *cur;
-}
-
 std::string MkKey(const std::string& ns, const std::string& name) { return ns + "/" + name; }
 
 // The admission check names a stored (v1beta2) ClusterQueue lists.
 std::vector<std::string> CheckNames(const Json& cq) {
   std::vector<std::string> out;
-  for (const Json& c : MkField(cq, {"spec", "admissionChecks"})) {
+  for (const Json& c : FieldOr(cq, {"spec", "admissionChecks"})) {
     if (c.is_string()) out.push_back(c.get<std::string>());
   }
-  for (const Json& rule : MkField(cq, {"spec", "admissionChecksStrategy", "admissionChecks"})) {
+  for (const Json& rule : FieldOr(cq, {"spec", "admissionChecksStrategy", "admissionChecks"})) {
     if (rule.is_object() && rule.contains("name") && rule["name"].is_string()) {
       out.push_back(rule["name"].get<std::string>());
     }
@@ -56,7 +45,7 @@ std::vector<std::string> CheckNames(const Json& cq) {
 
 std::vector<std::string> NominatedOf(const Json& wl) {
   std::vector<std::string> out;
-  for (const Json& c : MkField(wl, {"status", "nominatedClusterNames"})) {
+  for (const Json& c : FieldOr(wl, {"status", "nominatedClusterNames"})) {
     if (c.is_string()) out.push_back(c.get<std::string>());
   }
   return out;
@@ -124,12 +113,12 @@ bool MultiKueueController::ReadChecks(std::map<std::string, CheckUse>& by_cluste
   if (!checks.ok()) return false;
   std::map<std::string, std::vector<std::string>> clusters_of;  // check -> its config's clusters
   for (const Json& ac : checks->items) {
-    if (MkField(ac, {"spec", "controllerName"}) != jobs::kMultiKueueControllerName) continue;
+    if (FieldOr(ac, {"spec", "controllerName"}) != jobs::kMultiKueueControllerName) continue;
     const std::string name = MetaString(ac, "name");
     // Kueue's MultiKueue AdmissionCheck reconciler: Active unless its
     // parameters cannot be loaded or none of its clusters is usable.
     std::string status = "True", reason = "Active", message = "The admission check is active";
-    const Json& params = MkField(ac, {"spec", "parameters"});
+    const Json& params = FieldOr(ac, {"spec", "parameters"});
     Result<Json> config = Status::NotFound("");
     if (!params.is_object()) {
       config = Status::Invalid("missing parameters");
@@ -150,7 +139,7 @@ bool MultiKueueController::ReadChecks(std::map<std::string, CheckUse>& by_cluste
     } else {
       std::vector<std::string>& clusters = clusters_of[name];
       std::vector<std::string> missing, inactive;
-      for (const Json& c : MkField(*config, {"spec", "clusters"})) {
+      for (const Json& c : FieldOr(*config, {"spec", "clusters"})) {
         if (!c.is_string()) continue;
         const std::string cluster = c.get<std::string>();
         clusters.push_back(cluster);
@@ -178,7 +167,7 @@ bool MultiKueueController::ReadChecks(std::map<std::string, CheckUse>& by_cluste
       }
     }
     bool same = false;
-    for (const Json& c : MkField(ac, {"status", "conditions"})) {
+    for (const Json& c : FieldOr(ac, {"status", "conditions"})) {
       if (c.is_object() && c.value("type", "") == "Active") {
         same = c.value("status", "") == status && c.value("reason", "") == reason &&
                c.value("message", "") == message;
@@ -187,14 +176,14 @@ bool MultiKueueController::ReadChecks(std::map<std::string, CheckUse>& by_cluste
     if (!same) {
       Json update = ac;
       Json conditions = Json::array();
-      for (const Json& c : MkField(ac, {"status", "conditions"})) {
+      for (const Json& c : FieldOr(ac, {"status", "conditions"})) {
         if (c.is_object() && c.value("type", "") != "Active") conditions.push_back(c);
       }
       conditions.push_back({{"type", "Active"},
                             {"status", status},
                             {"reason", reason},
                             {"message", message},
-                            {"observedGeneration", MkField(ac, {"metadata", "generation"})},
+                            {"observedGeneration", FieldOr(ac, {"metadata", "generation"})},
                             {"lastTransitionTime", FormatRfc3339(clock_.Now())}});
       update["status"]["conditions"] = std::move(conditions);
       store::UpdateOptions o;
@@ -253,13 +242,13 @@ void MultiKueueController::RunOnce() {
     const std::string key = MkKey(MetaString(wl, "namespace"), MetaString(wl, "name"));
     seen.insert(key);
     const std::string cq =
-        MkField(wl, {"status", "admission", "clusterQueue"}).is_string()
-            ? MkField(wl, {"status", "admission", "clusterQueue"}).get<std::string>()
+        FieldOr(wl, {"status", "admission", "clusterQueue"}).is_string()
+            ? FieldOr(wl, {"status", "admission", "clusterQueue"}).get<std::string>()
             : "";
     auto use = uses.find(cq);
     if (use == uses.end() && dispatched_.count(key) == 0 &&
-        MkField(wl, {"status", "clusterName"}).is_null() &&
-        MkField(wl, {"status", "nominatedClusterNames"}).is_null()) {
+        FieldOr(wl, {"status", "clusterName"}).is_null() &&
+        FieldOr(wl, {"status", "nominatedClusterNames"}).is_null()) {
       continue;
     }
     SyncWorkload(wl, use == uses.end() ? nullptr : &use->second);
@@ -287,7 +276,7 @@ void MultiKueueController::RunOnce() {
 std::string MultiKueueController::CannotDispatch(const Json& wl) {
   std::optional<OwnerJob> owner = OwnerJobOf(wl);
   if (!owner || !jobs::ManagedByPointer(*owner->kind)) {
-    for (const Json& ref : MkField(wl, {"metadata", "ownerReferences"})) {
+    for (const Json& ref : FieldOr(wl, {"metadata", "ownerReferences"})) {
       if (!ref.is_object() || !ref.value("controller", false)) continue;
       // Go's schema.GroupVersionKind.String().
       std::string api = ref.value("apiVersion", "");
@@ -312,16 +301,16 @@ std::string MultiKueueController::CannotDispatch(const Json& wl) {
 void MultiKueueController::SyncWorkload(const Json& wl, const CheckUse* use) {
   const std::string ns = MetaString(wl, "namespace"), name = MetaString(wl, "name");
   const std::string key = MkKey(ns, name);
-  const bool holds = TrueCondition(wl, "QuotaReserved") != nullptr;
-  const bool finished = TrueCondition(wl, "Finished") != nullptr;
+  const bool holds = server::ConditionIsTrue(wl, "QuotaReserved");
+  const bool finished = server::ConditionIsTrue(wl, "Finished");
   const bool deleting = !MetaString(wl, "deletionTimestamp").empty();
   if (use == nullptr || !holds || finished || deleting) {
     // Kueue: the copies go when the workload finished or lost its quota.
     if (auto d = dispatched_.find(key); d != dispatched_.end()) {
       if (RemoveRemotes(ns, name, d->second)) dispatched_.erase(d);
     }
-    const bool has_names = !MkField(wl, {"status", "clusterName"}).is_null() ||
-                           !MkField(wl, {"status", "nominatedClusterNames"}).is_null();
+    const bool has_names = !FieldOr(wl, {"status", "clusterName"}).is_null() ||
+                           !FieldOr(wl, {"status", "nominatedClusterNames"}).is_null();
     if (!holds && !finished && !deleting && has_names) {
       (void)WriteCheck(wl, "", "", "", std::string(), std::vector<std::string>{});
     }
@@ -354,7 +343,7 @@ void MultiKueueController::SyncWorkload(const Json& wl, const CheckUse* use) {
     auto found = there->find(name);
     if (found == there->end()) continue;
     const Json& got = found->second;
-    const Json& annotations = MkField(got, {"metadata", "annotations"});
+    const Json& annotations = FieldOr(got, {"metadata", "annotations"});
     if (!annotations.is_object() || annotations.value(kMultiKueueOriginUidAnnotation, "") != uid) {
       RemoveRemote(*remote, ns, name);  // a copy of an older Workload of that name
       continue;
@@ -365,7 +354,7 @@ void MultiKueueController::SyncWorkload(const Json& wl, const CheckUse* use) {
   // A worker finished it: its job's final status comes back, which finishes
   // the manager's job and so its Workload.
   for (const auto& [cluster, remote_wl] : remotes) {
-    if (TrueCondition(remote_wl, "Finished") != nullptr) {
+    if (server::ConditionIsTrue(remote_wl, "Finished")) {
       if (RemoteCluster* remote = workers_.Active(cluster)) SyncJob(*remote, wl, cluster);
       return;
     }
@@ -373,7 +362,7 @@ void MultiKueueController::SyncWorkload(const Json& wl, const CheckUse* use) {
   std::string winner;
   for (const std::string& cluster : use->clusters) {
     auto it = remotes.find(cluster);
-    if (it != remotes.end() && TrueCondition(it->second, "Admitted") != nullptr) {
+    if (it != remotes.end() && server::ConditionIsTrue(it->second, "Admitted")) {
       winner = cluster;
       break;
     }
@@ -385,7 +374,7 @@ void MultiKueueController::SyncWorkload(const Json& wl, const CheckUse* use) {
       d.clusters.erase(cluster);
     }
     SyncJob(*workers_.Active(winner), wl, winner);
-    const Json& cn = MkField(wl, {"status", "clusterName"});
+    const Json& cn = FieldOr(wl, {"status", "clusterName"});
     const std::string current = cn.is_string() ? cn.get<std::string>() : "";
     if (state == "Ready" && current == winner) return;
     // Kueue's rules: clusterName is set to one of the nominated clusters,
@@ -404,13 +393,13 @@ void MultiKueueController::SyncWorkload(const Json& wl, const CheckUse* use) {
       if (options_.metrics != nullptr) {
         options_.metrics->Add(
             kAdmitted,
-            {MkField(wl, {"status", "admission", "clusterQueue"}).get<std::string>(), winner});
+            {FieldOr(wl, {"status", "admission", "clusterQueue"}).get<std::string>(), winner});
       }
     }
     return;
   }
   if (state == "Ready") {
-    const Json& cn = MkField(wl, {"status", "clusterName"});
+    const Json& cn = FieldOr(wl, {"status", "clusterName"});
     const std::string admitting = cn.is_string() ? cn.get<std::string>() : "";
     if (!admitting.empty() && unreachable.count(admitting) != 0) {
       const WorkerCluster* w = workers_.Find(admitting);
@@ -431,7 +420,7 @@ void MultiKueueController::SyncWorkload(const Json& wl, const CheckUse* use) {
     return;
   }
   const std::vector<std::string> nominated = Nominate(*use, d);
-  const std::string cq = MkField(wl, {"status", "admission", "clusterQueue"}).get<std::string>();
+  const std::string cq = FieldOr(wl, {"status", "admission", "clusterQueue"}).get<std::string>();
   for (const std::string& cluster : use->clusters) {
     RemoteCluster* remote = workers_.Active(cluster);
     if (remote == nullptr) continue;
@@ -452,7 +441,7 @@ void MultiKueueController::SyncWorkload(const Json& wl, const CheckUse* use) {
       d.clusters.erase(cluster);
     }
   }
-  const bool stale_cluster = !MkField(wl, {"status", "clusterName"}).is_null();
+  const bool stale_cluster = !FieldOr(wl, {"status", "clusterName"}).is_null();
   if (NominatedOf(wl) != nominated || stale_cluster) {
     (void)WriteCheck(wl, use->check, "Pending", entry != nullptr ? entry->value("message", "") : "",
                      stale_cluster ? std::optional<std::string>(std::string()) : std::nullopt,
@@ -549,8 +538,8 @@ void MultiKueueController::SyncJob(RemoteCluster& remote, const Json& wl,
   // the remote one finished.
   bool succeeded = false;
   if (owner->kind->IsSuspended(*local) && !owner->kind->IsFinished(*there, &succeeded)) return;
-  const Json& status = MkField(*there, {"status"});
-  if (status.is_null() || MkField(*local, {"status"}) == status) return;
+  const Json& status = FieldOr(*there, {"status"});
+  if (status.is_null() || FieldOr(*local, {"status"}) == status) return;
   Json update = std::move(*local);
   update["status"] = status;
   store::UpdateOptions o;
@@ -615,7 +604,7 @@ void MultiKueueController::CollectGarbage(const std::map<std::string, CheckUse>&
   std::set<std::string> namespaces;
   if (Result<store::ListResult> lqs = store_.List(kMkLocalQueues, {}); lqs.ok()) {
     for (const Json& lq : lqs->items) {
-      const Json& cq = MkField(lq, {"spec", "clusterQueue"});
+      const Json& cq = FieldOr(lq, {"spec", "clusterQueue"});
       if (cq.is_string() && uses.count(cq.get<std::string>()) != 0) {
         namespaces.insert(MetaString(lq, "namespace"));
       }
@@ -634,9 +623,9 @@ void MultiKueueController::CollectGarbage(const std::map<std::string, CheckUse>&
         const std::string name = MetaString(remote_wl, "name");
         Result<Json> here = store_.Get(kMkWorkloads, ns, name);
         const std::string want_uid =
-            MkField(remote_wl, {"metadata", "annotations", kMultiKueueOriginUidAnnotation})
+            FieldOr(remote_wl, {"metadata", "annotations", kMultiKueueOriginUidAnnotation})
                     .is_string()
-                ? MkField(remote_wl, {"metadata", "annotations", kMultiKueueOriginUidAnnotation})
+                ? FieldOr(remote_wl, {"metadata", "annotations", kMultiKueueOriginUidAnnotation})
                       .get<std::string>()
                 : "";
         if (here.ok() && MetaString(*here, "uid") == want_uid) continue;
@@ -653,13 +642,13 @@ bool QueueUsesMultiKueue(store::ObjectStore& store, const std::string& ns,
                          const std::string& local_queue) {
   Result<Json> lq = store.Get(kMkLocalQueues, ns, local_queue);
   if (!lq.ok()) return false;
-  const Json& cq_name = MkField(*lq, {"spec", "clusterQueue"});
+  const Json& cq_name = FieldOr(*lq, {"spec", "clusterQueue"});
   if (!cq_name.is_string()) return false;
   Result<Json> cq = store.Get(kMkQueues, "", cq_name.get<std::string>());
   if (!cq.ok()) return false;
   for (const std::string& check : CheckNames(*cq)) {
     Result<Json> ac = store.Get(kMkChecks, "", check);
-    if (ac.ok() && MkField(*ac, {"spec", "controllerName"}) == jobs::kMultiKueueControllerName) {
+    if (ac.ok() && FieldOr(*ac, {"spec", "controllerName"}) == jobs::kMultiKueueControllerName) {
       return true;
     }
   }

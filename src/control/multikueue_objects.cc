@@ -3,6 +3,7 @@
 #include "api/object.h"
 #include "jobs/managed_by.h"
 #include "jobs/registry.h"
+#include "server/json_fields.h"
 
 namespace kuota::control {
 namespace {
@@ -71,16 +72,10 @@ std::optional<OwnerJob> OwnerJobOf(const Json& wl) {
   return std::nullopt;
 }
 
-const Json* TrueCondition(const Json& object, const char* type) {
-  if (!object.is_object()) return nullptr;
-  auto status = object.find("status");
-  if (status == object.end() || !status->is_object()) return nullptr;
-  auto conds = status->find("conditions");
-  if (conds == status->end() || !conds->is_array()) return nullptr;
-  for (const Json& c : *conds) {
-    if (c.is_object() && c.value("type", "") == type && c.value("status", "") == "True") return &c;
-  }
-  return nullptr;
+const Json& FieldOr(const Json& object, std::initializer_list<const char*> path) {
+  static const Json kNull;
+  const Json* found = server::FindField(object, path);
+  return found != nullptr ? *found : kNull;
 }
 
 const Json* CheckEntry(const Json& wl, const std::string& check) {

@@ -9,6 +9,7 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 
@@ -40,9 +41,10 @@ struct OwnerJob {
 };
 std::optional<OwnerJob> OwnerJobOf(const nlohmann::json& wl);
 
-// The condition `type` of an object's status.conditions with status True;
-// nullptr when absent or not True.
-const nlohmann::json* TrueCondition(const nlohmann::json& object, const char* type);
+// The value at `path` (object keys), or null when absent (server::FindField
+// without the pointer).
+const nlohmann::json& FieldOr(const nlohmann::json& object,
+                              std::initializer_list<const char*> path);
 
 // The status.admissionChecks entry named `check` of `wl`; nullptr when absent.
 const nlohmann::json* CheckEntry(const nlohmann::json& wl, const std::string& check);

@@ -144,9 +144,8 @@ TEST(MultiKueueObjects, ReadsTheOwnerJobAndTheCheck) {
   ASSERT_TRUE(owner.has_value());
   EXPECT_EQ(owner->kind->Resource(), "jobs.batch");
   EXPECT_EQ(owner->name, "hello");
-  EXPECT_NE(TrueCondition(kLocalWorkload, "QuotaReserved"), nullptr);
-  EXPECT_EQ(TrueCondition(kLocalWorkload, "Admitted"), nullptr);
-  EXPECT_EQ(TrueCondition(kLocalWorkload, "Finished"), nullptr);
+  EXPECT_EQ(FieldOr(kLocalWorkload, {"status", "admission", "clusterQueue"}), "lab-cq");
+  EXPECT_TRUE(FieldOr(kLocalWorkload, {"status", "clusterName"}).is_null());
   ASSERT_NE(CheckEntry(kLocalWorkload, "lab-check"), nullptr);
   EXPECT_EQ(CheckEntry(kLocalWorkload, "lab-check")->value("state", ""), "Pending");
   EXPECT_EQ(CheckEntry(kLocalWorkload, "other"), nullptr);

@@ -53,9 +53,9 @@ constexpr const char* kKueueResources[] = {
 constexpr const char* kTopologies = "topologies.kueue.x-k8s.io";
 constexpr const char* kMultiKueueClusters = "multikueueclusters.kueue.x-k8s.io";
 constexpr const char* kMultiKueueConfigs = "multikueueconfigs.kueue.x-k8s.io";
-constexpr const char* kProvisioningResources[] = {"provisioningrequestconfigs.kueue.x-k8s.io",
-                                                  "provisioningrequests.autoscaling.x-k8s.io",
-                                                  "podtemplates"};
+constexpr const char* kProvisioningRequestConfigs = "provisioningrequestconfigs.kueue.x-k8s.io";
+constexpr const char* kProvisioningResources[] = {
+    kProvisioningRequestConfigs, "provisioningrequests.autoscaling.x-k8s.io", "podtemplates"};
 constexpr const char* kNodes = "nodes";
 
 // What the Configuration file says beyond api::Configuration: Kueue's
@@ -404,8 +404,9 @@ Status RunDriver(const DriverOptions& options) {
                  options.address.c_str(), webhook.port(), WebhookDnsNames(wo).front().c_str(),
                  wo.ns.c_str(), wo.secret_name.c_str());
     std::vector<std::string> crds(std::begin(kKueueResources), std::end(kKueueResources));
-    // Skipped where not installed: Topology, MultiKueue's.
-    for (const char* crd : {kTopologies, kMultiKueueClusters, kMultiKueueConfigs}) {
+    // Skipped where not installed: Topology, MultiKueue's, ProvisioningRequestConfig.
+    for (const char* crd :
+         {kTopologies, kMultiKueueClusters, kMultiKueueConfigs, kProvisioningRequestConfigs}) {
       crds.push_back(crd);
     }
     Result<int> injected = InjectCaBundle(client, crds, pem->ca_cert);

@@ -92,6 +92,8 @@ CRDS = {
                                            ("Age", ".metadata.creationTimestamp", 0))),
     "MultiKueueConfig": dict(plural="multikueueconfigs", scope="Cluster", status=False,
                              short=set(), columns=[]),
+    "ProvisioningRequestConfig": dict(plural="provisioningrequestconfigs", scope="Cluster",
+                                      status=False, short={"prc"}, columns=[]),
 }
 # (kind, schema path, type, default) as Kueue's API types them.
 FIELDS = [
@@ -120,6 +122,16 @@ FIELDS = [
     ("AdmissionCheck", "spec.controllerName", "string", None),
     ("Topology", "spec.levels", "array", None),
     ("Topology", "spec.levels[].nodeLabel", "string", None),
+    ("ProvisioningRequestConfig", "spec.provisioningClassName", "string", None),
+    ("ProvisioningRequestConfig", "spec.parameters", "object", None),
+    ("ProvisioningRequestConfig", "spec.managedResources", "array", None),
+    ("ProvisioningRequestConfig", "spec.retryStrategy", "object",
+     dict(backoffLimitCount=3, backoffBaseSeconds=60, backoffMaxSeconds=1800)),
+    ("ProvisioningRequestConfig", "spec.retryStrategy.backoffLimitCount", "integer", 3),
+    ("ProvisioningRequestConfig", "spec.retryStrategy.backoffBaseSeconds", "integer", 60),
+    ("ProvisioningRequestConfig", "spec.retryStrategy.backoffMaxSeconds", "integer", 1800),
+    ("ProvisioningRequestConfig", "spec.podSetUpdates.nodeSelector[].key", "string", None),
+    ("ProvisioningRequestConfig", "spec.podSetMergePolicy", "string", None),
 ]
 # The v1beta2 version's schema, with v1beta2's field names: (kind, path, type, default);
 # type None: the path must not be there (a v1beta1-only field).
@@ -135,6 +147,9 @@ V1BETA2_FIELDS = [
     ("AdmissionCheck", "spec.retryDelayMinutes", None, None),
     ("LocalQueue", "spec.clusterQueue", "string", None),
     ("Topology", "spec.levels[].nodeLabel", "string", None),
+    ("ProvisioningRequestConfig", "spec.provisioningClassName", "string", None),
+    ("ProvisioningRequestConfig", "spec.retryStrategy.backoffLimitCount", "integer", 3),
+    ("ProvisioningRequestConfig", "spec.podSetUpdates.nodeSelector[].key", "string", None),
 ]
 # Kueue's Topology CRD (apis/kueue/*/topology_types.go): spec.levels's bounds, nodeLabel's
 # bounds and pattern, and the CEL rules on levels, in each version. Both versions have the
@@ -286,6 +301,8 @@ def check_crds():
                                                       f" to {default!r}, has {node.get('default')!r}")
     if "Topology" in seen:
         check_topology_crd(seen["Topology"])
+    if "ProvisioningRequestConfig" in seen:
+        check_provisioning_crd(seen["ProvisioningRequestConfig"])
     return len(seen)
 
 
@@ -310,6 +327,52 @@ def check_topology_crd(crd):
         want = TOPOLOGY_RULES + [TOPOLOGY_TRANSITION.get(v.get("name"), ("?", "?"))]
         check(sorted(rules) == sorted(want),
               f"{where}: spec.levels's x-kubernetes-validations {rules} != Kueue's {want}")
+
+
+# Kueue's ProvisioningRequestConfig CRD (apis/kueue/*/provisioningrequestconfig_types.go):
+# (path, {key: value}) in each version; v1beta2 also wants a non-empty provisioningClassName
+# and podSetUpdates.nodeSelector as a list map keyed by key. kuotad's admission
+# (src/control/provisioning_config_rules.cc) enforces the same bounds.
+DNS_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+PROVISIONING_BOUNDS = [
+    ("spec.provisioningClassName", dict(maxLength=253, pattern=DNS_SUBDOMAIN)),
+    ("spec.parameters", dict(maxProperties=100)),
+    ("spec.managedResources", {"maxItems": 100, "x-kubernetes-list-type": "set"}),
+    ("spec.podSetUpdates.nodeSelector", dict(maxItems=8)),
+    ("spec.podSetUpdates.nodeSelector[].key", dict(minLength=1, maxLength=317,
+                                                   pattern=TOPOLOGY_NODE_LABEL["pattern"])),
+    ("spec.podSetUpdates.nodeSelector[].valueFromProvisioningClassDetail",
+     dict(minLength=1, maxLength=32768)),
+    ("spec.podSetMergePolicy",
+     dict(enum=["IdenticalPodTemplates", "IdenticalWorkloadSchedulingRequirements"])),
+]
+PROVISIONING_V1BETA2_BOUNDS = [
+    ("spec.provisioningClassName", dict(minLength=1)),
+    ("spec.podSetUpdates.nodeSelector", {"x-kubernetes-list-type": "map",
+                                         "x-kubernetes-list-map-keys": ["key"]}),
+]
+
+
+def check_provisioning_crd(crd):
+    for v in crd["spec"]["versions"]:
+        where = f"ProvisioningRequestConfig CRD {v.get('name')}"
+        schema = v["schema"]["openAPIV3Schema"]
+        spec = schema_at_or_empty(schema, "spec")
+        check(spec.get("required") == ["provisioningClassName"],
+              f"{where}: spec.provisioningClassName must be required (and only it)")
+        values = schema_at_or_empty(schema, "spec.parameters").get("additionalProperties") or {}
+        check({k: x for k, x in values.items() if k != "description"} ==
+              {"type": "string", "maxLength": 255},
+              f"{where}: spec.parameters' values must be strings of at most 255")
+        bounds = PROVISIONING_BOUNDS + (PROVISIONING_V1BETA2_BOUNDS
+                                        if v.get("name") == "v1beta2" else [])
+        for path, want in bounds:
+            node = schema_at_or_empty(schema, path)
+            got = {k: node.get(k) for k in want}
+            check(got == want, f"{where}: {path} has {got}, Kueue's has {want}")
+        if v.get("name") == "v1beta1":
+            check("minLength" not in schema_at_or_empty(schema, "spec.provisioningClassName"),
+                  f"{where}: Kueue's v1beta1 has no minLength on provisioningClassName")
 
 
 def schema_at_or_empty(schema, path):
@@ -559,9 +622,10 @@ WRITE_JOB = READ | {"update", "patch"}
 STATUS = {"get", "update", "patch"}
 KUEUE_KINDS = ["resourceflavors", "clusterqueues", "cohorts", "localqueues",
                "workloadpriorityclasses", "admissionchecks", "workloads", "topologies",
-               "multikueueclusters", "multikueueconfigs"]
+               "multikueueclusters", "multikueueconfigs", "provisioningrequestconfigs"]
 # Kueue's kinds without status
-NO_STATUS = {"workloadpriorityclasses", "topologies", "multikueueconfigs"}
+NO_STATUS = {"workloadpriorityclasses", "topologies", "multikueueconfigs",
+             "provisioningrequestconfigs"}
 # The job kinds the ClusterRole covers: (group, plural); every kind in src/jobs must be here.
 JOB_KINDS = [("batch", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "tfjobs"),
              ("kubeflow.org", "mpijobs"), ("ray.io", "rayjobs"), ("ray.io", "rayclusters"),
@@ -705,7 +769,8 @@ def check_rbac(objs):
                         check(g != "kueue.x-k8s.io" or verbs <= READ,
                               f"{n} (part of {agg}): batch users must not write {r}")
     cluster_kinds = {"clusterqueues", "resourceflavors", "cohorts", "workloadpriorityclasses",
-                     "admissionchecks", "topologies", "multikueueclusters", "multikueueconfigs"}
+                     "admissionchecks", "topologies", "multikueueclusters", "multikueueconfigs",
+                     "provisioningrequestconfigs"}
     # Kueue's per-kind roles (config/components/rbac/<kind>_{viewer,editor}_role.yaml): a
     # viewer and an editor for every kind, both part of the batch admin role; the viewer
     # reads the kind, the editor also writes it; cluster-scoped kinds' viewers aggregate to

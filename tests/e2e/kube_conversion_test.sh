@@ -5,7 +5,7 @@
 # driver (kuotad --kubeconfig) serving POST /convert over HTTPS on loopback.
 #   * the driver fills the chart's empty Secret with a CA and a certificate
 #     for kuota-webhook-service.kuota-system.svc and sets the CA as caBundle
-#     in the 10 Kueue CRDs; a restarted driver reuses the Secret;
+#     in the 11 Kueue CRDs; a restarted driver reuses the Secret;
 #   * /convert itself answers a good and a bad ConversionReview;
 #   * the CRDs store v1beta2 (as Kueue v0.20's): before the driver runs, a
 #     v1beta2 object applies and a v1beta1 one is refused (its conversion
@@ -49,7 +49,7 @@ start_kuotad --serve-only
 # 9443; here the Service is 127.0.0.1 (--service-address) at the driver's port.
 mkdir "$TMP/crds"
 for f in "$CRDS"/*.yaml; do sed "s/^          port: 443\$/          port: $WPORT/" "$f" >"$TMP/crds/${f##*/}"; done
-expect_eq "every CRD's clientConfig names the Service's port" 10 "$(grep -l "port: $WPORT" "$TMP"/crds/*.yaml | wc -l)"
+expect_eq "every CRD's clientConfig names the Service's port" 11 "$(grep -l "port: $WPORT" "$TMP"/crds/*.yaml | wc -l)"
 k apply --server-side -f "$TMP/crds" >/dev/null || bad "kubectl apply --server-side the CRDs"
 for ns in kuota-system team-a team-b; do k create namespace "$ns" >/dev/null; done
 # The chart creates the Secret empty; kuotad fills it.
@@ -82,14 +82,14 @@ contains "before the driver: a v1beta1 list fails" \
 # --- the driver: certificate in the Secret, CA in the CRDs -------------------
 start_driver driver.log
 contains "the driver serves the webhook" "conversion webhook at https://127.0.0.1:$WPORT/convert" "$(cat "$TMP/driver.log")"
-contains "the driver sets the CA in the 10 CRDs" "conversion webhook's CA set in 10 CRD(s)" "$(cat "$TMP/driver.log")"
+contains "the driver sets the CA in the 11 CRDs" "conversion webhook's CA set in 11 CRD(s)" "$(cat "$TMP/driver.log")"
 k get secret -n kuota-system kuota-webhook-server-cert -o jsonpath='{.data.ca\.crt}' | base64 -d >"$TMP/ca.crt"
 k get secret -n kuota-system kuota-webhook-server-cert -o jsonpath='{.data.tls\.crt}' | base64 -d >"$TMP/tls.crt"
 contains "the Secret holds the serving certificate" "BEGIN CERTIFICATE" "$(cat "$TMP/tls.crt")"
 contains "the certificate is for $SVC" "DNS:$SVC" "$(openssl x509 -in "$TMP/tls.crt" -noout -ext subjectAltName 2>&1)"
 contains "the certificate is the Secret's CA's" "OK" "$(openssl verify -CAfile "$TMP/ca.crt" "$TMP/tls.crt" 2>&1)"
 bundles=$(k get crd -o jsonpath='{range .items[*]}{.spec.conversion.webhook.clientConfig.caBundle}{"\n"}{end}' | sort | uniq -c)
-expect_eq "all 10 CRDs carry the Secret's CA as caBundle" "10 $(b64 "$TMP/ca.crt")" "$(awk '{print $1, $2}' <<<"$bundles")"
+expect_eq "all 11 CRDs carry the Secret's CA as caBundle" "11 $(b64 "$TMP/ca.crt")" "$(awk '{print $1, $2}' <<<"$bundles")"
 
 # /convert itself, as kube-apiserver calls it (TLS verified against the CA).
 convert() {

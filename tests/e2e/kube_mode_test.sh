@@ -56,7 +56,7 @@ for kind in resourceflavors clusterqueues cohorts localqueues workloads workload
   contains "kubectl apply --server-side -f deploy/crds: $kind" \
     "customresourcedefinition.apiextensions.k8s.io/$kind.kueue.x-k8s.io serverside-applied" "$out"
 done
-expect_eq "kubectl get crd lists the 10 Kueue CRDs" 10 "$(k get crd --no-headers | grep -c kueue.x-k8s.io)"
+expect_eq "kubectl get crd lists the 11 Kueue CRDs" 11 "$(k get crd --no-headers | grep -c kueue.x-k8s.io)"
 for ns in kuota-system team-a team-b; do k create namespace "$ns" >/dev/null; done
 # Both drivers serve the webhooks; the Service's Endpoints lead to A's for now.
 PA=$(free_port)

@@ -122,6 +122,8 @@ struct CheckCase {
   std::string request = "wl-prov-1";
   Json check = {{"name", "prov"}, {"state", "Pending"}, {"message", ""}};
   bool admitted = false;
+  bool active = true;
+  bool finished = false;
   std::string want_state;
   std::string want_message;
   std::optional<int> want_requeue_after;
@@ -135,6 +137,8 @@ TEST_P(SyncCheckTest, State) {
   ProvisioningWorkloadFacts facts;
   facts.name = "wl";
   facts.admitted = c.admitted;
+  facts.active = c.active;
+  facts.finished = c.finished;
   Json wl = Workload(Json::array({PodSet("main", 2, {{"cpu", "1"}})}));
   SyncProvisioningCheck(check, Request(c.request, c.conditions), Config(), wl, facts,
                         Time::FromSeconds(1000));
@@ -181,10 +185,40 @@ INSTANTIATE_TEST_SUITE_P(
                   .admitted = true,
                   .want_state = "Rejected",
                   .want_message = "nodes gone"},
+        // Kueue v0.20 (syncCheckStates; its integration tests "... when workloads is not
+        // Admitted/Finished ... CapacityRevoked"): Rejected before admission too, and
+        // nothing on a deactivated or finished workload.
+        CheckCase{.name = "CapacityRevokedBeforeAdmissionRejected",
+                  .conditions = {{"CapacityRevoked", "nodes gone"}},
+                  .want_state = "Rejected",
+                  .want_message = "nodes gone"},
+        CheckCase{.name = "CapacityRevokedInactiveIgnored",
+                  .conditions = {{"Provisioned", "ok"}, {"CapacityRevoked", "nodes gone"}},
+                  .check = {{"name", "prov"}, {"state", "Ready"}, {"message", "ok"}},
+                  .active = false,
+                  .want_state = "Ready",
+                  .want_message = "ok"},
+        CheckCase{.name = "CapacityRevokedFinishedIgnored",
+                  .conditions = {{"Provisioned", "ok"}, {"CapacityRevoked", "nodes gone"}},
+                  .check = {{"name", "prov"}, {"state", "Ready"}, {"message", "ok"}},
+                  .admitted = true,
+                  .finished = true,
+                  .want_state = "Ready",
+                  .want_message = "ok"},
+        CheckCase{.name = "FailedBeforeCapacityRevoked",
+                  .conditions = {{"Failed", "no capacity"}, {"CapacityRevoked", "nodes gone"}},
+                  .want_state = "Retry",
+                  .want_message = "Retrying after failure: no capacity"},
         CheckCase{.name = "BookingExpiredBeforeAdmissionRetries",
                   .conditions = {{"Provisioned", "ok"}, {"BookingExpired", "too late"}},
                   .want_state = "Retry",
                   .want_message = "Retrying after booking expired: too late"},
+        CheckCase{.name = "BookingExpiredPastTheLimitRejected",
+                  .conditions = {{"BookingExpired", "too late"}},
+                  .request = "wl-prov-3",
+                  .check = {{"name", "prov"}, {"state", "Pending"}, {"retryCount", 2}},
+                  .want_state = "Rejected",
+                  .want_message = "too late"},
         CheckCase{.name = "BookingExpiredAfterAdmissionIgnored",
                   .conditions = {{"Provisioned", "ok"}, {"BookingExpired", "too late"}},
                   .check = {{"name", "prov"}, {"state", "Ready"}, {"message", "ok"}},

@@ -6,7 +6,8 @@
 # starts with the consume-provisioning-request annotations on its pods; a
 # Failed request is retried after the config's backoff under the name -2;
 # CapacityRevoked rejects the check and deactivates the workload (as Kueue
-# does). The ProvisioningRequestConfig's CRD rules refuse a bad config.
+# v0.20 does, admitted or not; no retry). The ProvisioningRequestConfig's
+# CRD rules refuse a bad config.
 # With --kube, the same flow runs through the Kubernetes driver against
 # `kuotad --serve-only` (kube_mode_test.sh's stand-in API server).
 # Usage: provisioning_test.sh PATH/TO/kuotad [--kube]
@@ -124,8 +125,10 @@ eventually "the workload's ProvisioningRequest $WL-prov-1 is created" 20 "queued
 expect_eq "... with the config's parameters and one pod template per pod set" \
   "3600 ppt-$WL-prov-1-master:1 ppt-$WL-prov-1-worker:2" \
   "$(k get provisioningrequest -n ml "$WL-prov-1" -o jsonpath='{.spec.parameters.maxRunDurationSeconds}{range .spec.podSets[*]} {.podTemplateRef.name}:{.count}{end}')"
-expect_eq "... the pod templates exist, owned by the request" "ProvisioningRequest" \
-  "$(k get podtemplate -n ml "ppt-$WL-prov-1-worker" -o jsonpath='{.metadata.ownerReferences[0].kind}')"
+# Created owned by the Workload, then handed to the request (in the Kubernetes
+# mode the driver's write may land a moment after the request's).
+eventually "... the pod templates exist, owned by the request" 20 "ProvisioningRequest" \
+  k get podtemplate -n ml "ppt-$WL-prov-1-worker" -o jsonpath='{.metadata.ownerReferences[0].kind}'
 eventually "the check is Pending while the request is" 20 "Pending" check_of "$WL"
 expect_eq "the job stays suspended: quota reserved, not admitted" "True False" \
   "$(condition workload "$WL" QuotaReserved) $(condition workload "$WL" Admitted)"

@@ -16,6 +16,7 @@
 #include "control/topology_gates.h"
 #include "control/workload_status_json.h"
 #include "engine/queue_manager.h"
+#include "jobs/managed_by.h"
 #include "jobs/pod_kind.h"
 #include "jobs/registry.h"
 
@@ -910,6 +911,9 @@ void Controller::StartJobUnsafe(const std::string& workload_key) {
   if (pod_groups_.Owns(workload_key)) {
     const engine::WorkloadInfo* wl = engine_.FindWorkload(workload_key);
     if (wl == nullptr || wl->state != engine::WorkloadState::kAdmitted) return;
+    // Dispatched by MultiKueue: the pods run on a worker and stay gated here
+    // (Kueue's plain-pod adapter).
+    if (AdmittedThroughMultiKueue(*wl)) return;
     auto started = pod_groups_.Start(workload_key, PlacementOf(*wl));
     if (!started.ok()) {
       std::fprintf(stderr, "kuotad: starting the pods of %s: %s\n", workload_key.c_str(),
@@ -942,6 +946,17 @@ void Controller::StartJobUnsafe(const std::string& workload_key) {
     }
     if (updated.status().code() != StatusCode::kConflict) return;
   }
+}
+
+bool Controller::AdmittedThroughMultiKueue(const engine::WorkloadInfo& wl) {
+  for (const api::AdmissionCheckState& c : wl.object.status.admission_checks) {
+    Result<Json> check = store_.Get("admissionchecks.kueue.x-k8s.io", "", c.name);
+    if (check.ok() && server::StringField(*check, {"spec", "controllerName"}) ==
+                          jobs::kMultiKueueControllerName) {
+      return true;
+    }
+  }
+  return false;
 }
 
 void Controller::StopJob(const std::string& workload_key) {

@@ -126,6 +126,9 @@ class Controller : public server::PendingWorkloadsSource {
   // finalizer off. False when `object` is not such a Workload.
   bool FinalizeWorkload(const Json& object);
   void HandleJob(const std::string& resource, const Json& job);
+  // True when one of `wl`'s admission checks is MultiKueue's (its pods run
+  // on a worker, never here).
+  bool AdmittedThroughMultiKueue(const engine::WorkloadInfo& wl);
   // Kueue's prebuilt workloads (the kueue.x-k8s.io/prebuilt-workload-name
   // label, as MultiKueue labels the jobs it creates on a worker): the job
   // takes the named Workload as its own (an owner reference) instead of

@@ -22,6 +22,7 @@ constexpr const char* kMkChecks = "admissionchecks.kueue.x-k8s.io";
 constexpr const char* kMkConfigs = "multikueueconfigs.kueue.x-k8s.io";
 constexpr const char* kMkQueues = "clusterqueues.kueue.x-k8s.io";
 constexpr const char* kMkLocalQueues = "localqueues.kueue.x-k8s.io";
+constexpr const char* kMkPods = "pods";
 constexpr const char* kMkComponent = "kueue-multikueue";
 constexpr const char* kIncremental = "kueue.x-k8s.io/multikueue-dispatcher-incremental";
 constexpr const char* kDispatched = "kueue_multikueue_workloads_dispatched_total";
@@ -274,6 +275,7 @@ void MultiKueueController::RunOnce() {
 }
 
 std::string MultiKueueController::CannotDispatch(const Json& wl) {
+  if (!OwnerPodsOf(wl).empty()) return "";  // plain pods: Kueue's pod adapter
   std::optional<OwnerJob> owner = OwnerJobOf(wl);
   if (!owner || !jobs::ManagedByPointer(*owner->kind)) {
     for (const Json& ref : FieldOr(wl, {"metadata", "ownerReferences"})) {
@@ -476,17 +478,20 @@ void MultiKueueController::RemoveRemote(RemoteCluster& remote, const std::string
       (void)rs.Delete(owner->kind->Resource(), ns, owner->name);
     }
   }
-  // A job made before its Workload took it (not yet owned) is found by its label.
+  // A job made before its Workload took it (not yet owned), and pods, are
+  // found by their labels.
+  std::vector<std::string> resources = {kMkPods};
   for (const auto& k : jobs::JobKinds()) {
-    if (!jobs::ManagedByPointer(*k)) continue;
+    if (jobs::ManagedByPointer(*k)) resources.push_back(k->Resource());
+  }
+  for (const std::string& resource : resources) {
     store::ListOptions o;
     o.ns = ns;
     o.label_selector = std::string(kPrebuiltWorkloadLabel) + "=" + name + "," +
                        kMultiKueueOriginLabel + "=" + options_.settings.origin;
-    Result<store::ListResult> jobs_there = rs.List(k->Resource(), o);
-    if (!jobs_there.ok()) continue;
-    for (const Json& j : jobs_there->items)
-      (void)rs.Delete(k->Resource(), ns, MetaString(j, "name"));
+    Result<store::ListResult> there = rs.List(resource, o);
+    if (!there.ok()) continue;
+    for (const Json& j : there->items) (void)rs.Delete(resource, ns, MetaString(j, "name"));
   }
   (void)rs.Delete(kMkWorkloads, ns, name);
 }
@@ -508,6 +513,10 @@ bool MultiKueueController::RemoveRemotes(const std::string& ns, const std::strin
 
 void MultiKueueController::SyncJob(RemoteCluster& remote, const Json& wl,
                                    const std::string& cluster) {
+  if (std::vector<std::string> pods = OwnerPodsOf(wl); !pods.empty()) {
+    SyncPods(remote, wl, cluster, pods);
+    return;
+  }
   std::optional<OwnerJob> owner = OwnerJobOf(wl);
   if (!owner) return;  // a Workload made by hand: no job to run
   const std::string ns = MetaString(wl, "namespace");
@@ -545,6 +554,37 @@ void MultiKueueController::SyncJob(RemoteCluster& remote, const Json& wl,
   store::UpdateOptions o;
   o.status_only = true;
   (void)store_.Update(resource, std::move(update), o);
+}
+
+void MultiKueueController::SyncPods(RemoteCluster& remote, const Json& wl,
+                                    const std::string& cluster,
+                                    const std::vector<std::string>& pods) {
+  const std::string ns = MetaString(wl, "namespace");
+  const std::map<std::string, Json>* there = RemoteObjects(cluster, remote, kMkPods, ns);
+  if (there == nullptr) return;
+  for (const std::string& name : pods) {
+    Result<Json> local = store_.Get(kMkPods, ns, name);
+    if (!local.ok()) continue;
+    auto found = there->find(name);
+    if (found == there->end()) {
+      Result<Json> created = remote.Store().Create(
+          kMkPods, RemotePodFor(*local, MetaString(wl, "name"), options_.settings.origin));
+      if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
+        std::fprintf(stderr, "kuotad: multikueue: creating pod %s/%s on %s: %s\n", ns.c_str(),
+                     name.c_str(), cluster.c_str(), created.status().message().c_str());
+      }
+      continue;
+    }
+    if (LabelString(found->second, kPrebuiltWorkloadLabel) != MetaString(wl, "name")) continue;
+    // The manager's pod stays gated; the worker's status is its own.
+    const Json& status = FieldOr(found->second, {"status"});
+    if (status.is_null() || FieldOr(*local, {"status"}) == status) continue;
+    Json update = std::move(*local);
+    update["status"] = status;
+    store::UpdateOptions o;
+    o.status_only = true;
+    (void)store_.Update(kMkPods, std::move(update), o);
+  }
 }
 
 bool MultiKueueController::WriteCheck(const Json& wl, const std::string& check,

@@ -103,6 +103,10 @@ class MultiKueueController {
   void RemoveRemote(RemoteCluster& remote, const std::string& ns, const std::string& name);
   // The winner's job: created when missing, its status copied to the manager's.
   void SyncJob(RemoteCluster& remote, const Json& wl, const std::string& cluster);
+  // Kueue's plain-pod adapter: the Workload's pods created on the winner,
+  // their status copied to the manager's pods (which stay gated there).
+  void SyncPods(RemoteCluster& remote, const Json& wl, const std::string& cluster,
+                const std::vector<std::string>& pods);
   // Writes the check's entry (state, message) and the cluster names; false on a failed write.
   bool WriteCheck(const Json& wl, const std::string& check, const std::string& state,
                   const std::string& message, const std::optional<std::string>& cluster_name,

@@ -56,6 +56,35 @@ Json RemoteJobFor(const jobs::JobKind& kind, const Json& local, const std::strin
   return job;
 }
 
+Json RemotePodFor(const Json& local, const std::string& workload_name, const std::string& origin) {
+  const Json meta = MkObjectMember(local, "metadata");
+  Json labels = MkObjectMember(meta, "labels");
+  labels[kMultiKueueOriginLabel] = origin;
+  labels[kPrebuiltWorkloadLabel] = workload_name;
+  Json annotations = MkObjectMember(meta, "annotations");
+  annotations[kMultiKueueOriginUidAnnotation] = meta.value("uid", "");
+  Json spec = MkObjectMember(local, "spec");
+  spec.erase("nodeName");
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata",
+           {{"name", meta.value("name", "")},
+            {"namespace", meta.value("namespace", "")},
+            {"labels", std::move(labels)},
+            {"annotations", std::move(annotations)}}},
+          {"spec", std::move(spec)}};
+}
+
+std::vector<std::string> OwnerPodsOf(const Json& wl) {
+  std::vector<std::string> out;
+  for (const Json& ref : FieldOr(wl, {"metadata", "ownerReferences"})) {
+    if (ref.is_object() && ref.value("apiVersion", "") == "v1" && ref.value("kind", "") == "Pod") {
+      out.push_back(ref.value("name", ""));
+    }
+  }
+  return out;
+}
+
 std::optional<OwnerJob> OwnerJobOf(const Json& wl) {
   const Json meta = MkObjectMember(wl, "metadata");
   auto refs = meta.find("ownerReferences");

@@ -12,6 +12,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,7 +23,7 @@ namespace kuota::control {
 inline constexpr const char* kMultiKueueOriginLabel = "kueue.x-k8s.io/multikueue-origin";
 inline constexpr const char* kMultiKueueOriginUidAnnotation =
     "kueue.x-k8s.io/multikueue-origin-uid";
-inline constexpr const char* kPrebuiltWorkloadLabel = "kueue.x-k8s.io/prebuilt-workload-name";
+using jobs::kPrebuiltWorkloadLabel;
 
 // The copy of manager Workload `local` for a worker.
 nlohmann::json RemoteWorkloadFor(const nlohmann::json& local, const std::string& origin);
@@ -31,6 +32,15 @@ nlohmann::json RemoteWorkloadFor(const nlohmann::json& local, const std::string&
 // `workload_name` there.
 nlohmann::json RemoteJobFor(const jobs::JobKind& kind, const nlohmann::json& local,
                             const std::string& workload_name, const std::string& origin);
+
+// The copy of manager pod `local` for a worker (Kueue's plain-pod adapter):
+// as RemoteJobFor, its spec without nodeName.
+nlohmann::json RemotePodFor(const nlohmann::json& local, const std::string& workload_name,
+                            const std::string& origin);
+
+// The pods owning Workload `wl` (a plain pod's or a pod group's), by name;
+// empty when it is not the Workload of pods.
+std::vector<std::string> OwnerPodsOf(const nlohmann::json& wl);
 
 // The job kind and name controlling Workload `wl` (its controller owner
 // reference); nullopt when it has none Kuota knows.

@@ -21,6 +21,9 @@ using Json = nlohmann::json;
 
 inline constexpr const char* kQueueNameLabel = "kueue.x-k8s.io/queue-name";
 inline constexpr const char* kPriorityClassLabel = "kueue.x-k8s.io/priority-class";
+// Kueue's prebuilt workloads: a job (or pod) with this label uses the named
+// Workload instead of making one (MultiKueue labels what it creates on a worker).
+inline constexpr const char* kPrebuiltWorkloadLabel = "kueue.x-k8s.io/prebuilt-workload-name";
 inline constexpr const char* kMinParallelismAnnotation = "kueue.x-k8s.io/job-min-parallelism";
 // Annotation holding the pod templates' original nodeSelector/tolerations
 // (and counts) while the job runs with a flavor's injected ones.

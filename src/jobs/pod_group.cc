@@ -11,6 +11,11 @@ namespace {}  // namespace
 
 std::string PodGroup::WorkloadKeyOf(const Json& pod) {
   const std::string ns = MetaStr(pod, "namespace");
+  // Kueue's prebuilt workloads (MultiKueue's pods on a worker) name theirs.
+  if (const std::string prebuilt = MetaMapValue(pod, "labels", kPrebuiltWorkloadLabel);
+      !prebuilt.empty()) {
+    return ns + "/" + prebuilt;
+  }
   const std::string group = PodGroupName(pod);
   if (!group.empty()) return ns + "/" + group;
   const std::string uid = MetaStr(pod, "uid");

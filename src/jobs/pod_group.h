@@ -20,7 +20,8 @@ namespace kuota::jobs {
 
 class PodGroup {
  public:
-  // The Workload key ("<ns>/<workload name>") `pod` belongs to: its group's
+  // The Workload key ("<ns>/<workload name>") `pod` belongs to: the one its
+  // kueue.x-k8s.io/prebuilt-workload-name label names, else its group's
   // name, or "pod-<name>-<hash>" for a single pod; "" when it has no uid yet.
   static std::string WorkloadKeyOf(const Json& pod);
 

@@ -25,9 +25,9 @@ class KubeRemoteCluster final : public control::RemoteCluster {
 
  private:
   // What the manager lists on a worker (KubeObjectStore lists only these):
-  // Workloads and the jobs of every kind.
+  // Workloads, pods and the jobs of every kind.
   static std::vector<std::string> ListedResources() {
-    std::vector<std::string> out = {"workloads.kueue.x-k8s.io"};
+    std::vector<std::string> out = {"workloads.kueue.x-k8s.io", "pods"};
     for (const auto& k : jobs::JobKinds()) out.push_back(k->Resource());
     return out;
   }

@@ -11,6 +11,8 @@
 #     exactly one worker each (pods are processes there, none on the
 #     manager), the check says where, and their status (Complete /
 #     Succeeded) comes back to the manager's job;
+#   * a plain pod runs on a worker while the manager's copy stays gated, and
+#     its status (Succeeded) comes back;
 #   * a second Job lands on the other worker when the first is full;
 #   * deleting a Job on the manager deletes it on its worker;
 #   * a worker SIGKILLed mid-run: after workerLostTimeout its workload is
@@ -71,9 +73,18 @@ gone() {
   [[ $n -eq 0 ]] && echo gone || echo "$n left"
 }
 
+# Plain pods are queued only where the "pod" framework is on (as in Kueue),
+# on the manager and on the workers alike.
+cat >"$TMP/worker-config.yaml" <<EOF
+apiVersion: config.kueue.x-k8s.io/v1beta1
+kind: Configuration
+integrations:
+  frameworks: [batch/job, kubeflow.org/pytorchjob, pod]
+EOF
+
 # --- two workers: queues, and the manager's identity there -------------------
 for w in w1 w2; do
-  start "$w" --cpus 4 --fake-gpus 4
+  start "$w" --cpus 4 --fake-gpus 4 --config "$TMP/worker-config.yaml"
   kc "$w" create namespace team-a >/dev/null
   kc "$w" apply -f - >/dev/null <<EOF
 $(cpu_queue_yaml default worker-cq 1 team-a team-a-queue | sed 's/coveredResources: \[cpu\]/coveredResources: [cpu, nvidia.com\/gpu]/; s/resources: \[{name: cpu, nominalQuota: 1}\]/resources: [{name: cpu, nominalQuota: 1}, {name: nvidia.com\/gpu, nominalQuota: 4}]/')
@@ -91,6 +102,9 @@ rules:
 - apiGroups: [kubeflow.org]
   resources: [pytorchjobs, pytorchjobs/status]
   verbs: [create, delete, get, list, watch]
+- apiGroups: [""]
+  resources: [pods]
+  verbs: [create, delete, get, list, watch]
 EOF
   kc "$w" create rolebinding multikueue-manager -n team-a --clusterrole=multikueue-manager \
     --user="$U" >/dev/null
@@ -106,6 +120,8 @@ expect_eq "a worker confines the manager to team-a" "no" \
 cat >"$TMP/manager-config.yaml" <<EOF
 apiVersion: config.kueue.x-k8s.io/v1beta1
 kind: Configuration
+integrations:
+  frameworks: [batch/job, kubeflow.org/pytorchjob, pod]
 multiKueue:
   gcInterval: 3s
   workerLostTimeout: 5s
@@ -238,6 +254,25 @@ eventually "the copy is removed from $where once finished" 15 gone gone "$where"
 contains "an Event on the manager says where it ran" "The workload was admitted on \"$where\"" \
   "$(kc m get events -n team-a --field-selector reason=MultiKueue -o jsonpath='{.items[*].message}')"
 kc m delete job hello -n team-a >/dev/null
+
+# --- a plain pod: run on a worker, gated on the manager, status back -------------
+kc m apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Pod
+metadata: {name: lone-pod, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: team-a-queue}}
+spec:
+  restartPolicy: Never
+  containers:
+  - {name: c, image: busybox, command: [sh, -c, "echo pod ran; : $TAG"], resources: {requests: {cpu: 1}}}
+EOF
+podwl() { kc m get workloads -n team-a -o jsonpath="{.items[?(@.metadata.ownerReferences[0].name==\"lone-pod\")].status.$1}"; }
+eventually "a plain pod's check turns Ready" 20 "Ready" podwl 'admissionChecks[0].state'
+eventually "its status comes back from the worker: Succeeded" 30 "Succeeded" \
+  kc m get pod lone-pod -n team-a -o jsonpath='{.status.phase}'
+expect_eq "the manager's pod stayed gated" "kueue.x-k8s.io/admission" \
+  "$(kc m get pod lone-pod -n team-a -o jsonpath='{.spec.schedulingGates[*].name}')"
+eventually "its Workload finishes on the manager" 20 "True" podwl 'conditions[?(@.type=="Finished")].status'
+kc m delete pod lone-pod -n team-a >/dev/null
 
 # --- full on one worker: the next goes to the other; delete propagates ------
 job_yaml team-a long-a queue=team-a-queue "cmd=sleep 60; : $TAG" "requests=cpu: 1" | kc m apply -f - >/dev/null

@@ -333,7 +333,9 @@ Status KubeflowJobKind::Validate(const Json& job) const {
     }
     if (!traits.default_container.empty() && !named) {
       return RequiredWhy(containers_path,
-                         "must have at least one container with name " + traits.default_container);
+                         "must have at least one container with name " +
+                             (traits.quote_container_name ? Quoted(traits.default_container)
+                                                          : traits.default_container));
     }
   }
   KUOTA_RETURN_IF_ERROR(spec_.hooks.validate_kind(*this, job));

@@ -1,15 +1,16 @@
 // KubeflowJobKind: the one class serving the Kubeflow job kinds whose spec is a
 // map of replica specs ({Type: {replicas, restartPolicy, template}}) beside a
 // runPolicy (suspend, backoffLimit, cleanPodPolicy, schedulingPolicy):
-// PyTorchJob and TFJob (training-operator, kubeflow.org/v1) and MPIJob
-// (mpi-operator, kubeflow.org/v2beta1). It implements what those operators
-// share: the replica-spec and runPolicy checks, Kueue's pod sets (one per
-// replica type present, in Kueue's order, named by the lower-cased type, count
-// = replicas defaulting to 1, no partial admission), the labels the operators
-// put on pods, the replica restart policies, and the status they write
-// (conditions Created / Running / Restarting / Suspended / Succeeded / Failed,
-// the changed one moved last as the operators do, so the CRD's "State" column
-// `.status.conditions[-1:].type` reads the latest; replicaStatuses
+// PyTorchJob, TFJob, JAXJob, PaddleJob and XGBoostJob (training-operator,
+// kubeflow.org/v1) and MPIJob (mpi-operator, kubeflow.org/v2beta1). It
+// implements what those operators share: the replica-spec and runPolicy
+// checks, Kueue's pod sets (one per replica type present, in Kueue's order,
+// named by the lower-cased type, count = replicas defaulting to 1, no partial
+// admission), the labels the operators put on pods, the replica restart
+// policies, and the status they write (conditions Created / Running /
+// Restarting / Suspended / Succeeded / Failed, the changed one moved last as
+// the operators do, so the CRD's "State" column `.status.conditions[-1:].type`
+// reads the latest; replicaStatuses
 // {Type: {active, succeeded, failed}}; startTime and completionTime).
 //
 // Kuota addition: `status.restarts`, the pod restarts counted so far (the
@@ -59,6 +60,8 @@ struct KubeflowTraits {
   // (kueue.x-k8s.io/podset-group-name): its MPIJob webhook does, its
   // training-operator one does not.
   bool check_pod_set_groups = false;
+  // The missing-container message quotes the name (PaddleJob's webhook: %q).
+  bool quote_container_name = false;
 };
 
 class KubeflowJobKind;
@@ -83,7 +86,7 @@ struct KubeflowHooks {
 };
 
 // What one Kubeflow kind says beyond the shared behaviour; one constant per
-// kind (PyTorchJobSpec, TFJobSpec, MPIJobSpec).
+// kind (PyTorchJobSpec, TFJobSpec, MPIJobSpec, JAXJobSpec, ...).
 struct KubeflowKindSpec {
   KindInfo info;
   KubeflowTraits traits;
@@ -167,7 +170,7 @@ std::string LowerAscii(std::string s);
 // Kube's DNS-1035 and DNS-1123 label checks: "" when valid, else kube's message.
 std::string CheckDns1035Label(const std::string& value);
 std::string CheckDns1123LabelValue(const std::string& value);
-// training-operator's job-name rule (PyTorchJob, TFJob): metadata.name is a
+// training-operator's job-name rule (its five kinds): metadata.name is a
 // DNS-1035 label. A KubeflowKindSpec::validate_name hook.
 Status ValidateTrainingJobName(const KubeflowJobKind& kind, const Json& job);
 // "Unsupported value" for `path`, listing the supported values.

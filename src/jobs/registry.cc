@@ -1,13 +1,16 @@
 #include "jobs/registry.h"
 
 #include "jobs/batch_job.h"
+#include "jobs/jax_job.h"
 #include "jobs/jobset.h"
 #include "jobs/mpi_job.h"
+#include "jobs/paddle_job.h"
 #include "jobs/pytorch_job.h"
 #include "jobs/ray_cluster.h"
 #include "jobs/ray_job.h"
 #include "jobs/tf_job.h"
 #include "jobs/volcano_job.h"
+#include "jobs/xgboost_job.h"
 
 namespace kuota::jobs {
 
@@ -19,6 +22,9 @@ const std::vector<std::unique_ptr<JobKind>>& JobKinds() {
     v.push_back(std::make_unique<KubeflowJobKind>(PyTorchJobSpec()));
     v.push_back(std::make_unique<KubeflowJobKind>(TFJobSpec()));
     v.push_back(std::make_unique<KubeflowJobKind>(MPIJobSpec()));
+    v.push_back(std::make_unique<KubeflowJobKind>(JAXJobSpec()));
+    v.push_back(std::make_unique<KubeflowJobKind>(PaddleJobSpec()));
+    v.push_back(std::make_unique<KubeflowJobKind>(XGBoostJobSpec()));
     v.push_back(std::make_unique<RayJobKind>());
     v.push_back(std::make_unique<RayClusterKind>());
     v.push_back(std::make_unique<JobSetKind>());

@@ -107,6 +107,11 @@ TEST(AdmissionWebhookTest, ServesKueuePathsForEveryIntegrationAndKueueKind) {
         "/validate-kueue-x-k8s-io-v1beta2-workload"}) {
     EXPECT_NE(std::find(paths.begin(), paths.end(), want), paths.end()) << want;
   }
+  // The training-operator's JAX, Paddle and XGBoost kinds.
+  for (const char* want : {"/mutate-kubeflow-org-v1-jaxjob", "/validate-kubeflow-org-v1-paddlejob",
+                           "/validate-kubeflow-org-v1-xgboostjob"}) {
+    EXPECT_NE(std::find(paths.begin(), paths.end(), want), paths.end()) << want;
+  }
   std::vector<std::string> sorted = paths;
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << "a path twice";

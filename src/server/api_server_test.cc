@@ -2,6 +2,7 @@
 // every error class, over real HTTP against a real store.
 #include <set>
 #include <string>
+#include <vector>
 
 #include "server/test_server.h"
 
@@ -144,6 +145,55 @@ TEST_F(ApiServerTest, OpenApiV3) {
   EXPECT_EQ(Get("/openapi/v2").status, 200);
   EXPECT_EQ(Get("/openapi/v2", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf").status,
             404);
+}
+
+// The training-operator's JAXJob, PaddleJob and XGBoostJob: listed by
+// discovery with a status subresource, in OpenAPI, and printed with their
+// CRDs' columns (State, Age).
+TEST_F(ApiServerTest, TrainingOperatorKindsAreServed) {
+  Reply kf = Get("/apis/kubeflow.org/v1");
+  ASSERT_EQ(kf.status, 200);
+  std::set<std::string> names;
+  for (const Json& r : kf.body["resources"]) {
+    names.insert(r["name"].get<std::string>());
+    if (r["name"] == "xgboostjobs") {
+      EXPECT_EQ(r["kind"], "XGBoostJob");
+      EXPECT_EQ(r["singularName"], "xgboostjob");
+      EXPECT_EQ(r["namespaced"], true);
+    }
+  }
+  for (const char* n : {"jaxjobs", "jaxjobs/status", "paddlejobs", "paddlejobs/status",
+                        "xgboostjobs", "xgboostjobs/status"}) {
+    EXPECT_EQ(names.count(n), 1u) << n;
+  }
+  Reply index = Get("/openapi/v3");
+  ASSERT_TRUE(index.body["paths"].contains("apis/kubeflow.org/v1"));
+  Reply doc = Get(index.body["paths"]["apis/kubeflow.org/v1"]["serverRelativeURL"]);
+  for (const char* p : {"/apis/kubeflow.org/v1/namespaces/{namespace}/jaxjobs/{name}",
+                        "/apis/kubeflow.org/v1/namespaces/{namespace}/paddlejobs/{name}/status",
+                        "/apis/kubeflow.org/v1/namespaces/{namespace}/xgboostjobs"}) {
+    EXPECT_TRUE(doc.body["paths"].contains(p)) << p;
+  }
+
+  const Json job = Json::parse(R"({
+    "apiVersion": "kubeflow.org/v1", "kind": "JAXJob",
+    "metadata": {"name": "jax", "namespace": "default"},
+    "spec": {"jaxReplicaSpecs": {"Worker": {"replicas": 2, "template": {"spec": {
+      "containers": [{"name": "jax", "image": "img:1"}]}}}}}})");
+  const std::string jobs = "/apis/kubeflow.org/v1/namespaces/default/jaxjobs";
+  ASSERT_EQ(Post(jobs, job).status, 201);
+  Reply st = MergePatch(jobs + "/jax/status",
+                        R"({"status":{"conditions":[{"type":"Created","status":"True"},)"
+                        R"({"type":"Running","status":"True"}]}})");
+  ASSERT_EQ(st.status, 200) << st.raw;
+  Reply table = Get(jobs, "application/json;as=Table;v=v1;g=meta.k8s.io");
+  ASSERT_EQ(table.status, 200) << table.raw;
+  std::vector<std::string> columns;
+  for (const Json& c : table.body["columnDefinitions"]) columns.push_back(c["name"]);
+  EXPECT_EQ(columns, (std::vector<std::string>{"Name", "State", "Age"}));
+  ASSERT_EQ(table.body["rows"].size(), 1u);
+  EXPECT_EQ(table.body["rows"][0]["cells"][0], "jax");
+  EXPECT_EQ(table.body["rows"][0]["cells"][1], "Running");
 }
 
 TEST_F(ApiServerTest, DefaultNamespacesExist) {

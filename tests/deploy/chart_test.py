@@ -628,7 +628,9 @@ NO_STATUS = {"workloadpriorityclasses", "topologies", "multikueueconfigs",
              "provisioningrequestconfigs"}
 # The job kinds the ClusterRole covers: (group, plural); every kind in src/jobs must be here.
 JOB_KINDS = [("batch", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "tfjobs"),
-             ("kubeflow.org", "mpijobs"), ("ray.io", "rayjobs"), ("ray.io", "rayclusters"),
+             ("kubeflow.org", "mpijobs"), ("kubeflow.org", "jaxjobs"),
+             ("kubeflow.org", "paddlejobs"), ("kubeflow.org", "xgboostjobs"),
+             ("ray.io", "rayjobs"), ("ray.io", "rayclusters"),
              ("jobset.x-k8s.io", "jobsets"), ("batch.volcano.sh", "jobs")]
 
 

@@ -3,9 +3,9 @@
 # namespace and ClusterQueue): with the real kubectl and real local processes,
 # each kind is submitted, waits in the queue, is admitted on the right flavor,
 # runs with the environment its operator gives (tests/e2e/job_kinds/probe.py
-# prints it; PyTorch ranks meet at MASTER_ADDR:MASTER_PORT), is preempted by a
-# high-priority Job (suspended, pods gone), resumes, finishes, and its quota is
-# released. Invalid manifests get 422 with the field path.
+# prints it; PyTorch and XGBoost ranks meet at MASTER_ADDR:MASTER_PORT), is
+# preempted by a high-priority Job (suspended, pods gone), resumes, finishes,
+# and its quota is released. Invalid manifests get 422 with the field path.
 # Usage: job_kinds_test.sh PATH/TO/kuotad
 set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad}
@@ -15,7 +15,7 @@ source "$HERE/lib.sh"
 need kubectl python3
 scratch kuota-kinds   # TAG marks this run's processes (in their arguments)
 
-KINDS=(pytorchjob tfjob mpijob raycluster rayjob jobset vcjob)
+KINDS=(pytorchjob tfjob mpijob jaxjob paddlejob xgboostjob raycluster rayjob jobset vcjob)
 
 # container NAME ARGS...: one probe container (50m CPU) waiting for the kind's
 # release file; ARGS are the environment patterns it prints.
@@ -102,6 +102,66 @@ $(container launcher "$kind" MPI_HOSTFILE_CONTENT K_MPI_JOB_ROLE)
         spec:
           containers:
 $(container worker "$kind" K_MPI_JOB_ROLE)
+YAML
+    ;;
+    jaxjob) cat <<YAML
+apiVersion: kubeflow.org/v1
+kind: JAXJob
+metadata:
+  name: dist
+$meta
+spec:
+  jaxReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+$(container jax "$kind" COORDINATOR_ADDRESS COORDINATOR_PORT NUM_PROCESSES PROCESS_ID)
+YAML
+    ;;
+    paddlejob) cat <<YAML
+apiVersion: kubeflow.org/v1
+kind: PaddleJob
+metadata:
+  name: dist
+$meta
+spec:
+  paddleReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+$(container paddle "$kind" "PADDLE_*" POD_IP_DUMMY)
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+$(container paddle "$kind" "PADDLE_*" POD_IP_DUMMY)
+YAML
+    ;;
+    xgboostjob) cat <<YAML
+apiVersion: kubeflow.org/v1
+kind: XGBoostJob
+metadata:
+  name: dist
+$meta
+spec:
+  xgbReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+$(container xgboost "$kind" --rendezvous MASTER_ADDR MASTER_PORT RANK WORLD_SIZE "WORKER_*")
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+$(container xgboost "$kind" --rendezvous RANK WORLD_SIZE "WORKER_*")
 YAML
     ;;
     raycluster) cat <<YAML
@@ -199,7 +259,7 @@ res() {
 }
 suspend_path() {
   case $1 in
-    pytorchjob|tfjob|mpijob) echo '{.spec.runPolicy.suspend}' ;;
+    pytorchjob|tfjob|mpijob|jaxjob|paddlejob|xgboostjob) echo '{.spec.runPolicy.suspend}' ;;
     *) echo '{.spec.suspend}' ;;
   esac
 }
@@ -214,7 +274,7 @@ batch() {
 snap() {
   k get pods -A -o jsonpath='{range .items[*]}{.metadata.namespace}|{.metadata.labels.kuota\.dev/job-name}|{.metadata.labels.job-name}|{.metadata.name}|{.status.phase}|{.spec.nodeSelector.kuota\.dev/pool}|{.spec.tolerations[*].key}{"\n"}{end}' >"$TMP/pods" 2>/dev/null
   k get workloads -A -o jsonpath='{range .items[*]}{.metadata.namespace}|{.metadata.ownerReferences[0].name}|{.status.conditions[?(@.type=="QuotaReserved")].status}|{.status.conditions[?(@.type=="Finished")].status}|{.status.admission.podSetAssignments[0].flavors.cpu}|{.status.conditions[*].reason}|{.metadata.name}{"\n"}{end}' >"$TMP/workloads" 2>/dev/null
-  { k get pytorchjobs,tfjobs,mpijobs -A -o jsonpath='{range .items[*]}{.metadata.namespace}|{.spec.runPolicy.suspend}{"\n"}{end}'
+  { k get pytorchjobs,tfjobs,mpijobs,jaxjobs,paddlejobs,xgboostjobs -A -o jsonpath='{range .items[*]}{.metadata.namespace}|{.spec.runPolicy.suspend}{"\n"}{end}'
     k get rayclusters,rayjobs,jobsets,jobs.batch.volcano.sh -A -o jsonpath='{range .items[*]}{.metadata.namespace}|{.spec.suspend}{"\n"}{end}'
   } >"$TMP/suspend" 2>/dev/null
   k get clusterqueues -o jsonpath='{range .items[*]}{.metadata.name}|{.status.admittedWorkloads}{"\n"}{end}' >"$TMP/cqs" 2>/dev/null
@@ -318,6 +378,12 @@ manifest vcjob | sed 's/minAvailable: 2/minAvailable: 3/' |
   invalid "a Volcano Job whose minAvailable exceeds its replicas: 422" "spec.minAvailable"
 manifest raycluster | sed 's/^  headGroupSpec:/  headless:/' |
   invalid "a RayCluster without headGroupSpec: 422 naming the field" "spec.headGroupSpec"
+manifest xgboostjob | sed '/^    Master:/,/^    Worker:/{/^    Worker:/!d}' |
+  invalid "an XGBoostJob without Master: 422 naming the field" \
+  "spec.xgbReplicaSpecs.Master: Required value: must be present"
+manifest jaxjob | sed 's/- name: jax$/- name: main/' |
+  invalid "a JAXJob without a jax container: 422 naming the field" \
+  "spec.jaxReplicaSpecs.Worker.template.spec.containers: Required value"
 manifest jobset | sed 's/replicas: 2/replicas: -1/' |
   invalid "a JobSet with negative replicas: 422 naming the field" "spec.replicatedJobs[0].replicas"
 
@@ -333,7 +399,7 @@ for kind in "${KINDS[@]}"; do
   expect_eq "$kind: no pods while queued" "" "$(pods_of "$kind")"
   expect_eq "$kind: is suspended while queued" "true" "$(suspended "$kind")"
 done
-for kind in "${KINDS[@]}"; do echo "ns-$kind"; done | xargs -I{} -P 7 kubectl --kubeconfig "$TMP/kubeconfig" delete job -n {} filler --wait=false >/dev/null
+for kind in "${KINDS[@]}"; do echo "ns-$kind"; done | xargs -I{} -P ${#KINDS[@]} kubectl --kubeconfig "$TMP/kubeconfig" delete job -n {} filler --wait=false >/dev/null
 
 # --- Admitted on the big flavor, every pod runs with its operator's env --------
 section "Admitted on the big flavor, every pod runs with its operator's env"
@@ -355,6 +421,26 @@ contains "pytorchjob: both ranks met at MASTER_ADDR:MASTER_PORT" "RENDEZVOUS ran
 contains "tfjob: TF_CONFIG names the chief and this task" '"task":{"index":0,"type":"worker"}' \
   "$(logs tfjob dist-worker-0 | tr -d ' ')"
 contains "tfjob: TF_CONFIG lists the cluster" '"chief":[' "$(logs tfjob dist-chief-0 | tr -d ' ')"
+jax1=$(logs jaxjob dist-worker-1)
+contains "jaxjob: worker 1 is process 1" "ENV PROCESS_ID=1" "$jax1"
+contains "jaxjob: of 2 processes" "ENV NUM_PROCESSES=2" "$jax1"
+contains "jaxjob: the coordinator's address" "ENV COORDINATOR_ADDRESS=127.0.0.1" "$jax1"
+contains "jaxjob: the coordinator's port (jaxjob-port)" "ENV COORDINATOR_PORT=6666" "$jax1"
+contains "jaxjob: worker 0 is process 0" "ENV PROCESS_ID=0" "$(logs jaxjob dist-worker-0)"
+paddle_m=$(logs paddlejob dist-master-0)
+paddle_w=$(logs paddlejob dist-worker-0)
+contains "paddlejob: the worker knows the master's endpoint" "ENV PADDLE_MASTER=127.0.0.1:36543" "$paddle_w"
+contains "paddlejob: the master's endpoint is its own" "ENV PADDLE_MASTER=127.0.0.1:36543" "$paddle_m"
+contains "paddlejob: the job's id" "ENV PADDLE_JOB_ID=dist" "$paddle_m"
+contains "paddlejob: the job's size" "ENV PADDLE_NNODES=2" "$paddle_w"
+contains "paddlejob: the master is the parameter server" "ENV PADDLE_SERVER_NUM=1" "$paddle_m"
+contains "paddlejob: the worker is a trainer" "ENV PADDLE_TRAINER_NUM=1" "$paddle_w"
+contains "paddlejob: the master has POD_IP_DUMMY" "ENV POD_IP_DUMMY=127.0.0.1" "$paddle_m"
+wait_for 30 RENDEZVOUS logs xgboostjob dist-worker-0
+contains "xgboostjob: the worker is rank 1, after the master" "ENV RANK=1" "$(logs xgboostjob dist-worker-0)"
+contains "xgboostjob: worker addresses" "ENV WORKER_ADDRS=127.0.0.1" "$(logs xgboostjob dist-master-0)"
+contains "xgboostjob: both ranks met at MASTER_ADDR:MASTER_PORT" "RENDEZVOUS rank=1 world=2 peers=0,1" \
+  "$(logs xgboostjob dist-worker-0)"
 contains "mpijob: the launcher gets the hostfile" "slots=1" "$(logs mpijob dist-launcher-0)"
 contains "mpijob: the worker knows its role" "ENV K_MPI_JOB_ROLE=worker" "$(logs mpijob dist-worker-1)"
 head=$(pods_of raycluster | grep head | cut -d= -f1)
@@ -380,7 +466,7 @@ for kind in "${KINDS[@]}"; do
   contains "$kind: the workload says it was preempted" "Preempted" "$(wl_field "$kind" 6)"
   expect_eq "$kind: the high-priority job runs" 1 "$(batch_running "$kind" boss)"
 done
-for kind in "${KINDS[@]}"; do echo "ns-$kind"; done | xargs -I{} -P 7 kubectl --kubeconfig "$TMP/kubeconfig" delete job -n {} boss --wait=false >/dev/null
+for kind in "${KINDS[@]}"; do echo "ns-$kind"; done | xargs -I{} -P ${#KINDS[@]} kubectl --kubeconfig "$TMP/kubeconfig" delete job -n {} boss --wait=false >/dev/null
 every_kind 40 all_running
 for kind in "${KINDS[@]}"; do
   expect_eq "$kind: resumed after the high-priority job left" "$(want_pods "$kind")" "$(running_pods "$kind")"
@@ -400,6 +486,9 @@ for kind in "${KINDS[@]}"; do
 done
 contains "kubectl get pytorchjob shows Succeeded" "Succeeded" "$(k get pytorchjob -n ns-pytorchjob dist)"
 contains "kubectl get tfjobs shows Succeeded" "Succeeded" "$(k get tfjobs -n ns-tfjob)"
+for kind in jaxjob paddlejob xgboostjob; do
+  contains "kubectl get ${kind}s shows Succeeded" "Succeeded" "$(k get "${kind}s" -n "ns-$kind")"
+done
 # mpi-operator's CRD prints no status column: read the condition.
 expect_eq "the MPIJob's Succeeded condition" "True" \
   "$(k get mpijob -n ns-mpijob dist -o jsonpath='{.status.conditions[?(@.type=="Succeeded")].status}')"

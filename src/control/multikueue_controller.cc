@@ -102,10 +102,12 @@ void MultiKueueController::Run() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
     lock.unlock();
-    std::string err = CatchAll([&] { RunOnce(); });
+    bool busy = true;
+    std::string err = CatchAll([&] { busy = RunOnce(); });
     if (!err.empty()) std::fprintf(stderr, "kuotad: multikueue: %s\n", err.c_str());
     lock.lock();
-    cv_.wait_for(lock, options_.tick, [this] { return stop_; });
+    cv_.wait_for(lock, busy ? options_.tick : options_.tick * options_.idle_ticks,
+                 [this] { return stop_; });
   }
 }
 
@@ -230,14 +232,14 @@ const std::map<std::string, Json>* MultiKueueController::RemoteObjects(const std
   return &*slot;
 }
 
-void MultiKueueController::RunOnce() {
+bool MultiKueueController::RunOnce() {
   snapshot_.clear();
   workers_.Refresh(options_.probe_every);
   std::map<std::string, CheckUse> uses;
   const bool any = ReadChecks(uses);
-  if (!any && dispatched_.empty()) return;
+  if (!any && dispatched_.empty()) return !workers_.empty();
   Result<store::ListResult> workloads = store_.List(kMkWorkloads, {});
-  if (!workloads.ok()) return;
+  if (!workloads.ok()) return true;
   std::set<std::string> seen;
   for (const Json& wl : workloads->items) {
     const std::string key = MkKey(MetaString(wl, "namespace"), MetaString(wl, "name"));
@@ -272,6 +274,7 @@ void MultiKueueController::RunOnce() {
     last_gc_ = now;
     CollectGarbage(uses);
   }
+  return true;
 }
 
 std::string MultiKueueController::CannotDispatch(const Json& wl) {

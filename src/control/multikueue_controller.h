@@ -16,8 +16,8 @@
 // MultiKueue AdmissionChecks (Kueue's reasons and messages) and the
 // MultiKueueClusters' (multikueue_clusters.h), and counts Kueue's
 // kueue_multikueue_workloads_{dispatched,admitted}_total.
-// Polls on its own thread (one pass per tick; a pass does nothing but two
-// small lists while no MultiKueue object exists). Start and Stop are
+// Polls on its own thread (one pass per tick; while no MultiKueue check
+// exists, a pass every idle_ticks ticks that lists the checks and clusters). Start and Stop are
 // thread-safe.
 #pragma once
 
@@ -47,6 +47,7 @@ struct MultiKueueOptions {
   api::MultiKueueSettings settings;
   std::string controller_namespace = "kueue-system";  // where the kubeconfig Secrets are
   std::chrono::milliseconds tick{500};
+  int idle_ticks = 10;  // without any MultiKueue check: look every 10 ticks (5 s)
   Duration probe_every{1000};
   // Kueue's Incremental dispatcher: clusters nominated per round, and how
   // long a round waits for an admission before nominating more.
@@ -66,8 +67,10 @@ class MultiKueueController {
 
   void Start();
   void Stop();  // idempotent
-  // One pass (the thread runs it every tick; tests call it directly).
-  void RunOnce();
+  // One pass (the thread runs it every tick; tests call it directly). False
+  // when there was nothing to do: no MultiKueue check and nothing dispatched
+  // (the thread then waits `idle_ticks` ticks before looking again).
+  bool RunOnce();
 
  private:
   using Json = nlohmann::json;

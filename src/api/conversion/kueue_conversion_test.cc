@@ -164,7 +164,7 @@ TEST(KueueConversion, RefusesWhatItCannotConvert) {
   EXPECT_FALSE(
       Convert(Parse(R"({"apiVersion":"kueue.x-k8s.io/v1alpha1","kind":"Cohort"})"), kV1beta2).ok());
   EXPECT_FALSE(
-      Convert(Parse(R"({"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"MultiKueueCluster"})"),
+      Convert(Parse(R"({"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"NoSuchKind"})"),
               kV1beta2)
           .ok());
   EXPECT_FALSE(Convert(Parse(R"({"apiVersion":"batch/v1","kind":"Job"})"), kV1beta2).ok());

@@ -16,16 +16,19 @@ Json MkObjectMember(const Json& object, const char* key) {
   return it != object.end() && it->is_object() ? *it : Json::object();
 }
 
-}  // namespace
-
-Json RemoteWorkloadFor(const Json& local, const std::string& origin) {
+// The copy of `local` (of apiVersion/kind) for a worker: its name,
+// namespace, labels plus the origin (and the prebuilt Workload's name when
+// given), annotations plus the manager's uid, and its spec.
+Json RemoteCopy(const Json& local, const std::string& api_version, const std::string& kind,
+                const std::string& origin, const std::string& workload_name) {
   const Json meta = MkObjectMember(local, "metadata");
   Json labels = MkObjectMember(meta, "labels");
   labels[kMultiKueueOriginLabel] = origin;
+  if (!workload_name.empty()) labels[kPrebuiltWorkloadLabel] = workload_name;
   Json annotations = MkObjectMember(meta, "annotations");
   annotations[kMultiKueueOriginUidAnnotation] = meta.value("uid", "");
-  return {{"apiVersion", api::kKueueV1beta2},
-          {"kind", "Workload"},
+  return {{"apiVersion", api_version},
+          {"kind", kind},
           {"metadata",
            {{"name", meta.value("name", "")},
             {"namespace", meta.value("namespace", "")},
@@ -34,22 +37,15 @@ Json RemoteWorkloadFor(const Json& local, const std::string& origin) {
           {"spec", MkObjectMember(local, "spec")}};
 }
 
+}  // namespace
+
+Json RemoteWorkloadFor(const Json& local, const std::string& origin) {
+  return RemoteCopy(local, api::kKueueV1beta2, "Workload", origin, "");
+}
+
 Json RemoteJobFor(const jobs::JobKind& kind, const Json& local, const std::string& workload_name,
                   const std::string& origin) {
-  const Json meta = MkObjectMember(local, "metadata");
-  Json labels = MkObjectMember(meta, "labels");
-  labels[kMultiKueueOriginLabel] = origin;
-  labels[kPrebuiltWorkloadLabel] = workload_name;
-  Json annotations = MkObjectMember(meta, "annotations");
-  annotations[kMultiKueueOriginUidAnnotation] = meta.value("uid", "");
-  Json job = {{"apiVersion", kind.ApiVersion()},
-              {"kind", kind.Kind()},
-              {"metadata",
-               {{"name", meta.value("name", "")},
-                {"namespace", meta.value("namespace", "")},
-                {"labels", std::move(labels)},
-                {"annotations", std::move(annotations)}}},
-              {"spec", MkObjectMember(local, "spec")}};
+  Json job = RemoteCopy(local, kind.ApiVersion(), kind.Kind(), origin, workload_name);
   if (std::optional<Json::json_pointer> p = jobs::ManagedByPointer(kind)) {
     if (job.contains(*p)) job[p->parent_pointer()].erase(p->back());
   }
@@ -57,22 +53,9 @@ Json RemoteJobFor(const jobs::JobKind& kind, const Json& local, const std::strin
 }
 
 Json RemotePodFor(const Json& local, const std::string& workload_name, const std::string& origin) {
-  const Json meta = MkObjectMember(local, "metadata");
-  Json labels = MkObjectMember(meta, "labels");
-  labels[kMultiKueueOriginLabel] = origin;
-  labels[kPrebuiltWorkloadLabel] = workload_name;
-  Json annotations = MkObjectMember(meta, "annotations");
-  annotations[kMultiKueueOriginUidAnnotation] = meta.value("uid", "");
-  Json spec = MkObjectMember(local, "spec");
-  spec.erase("nodeName");
-  return {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata",
-           {{"name", meta.value("name", "")},
-            {"namespace", meta.value("namespace", "")},
-            {"labels", std::move(labels)},
-            {"annotations", std::move(annotations)}}},
-          {"spec", std::move(spec)}};
+  Json pod = RemoteCopy(local, "v1", "Pod", origin, workload_name);
+  pod["spec"].erase("nodeName");
+  return pod;
 }
 
 std::vector<std::string> OwnerPodsOf(const Json& wl) {

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "jobs/job_fields.h"
+#include "jobs/pod_set_update.h"
 
 namespace kuota::jobs {
 namespace {

@@ -207,6 +207,9 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
     KUOTA_RETURN_IF_ERROR(ValidateJobQueueNameLabel(*object));
     if (op == Operation::kCreate) KUOTA_RETURN_IF_ERROR(ValidateJobMaxExecTimeLabel(*object));
     if (op == Operation::kCreate) kind->DefaultOnCreate(*object);
+    // A job built from another object (a TrainJob's runtime) is checked
+    // once the controller has copied it in.
+    if (kind->PendingReference(*object)) return Status::Ok();
     return ValidateWorkloadOf(*kind, *object);
   }
   const bool kueue = resource.group == "kueue.x-k8s.io" ||

@@ -285,6 +285,7 @@ void Controller::HandleEvent(const store::WatchEvent& ev) {
 }
 
 void Controller::ApplyObject(const std::string& resource, const Json& object) {
+  if (!waiting_jobs_.empty()) RetryWaitingJobs(resource, object);
   if (const KindEntry* k = FindEngineKind(resource)) {
     const std::string id = resource + "/" + ObjectKey(object);
     if (k->has_generation) {
@@ -411,6 +412,10 @@ void Controller::HandleJob(const std::string& resource, const Json& job) {
       AdoptPrebuiltWorkload(*kind, job);
       return;
     }
+    if (std::optional<jobs::ReferencedObject> ref = kind->PendingReference(job)) {
+      ResolveReference(*kind, job, *ref);
+      return;
+    }
     auto wl = kind->BuildWorkload(job);
     if (!wl.ok()) {
       std::fprintf(stderr, "kuotad: job %s: %s\n", ObjectKey(job).c_str(),
@@ -465,6 +470,55 @@ void Controller::HandleJob(const std::string& resource, const Json& job) {
     StartJob(wl_key);
   } else if (wl->state != engine::WorkloadState::kAdmitted && !suspended) {
     StopJob(wl_key);
+  }
+}
+
+void Controller::ResolveReference(const jobs::JobKind& kind, const Json& job,
+                                  const jobs::ReferencedObject& ref) {
+  const std::string resource = kind.Resource();
+  Result<Json> referenced = store_.Get(ref.resource, ref.ns, ref.name);
+  if (!referenced.ok()) {
+    if (referenced.status().code() != StatusCode::kNotFound) {
+      std::fprintf(stderr, "kuotad: job %s: reading %s %s: %s\n", ObjectKey(job).c_str(),
+                   ref.kind.c_str(), ref.name.c_str(), referenced.status().message().c_str());
+      return;
+    }
+    // Retried when it is created (ApplyObject).
+    waiting_jobs_[ref.resource + "/" + ref.ns + "/" + ref.name].insert(
+        {resource, MetaString(job, "namespace"), MetaString(job, "name")});
+    errors_.Report(resource, job, "InvalidJob",
+                   ref.kind + " " + Json(ref.name).dump() +
+                       " not found: the job's Workload is created once it exists");
+    return;
+  }
+  Result<Json> resolved = kind.WithReference(job, *referenced);
+  if (!resolved.ok()) {
+    errors_.Report(resource, job, "InvalidJob", resolved.status().message());
+    return;
+  }
+  Result<Json> stored = store_.Update(resource, *resolved);
+  if (!stored.ok()) {
+    // A conflict: the newer version arrives as an event and is resolved then.
+    if (stored.status().code() != StatusCode::kConflict) {
+      std::fprintf(stderr, "kuotad: job %s: %s\n", ObjectKey(job).c_str(),
+                   stored.status().message().c_str());
+    }
+    return;
+  }
+  errors_.Forget(resource, job);
+  NoteOwnWrite(resource, *stored);
+  HandleJob(resource, *stored);
+}
+
+void Controller::RetryWaitingJobs(const std::string& resource, const Json& object) {
+  auto it = waiting_jobs_.find(resource + "/" + MetaString(object, "namespace") + "/" +
+                               MetaString(object, "name"));
+  if (it == waiting_jobs_.end()) return;
+  const auto jobs = std::move(it->second);
+  waiting_jobs_.erase(it);
+  for (const auto& [job_resource, ns, name] : jobs) {
+    Result<Json> job = store_.Get(job_resource, ns, name);
+    if (job.ok()) HandleJob(job_resource, *job);
   }
 }
 

@@ -22,6 +22,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -134,6 +135,14 @@ class Controller : public server::PendingWorkloadsSource {
   // takes the named Workload as its own (an owner reference) instead of
   // making one.
   void AdoptPrebuiltWorkload(const jobs::JobKind& kind, const Json& job);
+  // A job whose Workload is built from another object (JobKind::
+  // PendingReference: a TrainJob's runtime) gets it copied in and written
+  // back; while it does not exist the job says so (Event, Invalid
+  // condition) and waits in waiting_jobs_.
+  void ResolveReference(const jobs::JobKind& kind, const Json& job,
+                        const jobs::ReferencedObject& ref);
+  // Handles again the jobs waiting for `object` of `resource`.
+  void RetryWaitingJobs(const std::string& resource, const Json& object);
   // Kueue's plain-Pod integration: a managed pod changed or is gone.
   void HandlePod(const Json& pod, bool deleted);
   // A pod using its node's capacity outside Kueue's topology assignments
@@ -209,6 +218,9 @@ class Controller : public server::PendingWorkloadsSource {
   bool started_ = false;  // the initial list is applied: write back what changes
   std::map<std::string, std::string> workload_rv_;  // workload key -> resourceVersion seen
   int conflict_depth_ = 0;
+  // "resource/ns/name" of a missing referenced object -> the jobs (resource,
+  // ns, name) waiting for it.
+  std::map<std::string, std::set<std::tuple<std::string, std::string, std::string>>> waiting_jobs_;
 
   EventRecorder events_;  // after the state above, so it is destroyed first
 

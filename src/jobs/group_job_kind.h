@@ -80,6 +80,10 @@ class GroupJobKind : public JobKind {
   // The job's pod sets in the order Kueue lists them, with the counts the job
   // asks for now. Called on validated jobs only.
   virtual std::vector<PodSetDef> PodSets(const Json& job) const = 0;
+  // The job as ReconcileGroup reads it when its templates live elsewhere
+  // (TrainJob: with the JobSet its runtime makes), or nullopt: the job
+  // itself. Default: nullopt.
+  virtual std::optional<Json> Expand(const Json& /*job*/) const { return std::nullopt; }
   // The suspend flag. Default: "/spec/suspend" (Kubeflow's is
   // "/spec/runPolicy/suspend").
   virtual Json::json_pointer SuspendPath() const;

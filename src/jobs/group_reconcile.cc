@@ -87,8 +87,10 @@ Json BuildPod(const GroupJobKind& kind, const Json& job, const std::vector<PodSe
 
 }  // namespace
 
-Result<GroupActions> ReconcileGroup(const GroupJobKind& kind, const Json& job,
+Result<GroupActions> ReconcileGroup(const GroupJobKind& kind, const Json& stored,
                                     const std::vector<Json>& pods, const std::string& now) {
+  const std::optional<Json> expanded = kind.Expand(stored);
+  const Json& job = expanded ? *expanded : stored;
   KUOTA_RETURN_IF_ERROR(kind.Validate(job));
   GroupActions out;
   const std::vector<PodSetDef> sets = kind.PodSets(job);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,15 @@ struct PodSetPlacement {
   // (pod_set_update.h).
   std::map<std::string, std::string> labels{};
   std::map<std::string, std::string> annotations{};
+};
+
+// A stored object, besides the job, that a job's Workload and pods are built
+// from (a TrainJob's training runtime).
+struct ReferencedObject {
+  std::string resource{};  // store key: "clustertrainingruntimes.trainer.kubeflow.org"
+  std::string ns{};        // empty for a cluster-scoped object
+  std::string name{};
+  std::string kind{};  // for messages: "ClusterTrainingRuntime"
 };
 
 class JobKind {
@@ -80,6 +90,18 @@ class JobKind {
   // Kueue's PodsReady, from the job's status: every pod it runs now is ready
   // (or has succeeded).
   virtual bool PodsReady(const Json& job) const = 0;
+  // The object the job still needs copied into it (WithReference) before its
+  // Workload can be built, or nullopt: none, or already copied. The
+  // controller reads it from the store, writes WithReference's job back, and
+  // reports on the job while it does not exist. Default: nullopt.
+  virtual std::optional<ReferencedObject> PendingReference(const Json& /*job*/) const {
+    return std::nullopt;
+  }
+  // `job` with `referenced` (as stored) copied into it; Invalid when the two
+  // do not make a job that can run (the reason is reported on the job).
+  virtual Result<Json> WithReference(const Json& job, const Json& /*referenced*/) const {
+    return job;
+  }
   // The field path, in the job, of the template of the Workload's pod set
   // `index` ("spec.template"), so that errors found in the Workload name the
   // job's own field.

@@ -9,6 +9,7 @@
 #include "jobs/ray_cluster.h"
 #include "jobs/ray_job.h"
 #include "jobs/tf_job.h"
+#include "jobs/train_job.h"
 #include "jobs/volcano_job.h"
 #include "jobs/xgboost_job.h"
 
@@ -29,6 +30,7 @@ const std::vector<std::unique_ptr<JobKind>>& JobKinds() {
     v.push_back(std::make_unique<RayClusterKind>());
     v.push_back(std::make_unique<JobSetKind>());
     v.push_back(std::make_unique<VolcanoJobKind>());
+    v.push_back(std::make_unique<TrainJobKind>());
     return v;
   }();
   return kinds;

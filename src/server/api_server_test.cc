@@ -36,12 +36,12 @@ TEST_F(ApiServerTest, LegacyDiscovery) {
   std::set<std::string> groups;
   for (const Json& g : apis.body["groups"]) groups.insert(g["name"].get<std::string>());
   EXPECT_EQ(groups,
-            (std::set<std::string>{"admissionregistration.k8s.io", "apiextensions.k8s.io",
-                                   "apiregistration.k8s.io", "autoscaling.x-k8s.io", "batch",
-                                   "batch.volcano.sh", "coordination.k8s.io", "jobset.x-k8s.io",
-                                   "kubeflow.org", "kueue.x-k8s.io", "ray.io",
-                                   "rbac.authorization.k8s.io", "scheduling.k8s.io",
-                                   "scheduling.volcano.sh", "visibility.kueue.x-k8s.io"}));
+            (std::set<std::string>{
+                "admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io",
+                "autoscaling.x-k8s.io", "batch", "batch.volcano.sh", "coordination.k8s.io",
+                "jobset.x-k8s.io", "kubeflow.org", "kueue.x-k8s.io", "ray.io",
+                "rbac.authorization.k8s.io", "scheduling.k8s.io", "scheduling.volcano.sh",
+                "trainer.kubeflow.org", "visibility.kueue.x-k8s.io"}));
 
   Reply group = Get("/apis/kueue.x-k8s.io");
   ASSERT_EQ(group.status, 200);

@@ -105,6 +105,12 @@ std::vector<ResourceInfo> BuildServedResources() {
       // scheduling.volcano.sh/v1beta1 Queue: mapped onto the quota tree by kuotad.
       Make("scheduling.volcano.sh", "v1beta1", "Queue", "queues", "queue", kCluster, kStatus,
            {"q", "queue-v1beta1"}, {}),
+      // trainer.kubeflow.org/v1alpha1 runtimes: what a TrainJob's runtimeRef names
+      // (jobs/train_job.h); stored as written, no status.
+      Make("trainer.kubeflow.org", "v1alpha1", "TrainingRuntime", "trainingruntimes",
+           "trainingruntime", kNamespaced, kNoStatus, {}, {}),
+      Make("trainer.kubeflow.org", "v1alpha1", "ClusterTrainingRuntime", "clustertrainingruntimes",
+           "clustertrainingruntime", kCluster, kNoStatus, {}, {}),
   };
   // kueue.x-k8s.io/v1beta1 (the seeds' manifests): the same kinds, stored as
   // v1beta2 (api/conversion).

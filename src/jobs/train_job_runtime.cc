@@ -1,0 +1,294 @@
+#include "jobs/train_job_runtime.h"
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "api/quantity.h"
+#include "jobs/job_fields.h"
+
+namespace kuota::jobs {
+namespace {
+
+constexpr const char* kTjTrainerStep = "trainer";
+constexpr const char* kTjNodeContainer = "node";
+constexpr const char* kTjCompletionIndexPath =
+    "metadata.annotations['batch.kubernetes.io/job-completion-index']";
+
+// Labels, annotations, nodeSelector: the patch's keys win.
+void TjMergeMap(Json& into, const Json& from) {
+  if (!from.is_object() || from.empty()) return;
+  if (!into.is_object()) into = Json::object();
+  for (const auto& [k, v] : from.items()) into[k] = v;
+}
+
+// A list keyed by `key` (env by name, volumeMounts by mountPath): an entry of
+// the patch replaces the one with its key, or is added.
+void TjMergeKeyed(Json& into, const Json& from, const char* key) {
+  if (!from.is_array() || from.empty()) return;
+  if (!into.is_array()) into = Json::array();
+  for (const Json& p : from) {
+    if (!p.is_object()) continue;
+    auto same = std::find_if(into.begin(), into.end(), [&](const Json& e) {
+      return e.is_object() && e.contains(key) && p.contains(key) && e[key] == p[key];
+    });
+    if (same != into.end()) {
+      *same = p;
+    } else {
+      into.push_back(p);
+    }
+  }
+}
+
+// Containers (and init containers) patched by name; a patch naming a
+// container the runtime lacks is left out (Trainer: "Runtime must have this
+// container").
+void TjMergeContainers(Json& into, const Json& from) {
+  if (!from.is_array() || !into.is_array()) return;
+  for (const Json& p : from) {
+    for (Json& c : into) {
+      if (!c.is_object() || StrAt(c, "name") != StrAt(p, "name")) continue;
+      TjMergeKeyed(c["env"], ArrAt(p, "env"), "name");
+      TjMergeKeyed(c["volumeMounts"], ArrAt(p, "volumeMounts"), "mountPath");
+      if (p.contains("securityContext") && p["securityContext"].is_object()) {
+        c["securityContext"] = p["securityContext"];
+      }
+      if (c["env"].empty()) c.erase("env");
+      if (c["volumeMounts"].empty()) c.erase("volumeMounts");
+    }
+  }
+}
+
+// A PodSpecPatch merged as Trainer's strategic merge does it: maps merged,
+// lists with a merge key merged by it, the rest (tolerations, affinity)
+// replaced.
+void TjMergePodSpec(Json& spec, const Json& patch) {
+  if (!patch.is_object() || patch.empty()) return;
+  if (!spec.is_object()) spec = Json::object();
+  TjMergeMap(spec["nodeSelector"], ObjAt(patch, "nodeSelector"));
+  if (spec["nodeSelector"].is_null()) spec.erase("nodeSelector");
+  for (const char* f : {"tolerations", "affinity", "securityContext", "serviceAccountName",
+                        "terminationGracePeriodSeconds"}) {
+    auto v = patch.find(f);
+    if (v == patch.end() || v->is_null()) continue;
+    if ((v->is_array() || v->is_object()) && v->empty()) continue;
+    spec[f] = *v;
+  }
+  for (const char* f : {"schedulingGates", "imagePullSecrets", "volumes"}) {
+    if (ArrAt(patch, f).empty()) continue;
+    TjMergeKeyed(spec[f], ArrAt(patch, f), "name");
+  }
+  for (const char* f : {"containers", "initContainers"}) {
+    if (spec.contains(f)) TjMergeContainers(spec[f], ArrAt(patch, f));
+  }
+}
+
+void TjMergeMetadata(Json& meta, const Json& patch) {
+  if (!patch.is_object() || patch.empty()) return;
+  for (const char* f : {"labels", "annotations"}) {
+    if (ObjAt(patch, f).empty()) continue;
+    TjMergeMap(meta[f], ObjAt(patch, f));
+  }
+}
+
+// One runtime patch's template.spec (a JobSetSpecPatch) on the JobSet spec.
+void TjApplyPatch(Json& spec, const Json& patch) {
+  for (const Json& rp : ArrAt(patch, "replicatedJobs")) {
+    for (Json& rjob : spec["replicatedJobs"]) {
+      if (!rjob.is_object() || StrAt(rjob, "name") != StrAt(rp, "name")) continue;
+      const Json& jt = ObjAt(rp, "template");
+      if (!ObjAt(jt, "metadata").empty()) {
+        TjMergeMetadata(rjob["template"]["metadata"], ObjAt(jt, "metadata"));
+      }
+      const Json& pt = ObjAt(ObjAt(jt, "spec"), "template");
+      if (pt.empty()) continue;
+      Json& tmpl = rjob["template"]["spec"]["template"];
+      if (!ObjAt(pt, "metadata").empty()) TjMergeMetadata(tmpl["metadata"], ObjAt(pt, "metadata"));
+      TjMergePodSpec(tmpl["spec"], ObjAt(pt, "spec"));
+    }
+  }
+}
+
+// The container named "node" of a replicated job, or null.
+Json* TjNodeContainer(Json& rjob) {
+  Json& tmpl = rjob["template"]["spec"]["template"];
+  if (!tmpl.is_object() || !tmpl.contains("spec") || !tmpl["spec"].is_object()) return nullptr;
+  Json& containers = tmpl["spec"]["containers"];
+  if (!containers.is_array()) return nullptr;
+  for (Json& c : containers) {
+    if (c.is_object() && StrAt(c, "name") == kTjNodeContainer) return &c;
+  }
+  return nullptr;
+}
+
+void TjUpsertEnv(Json& container, Json entry) {
+  Json one = Json::array({std::move(entry)});
+  TjMergeKeyed(container["env"], one, "name");
+}
+
+// Trainer's MergeResourceRequirements: the TrainJob's requests and limits
+// replace the runtime's resource by resource.
+Json TjMergeResources(const Json& base, const Json& over) {
+  Json out = base.is_object() ? base : Json::object();
+  for (const char* f : {"requests", "limits"}) {
+    if (ObjAt(over, f).empty()) continue;
+    TjMergeMap(out[f], ObjAt(over, f));
+  }
+  return out;
+}
+
+// The whole units of a quantity, rounded up (resource.Quantity.Value()).
+int64_t TjUnits(const Json& q) {
+  std::string text;
+  if (q.is_string()) {
+    text = q.get<std::string>();
+  } else if (q.is_number()) {
+    text = q.dump();
+  } else {
+    return 0;
+  }
+  auto parsed = api::Quantity::Parse(text);
+  if (!parsed.ok()) return 0;
+  const int64_t m = parsed->milli();
+  return m <= 0 ? 0 : (m + 999) / 1000;
+}
+
+// Trainer's GetNumGPUPerNode: a "*gpu" resource's limit (else request).
+int64_t TjGpus(const Json& res) {
+  for (const char* f : {"limits", "requests"}) {
+    for (const auto& [k, v] : ObjAt(res, f).items()) {
+      if (k.size() >= 3 && k.compare(k.size() - 3, 3, "gpu") == 0) {
+        if (int64_t n = TjUnits(v); n > 0) return n;
+      }
+    }
+  }
+  return 0;
+}
+
+// Trainer's getNumCPUPerNode: the CPU request, else the limit.
+int64_t TjCpus(const Json& res) {
+  const int64_t req = TjUnits(ObjAt(res, "requests").value("cpu", Json()));
+  return req > 0 ? req : TjUnits(ObjAt(res, "limits").value("cpu", Json()));
+}
+
+const std::vector<std::string>& TjTorchReservedEnv() {
+  static const std::vector<std::string> kNames = {
+      "PET_MASTER_ADDR", "PET_MASTER_PORT", "PET_NNODES", "PET_NODE_RANK", "PET_NPROC_PER_NODE"};
+  return kNames;
+}
+
+}  // namespace
+
+std::string TrainingRuntimePolicy(const Json& runtime) {
+  const Json& ml = ObjAt(SpecOf(runtime), "mlPolicy");
+  for (const char* p : {"torch", "mpi", "jax", "xgboost", "flux"}) {
+    if (ml.contains(p) && ml[p].is_object()) return p;
+  }
+  return "";
+}
+
+Result<Json> BuildTrainJobSet(const Json& train_job, const Json& runtime,
+                              const TrainJobBuildOptions& options) {
+  const Json& rspec = SpecOf(runtime);
+  const std::string where = StrAt(runtime, "kind") + " " + Quoted(MetaStr(runtime, "name"));
+  Json spec = ObjAt(ObjAt(rspec, "template"), "spec");
+  if (!spec.contains("replicatedJobs") || !spec["replicatedJobs"].is_array() ||
+      spec["replicatedJobs"].empty()) {
+    return Status::Invalid(where + ": spec.template.spec.replicatedJobs: Required value");
+  }
+  for (const Json& patch : ArrAt(SpecOf(train_job), "runtimePatches")) {
+    if (options.without_kueue_patch && StrAt(patch, "manager") == kKueueRuntimePatchManager) {
+      continue;
+    }
+    TjApplyPatch(spec, ObjAt(ObjAt(ObjAt(patch, "trainingRuntimeSpec"), "template"), "spec"));
+  }
+
+  const Json& ml = ObjAt(rspec, "mlPolicy");
+  const bool has_ml = rspec.contains("mlPolicy") && rspec["mlPolicy"].is_object();
+  const std::string policy = TrainingRuntimePolicy(runtime);
+  const bool has_trainer =
+      SpecOf(train_job).contains("trainer") && SpecOf(train_job)["trainer"].is_object();
+  const Json& trainer = ObjAt(SpecOf(train_job), "trainer");
+  const bool launcher_as_node =
+      policy == "mpi" && ObjAt(ml, "mpi").value("runLauncherAsNode", false) == true;
+
+  if (policy == "torch" && has_trainer) {
+    std::vector<std::string> reserved;
+    for (const Json& e : ArrAt(trainer, "env")) {
+      if (Contains(TjTorchReservedEnv(), StrAt(e, "name"))) reserved.push_back(StrAt(e, "name"));
+    }
+    if (!reserved.empty()) {
+      std::sort(reserved.begin(), reserved.end());
+      std::string list;
+      for (const std::string& r : reserved) list += (list.empty() ? "" : " ") + r;
+      return InvalidValue("spec.trainer.env", trainer["env"],
+                          "must not have reserved envs, invalid envs configured: [" + list + "]");
+    }
+  }
+
+  Json* trainer_node = nullptr;
+  int64_t trainer_count = 1;
+  Json runtime_node_resources = Json::object();
+  for (Json& rjob : spec["replicatedJobs"]) {
+    if (!rjob.is_object()) continue;
+    const Json& labels = ObjAt(ObjAt(ObjAt(rjob, "template"), "metadata"), "labels");
+    const bool is_trainer = StrAt(labels, kTrainJobAncestorLabel) == kTjTrainerStep;
+    const bool is_launcher_node = launcher_as_node && StrAt(rjob, "name") == kTjNodeContainer;
+    int64_t count = IntAt(ObjAt(ObjAt(rjob, "template"), "spec"), "parallelism", 1);
+    if (is_trainer && has_ml) count = IntAt(ml, "numNodes", 1);
+    Json* node = TjNodeContainer(rjob);
+    if (is_trainer && node != nullptr) runtime_node_resources = ObjAt(*node, "resources");
+    if (has_trainer && trainer.contains("resourcesPerNode") && node != nullptr &&
+        ((is_trainer && has_ml) || is_launcher_node)) {
+      (*node)["resources"] =
+          TjMergeResources(ObjAt(*node, "resources"), ObjAt(trainer, "resourcesPerNode"));
+    }
+    // The ML plugins' EnforceMLPolicy: the TrainJob's numNodes wins.
+    if (is_trainer && has_trainer && trainer.contains("numNodes") &&
+        trainer["numNodes"].is_number_integer()) {
+      count = trainer["numNodes"].get<int64_t>();
+    }
+    rjob["template"]["spec"]["parallelism"] = count;
+    rjob["template"]["spec"]["completions"] = count;
+    if (is_trainer) {
+      rjob["replicas"] = 1;
+      trainer_count = count;
+      if (node != nullptr && has_trainer) {
+        for (const char* f : {"image", "command", "args"}) {
+          if (trainer.contains(f) && !trainer[f].is_null()) (*node)[f] = trainer[f];
+        }
+      }
+      if (trainer_node == nullptr) trainer_node = node;
+    }
+    if ((is_trainer || is_launcher_node) && node != nullptr && has_trainer) {
+      TjMergeKeyed((*node)["env"], ArrAt(trainer, "env"), "name");
+      if ((*node)["env"].empty()) node->erase("env");
+    }
+  }
+
+  // Trainer's torch plugin: the PET_* environment of torchrun, on the
+  // trainer's node container.
+  if (policy == "torch" && has_trainer && trainer_node != nullptr) {
+    Json nproc = "auto";
+    if (trainer.contains("numProcPerNode") && trainer["numProcPerNode"].is_number_integer()) {
+      nproc = std::to_string(trainer["numProcPerNode"].get<int64_t>());
+    }
+    const Json& res = trainer.contains("resourcesPerNode") ? ObjAt(trainer, "resourcesPerNode")
+                                                           : runtime_node_resources;
+    if (nproc == "auto" && TjGpus(res) == 0) {
+      nproc = std::to_string(std::max<int64_t>(1, TjCpus(res)));
+    }
+    Json& node = *trainer_node;
+    TjUpsertEnv(node, {{"name", "PET_NNODES"}, {"value", std::to_string(trainer_count)}});
+    TjUpsertEnv(node, {{"name", "PET_NPROC_PER_NODE"}, {"value", nproc}});
+    TjUpsertEnv(node, {{"name", "PET_NODE_RANK"},
+                       {"valueFrom", {{"fieldRef", {{"fieldPath", kTjCompletionIndexPath}}}}}});
+    TjUpsertEnv(node, {{"name", "PET_MASTER_ADDR"}, {"value", options.master_address}});
+    TjUpsertEnv(node, {{"name", "PET_MASTER_PORT"}, {"value", std::to_string(kTrainerMasterPort)}});
+    Json port = Json::array({{{"containerPort", kTrainerMasterPort}}});
+    TjMergeKeyed(node["ports"], port, "containerPort");
+  }
+  return spec;
+}
+
+}  // namespace kuota::jobs

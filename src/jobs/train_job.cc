@@ -177,7 +177,7 @@ Status TjCheckPatches(const Json& spec) {
 const KindInfo& TrainJobKind::Info() const {
   // Trainer's printer columns: STATE (the last condition's type) and AGE.
   static const KindInfo kInfo =
-      CrdKindInfo(kTrainerGroup, "v1alpha1", "TrainJob", "trainjob",
+      CrdKindInfo("trainer.kubeflow.org", "v1alpha1", "TrainJob", "trainjob",
                   {.columns = {
                        {"State", "string", "", 0,
                         [](const Json& job) -> Json {

@@ -108,8 +108,10 @@ TEST(AdmissionWebhookTest, ServesKueuePathsForEveryIntegrationAndKueueKind) {
     EXPECT_NE(std::find(paths.begin(), paths.end(), want), paths.end()) << want;
   }
   // The training-operator's JAX, Paddle and XGBoost kinds.
-  for (const char* want : {"/mutate-kubeflow-org-v1-jaxjob", "/validate-kubeflow-org-v1-paddlejob",
-                           "/validate-kubeflow-org-v1-xgboostjob"}) {
+  for (const char* want :
+       {"/mutate-kubeflow-org-v1-jaxjob", "/validate-kubeflow-org-v1-paddlejob",
+        "/validate-kubeflow-org-v1-xgboostjob", "/mutate-trainer-kubeflow-org-v1alpha1-trainjob",
+        "/validate-trainer-kubeflow-org-v1alpha1-trainjob"}) {
     EXPECT_NE(std::find(paths.begin(), paths.end(), want), paths.end()) << want;
   }
   std::vector<std::string> sorted = paths;

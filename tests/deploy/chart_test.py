@@ -631,7 +631,8 @@ JOB_KINDS = [("batch", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org"
              ("kubeflow.org", "mpijobs"), ("kubeflow.org", "jaxjobs"),
              ("kubeflow.org", "paddlejobs"), ("kubeflow.org", "xgboostjobs"),
              ("ray.io", "rayjobs"), ("ray.io", "rayclusters"),
-             ("jobset.x-k8s.io", "jobsets"), ("batch.volcano.sh", "jobs")]
+             ("jobset.x-k8s.io", "jobsets"), ("batch.volcano.sh", "jobs"),
+             ("trainer.kubeflow.org", "trainjobs")]
 
 
 def needed_rules():
@@ -662,6 +663,9 @@ def needed_rules():
         ("autoscaling.x-k8s.io", "provisioningrequests"):
             READ | {"create", "update", "patch", "delete"},
         ("autoscaling.x-k8s.io", "provisioningrequests/status"): {"get"},
+        # A TrainJob's pod sets come from the runtime it names.
+        ("trainer.kubeflow.org", "trainingruntimes"): READ,
+        ("trainer.kubeflow.org", "clustertrainingruntimes"): READ,
     }
     for k in KUEUE_KINDS:
         need.setdefault(("kueue.x-k8s.io", k), READ)

@@ -199,6 +199,9 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
     server::Json probe = *object;
     KUOTA_RETURN_IF_ERROR(AssignPlaceholderIdentity(probe));
     KUOTA_RETURN_IF_ERROR(kind->Validate(probe));
+    if (op == Operation::kUpdate && old_object != nullptr) {
+      KUOTA_RETURN_IF_ERROR(kind->ValidateUpdate(*old_object, *object));
+    }
     if (op == Operation::kUpdate && old_object != nullptr &&
         (management_.Manages(*kind, *object) || management_.Manages(*kind, *old_object))) {
       KUOTA_RETURN_IF_ERROR(ValidateJobUpdate(*kind, *old_object, *object));

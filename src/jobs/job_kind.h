@@ -73,6 +73,12 @@ class JobKind {
   // message leads with the field path ("spec.pytorchReplicaSpecs.Master:
   // Required value"). Called on create and update with the object to store.
   virtual Status Validate(const Json& job) const = 0;
+  // The operator's rules on an update (its CRD's transition rules: fields
+  // that are immutable), given the stored `old_job`: Ok, or Invalid naming
+  // the field. Called after Validate. Default: Ok.
+  virtual Status ValidateUpdate(const Json& /*old_job*/, const Json& /*job*/) const {
+    return Status::Ok();
+  }
   // The operator's defaulting webhook, on every create (before Validate):
   // fills fields the operator defaults. Must cope with invalid objects.
   virtual void Default(Json& /*job*/) const {}

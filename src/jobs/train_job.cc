@@ -278,6 +278,31 @@ Status TrainJobKind::Validate(const Json& job) const {
   return Status::Ok();
 }
 
+Status TrainJobKind::ValidateUpdate(const Json& old_job, const Json& job) const {
+  // Compared as the CRD's defaults leave them (applied on every write).
+  Json before = old_job, after = job;
+  Default(before);
+  Default(after);
+  const Json& was = SpecOf(before);
+  const Json& is = SpecOf(after);
+  for (const char* f :
+       {"runtimeRef", "initializer", "trainer", "activeDeadlineSeconds", "managedBy"}) {
+    Json a = was.contains(f) ? was[f] : Json();
+    Json b = is.contains(f) ? is[f] : Json();
+    if (std::string(f) == "managedBy") {  // the CRD's default
+      if (a.is_null()) a = "trainer.kubeflow.org/trainjob-controller";
+      if (b.is_null()) b = "trainer.kubeflow.org/trainjob-controller";
+    }
+    // Transition rules hold only where the field is there before and after.
+    if (!a.is_null() && !b.is_null() && a != b) {
+      // As the CEL rule's error shows it: an object as "object".
+      return InvalidValue(std::string("spec.") + f, b.is_object() ? Json("object") : b,
+                          "field is immutable");
+    }
+  }
+  return Status::Ok();
+}
+
 std::optional<ReferencedObject> TrainJobKind::PendingReference(const Json& job) const {
   const Json& ref = ObjAt(SpecOf(job), "runtimeRef");
   const std::string name = StrAt(ref, "name");

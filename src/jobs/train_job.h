@@ -43,6 +43,10 @@ class TrainJobKind final : public GroupJobKind {
   const KindInfo& Info() const override;
   // Trainer's CRD schema and webhook.
   Status Validate(const Json& job) const override;
+  // The CRD's transition rules: runtimeRef, initializer, trainer,
+  // activeDeadlineSeconds and managedBy are immutable (a runtime patch's
+  // manager is its list key, so never compared).
+  Status ValidateUpdate(const Json& old_job, const Json& job) const override;
   // The CRD's defaults: runtimeRef apiGroup and kind.
   void Default(Json& job) const override;
   // Suspended, with Kueue's (empty) runtime patch.

@@ -120,6 +120,29 @@ TEST(TrainJobKind, ValidatesAsTrainersSchemaAndWebhook) {
       Match::kPrefix);
 }
 
+TEST(TrainJobKind, KeepsTheCrdsImmutableFields) {
+  TrainJobKind kind;
+  const Json old = Resolved(kind, Train());
+  Json job = old;
+  job["spec"]["suspend"] = false;
+  job["spec"]["runtimePatches"].push_back({{"manager", "someone"}});
+  EXPECT_TRUE(kind.ValidateUpdate(old, job).ok());
+  // The CRD's defaults count as set.
+  job["spec"]["runtimeRef"].erase("kind");
+  EXPECT_TRUE(kind.ValidateUpdate(old, job).ok());
+  job["spec"]["runtimeRef"]["name"] = "other";
+  EXPECT_EQ(kind.ValidateUpdate(old, job).message(),
+            "spec.runtimeRef: Invalid value: \"object\": field is immutable");
+  job = old;
+  job["spec"]["trainer"]["numNodes"] = 4;
+  EXPECT_EQ(kind.ValidateUpdate(old, job).message(),
+            "spec.trainer: Invalid value: \"object\": field is immutable");
+  job = old;
+  job["spec"]["managedBy"] = "kueue.x-k8s.io/multikueue";
+  EXPECT_EQ(kind.ValidateUpdate(old, job).message(),
+            "spec.managedBy: Invalid value: \"kueue.x-k8s.io/multikueue\": field is immutable");
+}
+
 TEST(TrainJobKind, DefaultsTheRuntimeRefAndKueuesPatch) {
   TrainJobKind kind;
   Json job = Train();

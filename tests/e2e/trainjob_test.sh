@@ -191,6 +191,9 @@ contains "node 1 is rank 1" "ENV PET_NODE_RANK=1" "$rank1"
 contains "PET_MASTER_ADDR is this machine" "ENV PET_MASTER_ADDR=127.0.0.1" "$rank1"
 contains "PET_MASTER_PORT is Trainer's" "ENV PET_MASTER_PORT=29500" "$rank0"
 
+out=$(k patch trainjob -n "$NS" mnist --type merge -p '{"spec":{"runtimeRef":{"name":"other"}}}' 2>&1)
+contains "its runtimeRef is immutable (Trainer's CRD)" 'spec.runtimeRef: Invalid value: "object": field is immutable' "$out"
+
 echo "== Preempted by a high-priority Job: the whole TrainJob stops, then resumes"
 batch boss 200m high | k create -f - >/dev/null
 until_eq 30 "" pods || bad "the TrainJob's pods are not gone" "$(pods)"

@@ -103,6 +103,9 @@ class JobKind {
   virtual std::optional<ReferencedObject> PendingReference(const Json& /*job*/) const {
     return std::nullopt;
   }
+  // The store keys of the resources PendingReference may name, for a driver
+  // to watch (a job waiting for one is handled again when it is created).
+  virtual std::vector<std::string> ReferencedResources() const { return {}; }
   // `job` with `referenced` (as stored) copied into it; Invalid when the two
   // do not make a job that can run (the reason is reported on the job).
   virtual Result<Json> WithReference(const Json& job, const Json& /*referenced*/) const {

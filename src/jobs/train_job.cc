@@ -303,6 +303,11 @@ Status TrainJobKind::ValidateUpdate(const Json& old_job, const Json& job) const 
   return Status::Ok();
 }
 
+std::vector<std::string> TrainJobKind::ReferencedResources() const {
+  return {std::string("trainingruntimes.") + kTrainerGroup,
+          std::string("clustertrainingruntimes.") + kTrainerGroup};
+}
+
 std::optional<ReferencedObject> TrainJobKind::PendingReference(const Json& job) const {
   const Json& ref = ObjAt(SpecOf(job), "runtimeRef");
   const std::string name = StrAt(ref, "name");
@@ -310,11 +315,12 @@ std::optional<ReferencedObject> TrainJobKind::PendingReference(const Json& job) 
   ReferencedObject r;
   r.kind = TjRefKind(job);
   r.name = name;
+  const std::vector<std::string> resources = ReferencedResources();
   if (r.kind == kTjRuntime) {
-    r.resource = std::string("trainingruntimes.") + kTrainerGroup;
+    r.resource = resources[0];
     r.ns = MetaStr(job, "namespace");
   } else {
-    r.resource = std::string("clustertrainingruntimes.") + kTrainerGroup;
+    r.resource = resources[1];
   }
   return r;
 }

@@ -52,6 +52,8 @@ class TrainJobKind final : public GroupJobKind {
   // Suspended, with Kueue's (empty) runtime patch.
   void DefaultOnCreate(Json& job) const override;
   std::optional<ReferencedObject> PendingReference(const Json& job) const override;
+  // trainingruntimes and clustertrainingruntimes.
+  std::vector<std::string> ReferencedResources() const override;
   Result<Json> WithReference(const Json& job, const Json& runtime) const override;
   // The job with its JobSet at "jobSet" (spec), or nullopt before its
   // runtime is copied in.

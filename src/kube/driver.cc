@@ -231,6 +231,12 @@ Status RunDriver(const DriverOptions& options) {
   // kinds: ProvisioningRequestConfigs, the cluster autoscaler's
   // ProvisioningRequests, PodTemplates (control/provisioning_controller.h).
   for (const char* r : kProvisioningResources) optional.push_back(r);
+  // What enabled kinds build their Workloads from (a TrainJob's runtimes),
+  // so that a job waiting for one is handled again when it is created.
+  for (const auto& k : jobs::JobKinds()) {
+    if (!management->Enabled(*k)) continue;
+    for (const std::string& r : k->ReferencedResources()) optional.push_back(r);
+  }
   std::vector<std::string> all = wanted;
   all.insert(all.end(), optional.begin(), optional.end());
   all.insert(all.end(), job_resources.begin(), job_resources.end());

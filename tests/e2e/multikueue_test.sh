@@ -287,6 +287,15 @@ eventually "long-b lands on the other worker, $wb ($wa is full)" 20 "$wb" \
 eventually "long-b runs on $wb" 20 "Running" kc "$wb" get pods -n team-a
 eventually "the manager's long-b reports the worker's active pod" 20 "1" \
   kc m get job long-b -n team-a -o jsonpath='{.status.active}'
+out=$("$KUOTA" get multikueueclusters --kubeconfig "$TMP/m/kubeconfig" 2>&1)
+contains "kuota get multikueueclusters has a WORKLOADS column" "WORKLOADS" "$out"
+expect_eq "... $wa: connected, running long-a" "True 1" "$(awk -v w="$wa" '$1 == w {print $2, $3}' <<<"$out")"
+expect_eq "... $wb: connected, running long-b" "True 1" "$(awk -v w="$wb" '$1 == w {print $2, $3}' <<<"$out")"
+expect_eq "... the forged one: refused" "False ClientConnectionFailed" \
+  "$(awk '$1 == "w1-forged" {print $2, $3}' <<<"$out")"
+contains "kuota describe workload says where long-b runs" "Runs on:" \
+  "$("$KUOTA" describe workload -n team-a --kubeconfig "$TMP/m/kubeconfig" \
+    "$(kc m get workloads -n team-a -o jsonpath='{.items[?(@.metadata.ownerReferences[0].name=="long-b")].metadata.name}')" 2>&1)"
 kc m delete job long-a -n team-a >/dev/null
 eventually "deleting long-a on the manager deletes its Job on $wa" 20 gone gone "$wa" jobs long-a
 eventually "... its Workload there" 20 gone gone "$wa" workloads long-a

@@ -62,6 +62,7 @@ std::vector<KindInfo> BuildKinds() {
       {"XGBoostJob", "kubeflow.org", "v1", "xgboostjobs", "xgboostjob", kNamespaced, {}},
       {"RayJob", "ray.io", "v1", "rayjobs", "rayjob", kNamespaced, {}},
       {"RayCluster", "ray.io", "v1", "rayclusters", "raycluster", kNamespaced, {}},
+      {"RayService", "ray.io", "v1", "rayservices", "rayservice", kNamespaced, {}},
       {"JobSet", "jobset.x-k8s.io", "v1alpha2", "jobsets", "jobset", kNamespaced, {}},
       {"TrainJob", "trainer.kubeflow.org", "v1alpha1", "trainjobs", "trainjob", kNamespaced, {}},
       {"TrainingRuntime",

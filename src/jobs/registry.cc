@@ -8,6 +8,7 @@
 #include "jobs/pytorch_job.h"
 #include "jobs/ray_cluster.h"
 #include "jobs/ray_job.h"
+#include "jobs/ray_service.h"
 #include "jobs/tf_job.h"
 #include "jobs/train_job.h"
 #include "jobs/volcano_job.h"
@@ -28,6 +29,7 @@ const std::vector<std::unique_ptr<JobKind>>& JobKinds() {
     v.push_back(std::make_unique<KubeflowJobKind>(XGBoostJobSpec()));
     v.push_back(std::make_unique<RayJobKind>());
     v.push_back(std::make_unique<RayClusterKind>());
+    v.push_back(std::make_unique<RayServiceKind>());
     v.push_back(std::make_unique<JobSetKind>());
     v.push_back(std::make_unique<VolcanoJobKind>());
     v.push_back(std::make_unique<TrainJobKind>());

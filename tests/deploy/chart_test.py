@@ -630,7 +630,7 @@ NO_STATUS = {"workloadpriorityclasses", "topologies", "multikueueconfigs",
 JOB_KINDS = [("batch", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "tfjobs"),
              ("kubeflow.org", "mpijobs"), ("kubeflow.org", "jaxjobs"),
              ("kubeflow.org", "paddlejobs"), ("kubeflow.org", "xgboostjobs"),
-             ("ray.io", "rayjobs"), ("ray.io", "rayclusters"),
+             ("ray.io", "rayjobs"), ("ray.io", "rayclusters"), ("ray.io", "rayservices"),
              ("jobset.x-k8s.io", "jobsets"), ("batch.volcano.sh", "jobs"),
              ("trainer.kubeflow.org", "trainjobs")]
 

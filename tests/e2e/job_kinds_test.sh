@@ -15,9 +15,12 @@ source "$HERE/lib.sh"
 need kubectl python3
 scratch kuota-kinds   # TAG marks this run's processes (in their arguments)
 
-KINDS=(pytorchjob tfjob mpijob jaxjob paddlejob xgboostjob raycluster rayjob jobset vcjob)
+KINDS=(pytorchjob tfjob mpijob jaxjob paddlejob xgboostjob raycluster rayservice rayjob jobset vcjob)
 
-# container NAME ARGS...: one probe container (50m CPU) waiting for the kind's
+# CPU: each kind's ClusterQueue has a "tiny" flavor (30m) no pod set fits
+# and a "big" one (150m) a whole job fits; a filler or boss Job takes all of
+# big. Every kind's 150m must fit together on a 2-CPU machine (the local node).
+# container NAME ARGS...: one probe container (40m CPU) waiting for the kind's
 # release file; ARGS are the environment patterns it prints.
 container() {
   local name=$1 kind=$2; shift 2
@@ -27,7 +30,7 @@ container() {
           - name: $name
             image: probe
             command: ["python3", "$PROBE", "--wait", "$TMP/release-$kind", "$TAG-$kind"$args]
-            resources: {requests: {cpu: 60m}}
+            resources: {requests: {cpu: 40m}}
 YAML
 }
 
@@ -189,6 +192,33 @@ $(container ray-head "$kind" RAY_PORT RAY_NODE_TYPE_NAME | sed 's/^  //')
 $(container ray-worker "$kind" RAY_ADDRESS RAY_NODE_TYPE_NAME | sed 's/^  //')
 YAML
     ;;
+    rayservice) cat <<YAML
+apiVersion: ray.io/v1
+kind: RayService
+metadata:
+  name: dist
+$meta
+spec:
+  serveConfigV2: |
+    applications: []
+  rayClusterConfig:
+    enableInTreeAutoscaling: false
+    headGroupSpec:
+      rayStartParams: {}
+      template:
+        spec:
+          containers:
+$(container ray-head "$kind" RAY_PORT RAY_CLUSTER_NAME)
+    workerGroupSpecs:
+    - groupName: workers
+      replicas: 1
+      rayStartParams: {}
+      template:
+        spec:
+          containers:
+$(container ray-worker "$kind" RAY_ADDRESS RAY_CLUSTER_NAME)
+YAML
+    ;;
     rayjob) cat <<YAML
 apiVersion: ray.io/v1
 kind: RayJob
@@ -204,7 +234,7 @@ spec:
       containers:
       - name: submitter
         image: probe
-        resources: {requests: {cpu: 60m}}
+        resources: {requests: {cpu: 40m}}
   rayClusterSpec:
     headGroupSpec:
       rayStartParams: {}
@@ -276,6 +306,7 @@ snap() {
   k get workloads -A -o jsonpath='{range .items[*]}{.metadata.namespace}|{.metadata.ownerReferences[0].name}|{.status.conditions[?(@.type=="QuotaReserved")].status}|{.status.conditions[?(@.type=="Finished")].status}|{.status.admission.podSetAssignments[0].flavors.cpu}|{.status.conditions[*].reason}|{.metadata.name}{"\n"}{end}' >"$TMP/workloads" 2>/dev/null
   { k get pytorchjobs,tfjobs,mpijobs,jaxjobs,paddlejobs,xgboostjobs -A -o jsonpath='{range .items[*]}{.metadata.namespace}|{.spec.runPolicy.suspend}{"\n"}{end}'
     k get rayclusters,rayjobs,jobsets,jobs.batch.volcano.sh -A -o jsonpath='{range .items[*]}{.metadata.namespace}|{.spec.suspend}{"\n"}{end}'
+    k get rayservices -A -o jsonpath='{range .items[*]}{.metadata.namespace}|{.spec.rayClusterConfig.suspend}{"\n"}{end}'
   } >"$TMP/suspend" 2>/dev/null
   k get clusterqueues -o jsonpath='{range .items[*]}{.metadata.name}|{.status.admittedWorkloads}{"\n"}{end}' >"$TMP/cqs" 2>/dev/null
 }
@@ -306,9 +337,10 @@ all_running() { [[ $(running_pods "$1") == "$(want_pods "$1")" ]]; }
 no_pods() { [[ -z $(pods_of "$1") ]]; }
 batch_runs() { [[ $(batch_running "$1" "$JOB") == 1 ]]; }
 released() { [[ $(admitted "$1") == 0 ]]; }
-# quota released and (but for a RayCluster, which is deleted) the Workload
-# Finished: the two are written apart, so wait for both.
-done_and_released() { released "$1" && { [[ $1 == raycluster ]] || [[ $(wl_field "$1" 4) == True ]]; }; }
+# quota released and (but for a RayCluster or RayService, which serve until
+# deleted) the Workload Finished: the two are written apart, so wait for both.
+serves() { [[ $1 == raycluster || $1 == rayservice ]]; }
+done_and_released() { released "$1" && { serves "$1" || [[ $(wl_field "$1" 4) == True ]]; }; }
 queued() { [[ $(wl_field "$1" 3) == False ]]; }
 is_suspended() { [[ $(suspended "$1") == true ]]; }
 
@@ -354,9 +386,9 @@ spec:
   - coveredResources: [cpu]
     flavors:
     - name: tiny
-      resources: [{name: cpu, nominalQuota: 50m}]
+      resources: [{name: cpu, nominalQuota: 30m}]
     - name: big
-      resources: [{name: cpu, nominalQuota: 200m}]
+      resources: [{name: cpu, nominalQuota: 150m}]
 ---
 apiVersion: kueue.x-k8s.io/v1beta1
 kind: LocalQueue
@@ -378,6 +410,9 @@ manifest vcjob | sed 's/minAvailable: 2/minAvailable: 3/' |
   invalid "a Volcano Job whose minAvailable exceeds its replicas: 422" "spec.minAvailable"
 manifest raycluster | sed 's/^  headGroupSpec:/  headless:/' |
   invalid "a RayCluster without headGroupSpec: 422 naming the field" "spec.headGroupSpec"
+manifest rayservice | sed 's/enableInTreeAutoscaling: false/enableInTreeAutoscaling: true/' |
+  invalid "a queued RayService with autoscaling: 422 naming the field (Kueue's rule)" \
+  "spec.rayClusterConfig.enableInTreeAutoscaling: Invalid value: true"
 manifest xgboostjob | sed '/^    Master:/,/^    Worker:/{/^    Worker:/!d}' |
   invalid "an XGBoostJob without Master: 422 naming the field" \
   "spec.xgbReplicaSpecs.Master: Required value: must be present"
@@ -389,7 +424,7 @@ manifest jobset | sed 's/replicas: 2/replicas: -1/' |
 
 # --- Queued: a filler takes the whole big flavor -------------------------------
 section "Queued: a filler takes the whole big flavor"
-for kind in "${KINDS[@]}"; do batch "ns-$kind" filler 200m low; echo ---; done | k create -f - >/dev/null
+for kind in "${KINDS[@]}"; do batch "ns-$kind" filler 150m low; echo ---; done | k create -f - >/dev/null
 JOB=filler every_kind 30 batch_runs || bad "the fillers did not all start" "$(cat "$TMP/pods")"
 for kind in "${KINDS[@]}"; do manifest "$kind"; echo ---; done | k create -f - >/dev/null 2>"$TMP/err" ||
   bad "create failed" "$(cat "$TMP/err")"
@@ -447,6 +482,15 @@ head=$(pods_of raycluster | grep head | cut -d= -f1)
 worker=$(pods_of raycluster | grep worker | cut -d= -f1)
 contains "raycluster: the head gets its port" "ENV RAY_PORT=6379" "$(logs raycluster "$head")"
 contains "raycluster: workers get the head's address" "ENV RAY_ADDRESS=127.0.0.1:6379" "$(logs raycluster "$worker")"
+head=$(pods_of rayservice | grep head | cut -d= -f1)
+worker=$(pods_of rayservice | grep worker | cut -d= -f1)
+contains "rayservice: the head gets its port" "ENV RAY_PORT=6379" "$(logs rayservice "$head")"
+contains "rayservice: workers get the head's address" "ENV RAY_ADDRESS=127.0.0.1:6379" \
+  "$(logs rayservice "$worker")"
+contains "rayservice: its RayCluster's name" "ENV RAY_CLUSTER_NAME=dist-raycluster" \
+  "$(logs rayservice "$worker")"
+wait_for 10 Running k get rayservices -n ns-rayservice
+contains "kubectl get rayservices shows Running" "Running" "$(k get rayservices -n ns-rayservice)"
 sub=$(pods_of rayjob | grep -v -e head -e worker | cut -d= -f1)
 contains "rayjob: the entrypoint runs against the cluster" "ENV RAY_ADDRESS=127.0.0.1:6379" \
   "$(logs rayjob "$sub")"
@@ -456,7 +500,7 @@ contains "vcjob: the svc plugin's host list" "ENV VC_WORKER_NUM=2" "$(logs vcjob
 
 # --- Preempted by a high-priority Job: the whole job stops, then resumes -------
 section "Preempted by a high-priority Job: the whole job stops, then resumes"
-for kind in "${KINDS[@]}"; do batch "ns-$kind" boss 200m high; echo ---; done | k create -f - >/dev/null
+for kind in "${KINDS[@]}"; do batch "ns-$kind" boss 150m high; echo ---; done | k create -f - >/dev/null
 every_kind 30 no_pods
 every_kind 10 is_suspended
 JOB=boss every_kind 20 batch_runs
@@ -475,13 +519,15 @@ done
 # --- Finished: quota released --------------------------------------------------
 section "Finished: quota released"
 for kind in "${KINDS[@]}"; do
-  [[ $kind == raycluster ]] || touch "$TMP/release-$kind"
+  serves "$kind" || touch "$TMP/release-$kind"
 done
-k delete raycluster -n ns-raycluster dist --wait=false >/dev/null   # a cluster serves until deleted
+# A cluster or a service serves until deleted.
+k delete raycluster -n ns-raycluster dist --wait=false >/dev/null
+k delete rayservice -n ns-rayservice dist --wait=false >/dev/null
 every_kind 40 done_and_released
 for kind in "${KINDS[@]}"; do
   expect_eq "$kind: finished, quota released" "0" "$(admitted "$kind")"
-  [[ $kind == raycluster ]] && continue
+  serves "$kind" && continue
   expect_eq "$kind: its workload is Finished" "True" "$(wl_field "$kind" 4)"
 done
 contains "kubectl get pytorchjob shows Succeeded" "Succeeded" "$(k get pytorchjob -n ns-pytorchjob dist)"

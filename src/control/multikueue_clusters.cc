@@ -9,6 +9,7 @@
 #include "base/time.h"
 #include "control/meta_string.h"
 #include "control/multikueue_objects.h"
+#include "server/json_fields.h"
 
 namespace kuota::control {
 namespace {
@@ -31,8 +32,8 @@ WorkerClusters::WorkerClusters(store::ObjectStore& local, const Clock& clock,
       namespace_(std::move(controller_namespace)) {}
 
 Result<std::string> WorkerClusters::LoadKubeconfig(const Json& cluster) const {
-  const Json& source = FieldOr(cluster, {"spec", "clusterSource"});
-  const Json& kc = FieldOr(source, {"kubeConfig"});
+  const Json& source = server::FieldValue(cluster, {"spec", "clusterSource"});
+  const Json& kc = server::FieldValue(source, {"kubeConfig"});
   if (!kc.is_object()) {
     return Status::Unsupported(
         "clusterProfileRef is not supported by Kuota: give the worker's kubeconfig");
@@ -54,14 +55,14 @@ Result<std::string> WorkerClusters::LoadKubeconfig(const Json& cluster) const {
     }
     return secret.status();
   }
-  const Json& data = FieldOr(*secret, {"data", "kubeconfig"});
+  const Json& data = server::FieldValue(*secret, {"data", "kubeconfig"});
   if (data.is_string()) {
     std::optional<std::string> decoded = auth::Base64Decode(data.get<std::string>());
     if (!decoded)
       return Status::Invalid("key \"kubeconfig\" in secret \"" + location + "\" is not base64");
     return *decoded;
   }
-  const Json& plain = FieldOr(*secret, {"stringData", "kubeconfig"});
+  const Json& plain = server::FieldValue(*secret, {"stringData", "kubeconfig"});
   if (plain.is_string()) return plain.get<std::string>();
   return Status::NotFound("key \"kubeconfig\" not found in secret \"" + location + "\"");
 }
@@ -127,7 +128,7 @@ void WorkerClusters::Refresh(Duration probe_every) {
 
 void WorkerClusters::WriteCondition(const Json& cluster, const WorkerCluster& c) {
   const std::string status = c.active ? "True" : "False";
-  Json conditions = FieldOr(cluster, {"status", "conditions"});
+  Json conditions = server::FieldValue(cluster, {"status", "conditions"});
   if (!conditions.is_array()) conditions = Json::array();
   Json* found = nullptr;
   for (Json& cond : conditions) {
@@ -137,14 +138,15 @@ void WorkerClusters::WriteCondition(const Json& cluster, const WorkerCluster& c)
       found->value("reason", "") == c.reason && found->value("message", "") == c.message) {
     return;
   }
-  Json cond = {{"type", kActive},
-               {"status", status},
-               {"reason", c.reason},
-               {"message", c.message},
-               {"observedGeneration", FieldOr(cluster, {"metadata", "generation"}).is_number()
-                                          ? FieldOr(cluster, {"metadata", "generation"})
-                                          : Json(0)},
-               {"lastTransitionTime", FormatRfc3339(clock_.Now())}};
+  Json cond = {
+      {"type", kActive},
+      {"status", status},
+      {"reason", c.reason},
+      {"message", c.message},
+      {"observedGeneration", server::FieldValue(cluster, {"metadata", "generation"}).is_number()
+                                 ? server::FieldValue(cluster, {"metadata", "generation"})
+                                 : Json(0)},
+      {"lastTransitionTime", FormatRfc3339(clock_.Now())}};
   if (found != nullptr) {
     if (found->value("status", "") == status)
       cond["lastTransitionTime"] = (*found)["lastTransitionTime"];

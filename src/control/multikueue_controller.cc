@@ -33,10 +33,11 @@ std::string MkKey(const std::string& ns, const std::string& name) { return ns + 
 // The admission check names a stored (v1beta2) ClusterQueue lists.
 std::vector<std::string> CheckNames(const Json& cq) {
   std::vector<std::string> out;
-  for (const Json& c : FieldOr(cq, {"spec", "admissionChecks"})) {
+  for (const Json& c : server::FieldValue(cq, {"spec", "admissionChecks"})) {
     if (c.is_string()) out.push_back(c.get<std::string>());
   }
-  for (const Json& rule : FieldOr(cq, {"spec", "admissionChecksStrategy", "admissionChecks"})) {
+  for (const Json& rule :
+       server::FieldValue(cq, {"spec", "admissionChecksStrategy", "admissionChecks"})) {
     if (rule.is_object() && rule.contains("name") && rule["name"].is_string()) {
       out.push_back(rule["name"].get<std::string>());
     }
@@ -46,7 +47,7 @@ std::vector<std::string> CheckNames(const Json& cq) {
 
 std::vector<std::string> NominatedOf(const Json& wl) {
   std::vector<std::string> out;
-  for (const Json& c : FieldOr(wl, {"status", "nominatedClusterNames"})) {
+  for (const Json& c : server::FieldValue(wl, {"status", "nominatedClusterNames"})) {
     if (c.is_string()) out.push_back(c.get<std::string>());
   }
   return out;
@@ -116,12 +117,13 @@ bool MultiKueueController::ReadChecks(std::map<std::string, CheckUse>& by_cluste
   if (!checks.ok()) return false;
   std::map<std::string, std::vector<std::string>> clusters_of;  // check -> its config's clusters
   for (const Json& ac : checks->items) {
-    if (FieldOr(ac, {"spec", "controllerName"}) != jobs::kMultiKueueControllerName) continue;
+    if (server::FieldValue(ac, {"spec", "controllerName"}) != jobs::kMultiKueueControllerName)
+      continue;
     const std::string name = MetaString(ac, "name");
     // Kueue's MultiKueue AdmissionCheck reconciler: Active unless its
     // parameters cannot be loaded or none of its clusters is usable.
     std::string status = "True", reason = "Active", message = "The admission check is active";
-    const Json& params = FieldOr(ac, {"spec", "parameters"});
+    const Json& params = server::FieldValue(ac, {"spec", "parameters"});
     Result<Json> config = Status::NotFound("");
     if (!params.is_object()) {
       config = Status::Invalid("missing parameters");
@@ -142,7 +144,7 @@ bool MultiKueueController::ReadChecks(std::map<std::string, CheckUse>& by_cluste
     } else {
       std::vector<std::string>& clusters = clusters_of[name];
       std::vector<std::string> missing, inactive;
-      for (const Json& c : FieldOr(*config, {"spec", "clusters"})) {
+      for (const Json& c : server::FieldValue(*config, {"spec", "clusters"})) {
         if (!c.is_string()) continue;
         const std::string cluster = c.get<std::string>();
         clusters.push_back(cluster);
@@ -170,7 +172,7 @@ bool MultiKueueController::ReadChecks(std::map<std::string, CheckUse>& by_cluste
       }
     }
     bool same = false;
-    for (const Json& c : FieldOr(ac, {"status", "conditions"})) {
+    for (const Json& c : server::FieldValue(ac, {"status", "conditions"})) {
       if (c.is_object() && c.value("type", "") == "Active") {
         same = c.value("status", "") == status && c.value("reason", "") == reason &&
                c.value("message", "") == message;
@@ -179,15 +181,16 @@ bool MultiKueueController::ReadChecks(std::map<std::string, CheckUse>& by_cluste
     if (!same) {
       Json update = ac;
       Json conditions = Json::array();
-      for (const Json& c : FieldOr(ac, {"status", "conditions"})) {
+      for (const Json& c : server::FieldValue(ac, {"status", "conditions"})) {
         if (c.is_object() && c.value("type", "") != "Active") conditions.push_back(c);
       }
-      conditions.push_back({{"type", "Active"},
-                            {"status", status},
-                            {"reason", reason},
-                            {"message", message},
-                            {"observedGeneration", FieldOr(ac, {"metadata", "generation"})},
-                            {"lastTransitionTime", FormatRfc3339(clock_.Now())}});
+      conditions.push_back(
+          {{"type", "Active"},
+           {"status", status},
+           {"reason", reason},
+           {"message", message},
+           {"observedGeneration", server::FieldValue(ac, {"metadata", "generation"})},
+           {"lastTransitionTime", FormatRfc3339(clock_.Now())}});
       update["status"]["conditions"] = std::move(conditions);
       store::UpdateOptions o;
       o.status_only = true;
@@ -245,13 +248,13 @@ bool MultiKueueController::RunOnce() {
     const std::string key = MkKey(MetaString(wl, "namespace"), MetaString(wl, "name"));
     seen.insert(key);
     const std::string cq =
-        FieldOr(wl, {"status", "admission", "clusterQueue"}).is_string()
-            ? FieldOr(wl, {"status", "admission", "clusterQueue"}).get<std::string>()
+        server::FieldValue(wl, {"status", "admission", "clusterQueue"}).is_string()
+            ? server::FieldValue(wl, {"status", "admission", "clusterQueue"}).get<std::string>()
             : "";
     auto use = uses.find(cq);
     if (use == uses.end() && dispatched_.count(key) == 0 &&
-        FieldOr(wl, {"status", "clusterName"}).is_null() &&
-        FieldOr(wl, {"status", "nominatedClusterNames"}).is_null()) {
+        server::FieldValue(wl, {"status", "clusterName"}).is_null() &&
+        server::FieldValue(wl, {"status", "nominatedClusterNames"}).is_null()) {
       continue;
     }
     SyncWorkload(wl, use == uses.end() ? nullptr : &use->second);
@@ -281,7 +284,7 @@ std::string MultiKueueController::CannotDispatch(const Json& wl) {
   if (!OwnerPodsOf(wl).empty()) return "";  // plain pods: Kueue's pod adapter
   std::optional<OwnerJob> owner = OwnerJobOf(wl);
   if (!owner || !jobs::ManagedByPointer(*owner->kind)) {
-    for (const Json& ref : FieldOr(wl, {"metadata", "ownerReferences"})) {
+    for (const Json& ref : server::FieldValue(wl, {"metadata", "ownerReferences"})) {
       if (!ref.is_object() || !ref.value("controller", false)) continue;
       // Go's schema.GroupVersionKind.String().
       std::string api = ref.value("apiVersion", "");
@@ -314,8 +317,8 @@ void MultiKueueController::SyncWorkload(const Json& wl, const CheckUse* use) {
     if (auto d = dispatched_.find(key); d != dispatched_.end()) {
       if (RemoveRemotes(ns, name, d->second)) dispatched_.erase(d);
     }
-    const bool has_names = !FieldOr(wl, {"status", "clusterName"}).is_null() ||
-                           !FieldOr(wl, {"status", "nominatedClusterNames"}).is_null();
+    const bool has_names = !server::FieldValue(wl, {"status", "clusterName"}).is_null() ||
+                           !server::FieldValue(wl, {"status", "nominatedClusterNames"}).is_null();
     if (!holds && !finished && !deleting && has_names) {
       (void)WriteCheck(wl, "", "", "", std::string(), std::vector<std::string>{});
     }
@@ -348,7 +351,7 @@ void MultiKueueController::SyncWorkload(const Json& wl, const CheckUse* use) {
     auto found = there->find(name);
     if (found == there->end()) continue;
     const Json& got = found->second;
-    const Json& annotations = FieldOr(got, {"metadata", "annotations"});
+    const Json& annotations = server::FieldValue(got, {"metadata", "annotations"});
     if (!annotations.is_object() || annotations.value(kMultiKueueOriginUidAnnotation, "") != uid) {
       RemoveRemote(*remote, ns, name);  // a copy of an older Workload of that name
       continue;
@@ -379,7 +382,7 @@ void MultiKueueController::SyncWorkload(const Json& wl, const CheckUse* use) {
       d.clusters.erase(cluster);
     }
     SyncJob(*workers_.Active(winner), wl, winner);
-    const Json& cn = FieldOr(wl, {"status", "clusterName"});
+    const Json& cn = server::FieldValue(wl, {"status", "clusterName"});
     const std::string current = cn.is_string() ? cn.get<std::string>() : "";
     if (state == "Ready" && current == winner) return;
     // Kueue's rules: clusterName is set to one of the nominated clusters,
@@ -398,13 +401,14 @@ void MultiKueueController::SyncWorkload(const Json& wl, const CheckUse* use) {
       if (options_.metrics != nullptr) {
         options_.metrics->Add(
             kAdmitted,
-            {FieldOr(wl, {"status", "admission", "clusterQueue"}).get<std::string>(), winner});
+            {server::FieldValue(wl, {"status", "admission", "clusterQueue"}).get<std::string>(),
+             winner});
       }
     }
     return;
   }
   if (state == "Ready") {
-    const Json& cn = FieldOr(wl, {"status", "clusterName"});
+    const Json& cn = server::FieldValue(wl, {"status", "clusterName"});
     const std::string admitting = cn.is_string() ? cn.get<std::string>() : "";
     if (!admitting.empty() && unreachable.count(admitting) != 0) {
       const WorkerCluster* w = workers_.Find(admitting);
@@ -425,7 +429,8 @@ void MultiKueueController::SyncWorkload(const Json& wl, const CheckUse* use) {
     return;
   }
   const std::vector<std::string> nominated = Nominate(*use, d);
-  const std::string cq = FieldOr(wl, {"status", "admission", "clusterQueue"}).get<std::string>();
+  const std::string cq =
+      server::FieldValue(wl, {"status", "admission", "clusterQueue"}).get<std::string>();
   for (const std::string& cluster : use->clusters) {
     RemoteCluster* remote = workers_.Active(cluster);
     if (remote == nullptr) continue;
@@ -446,7 +451,7 @@ void MultiKueueController::SyncWorkload(const Json& wl, const CheckUse* use) {
       d.clusters.erase(cluster);
     }
   }
-  const bool stale_cluster = !FieldOr(wl, {"status", "clusterName"}).is_null();
+  const bool stale_cluster = !server::FieldValue(wl, {"status", "clusterName"}).is_null();
   if (NominatedOf(wl) != nominated || stale_cluster) {
     (void)WriteCheck(wl, use->check, "Pending", entry != nullptr ? entry->value("message", "") : "",
                      stale_cluster ? std::optional<std::string>(std::string()) : std::nullopt,
@@ -550,8 +555,8 @@ void MultiKueueController::SyncJob(RemoteCluster& remote, const Json& wl,
   // the remote one finished.
   bool succeeded = false;
   if (owner->kind->IsSuspended(*local) && !owner->kind->IsFinished(*there, &succeeded)) return;
-  const Json& status = FieldOr(*there, {"status"});
-  if (status.is_null() || FieldOr(*local, {"status"}) == status) return;
+  const Json& status = server::FieldValue(*there, {"status"});
+  if (status.is_null() || server::FieldValue(*local, {"status"}) == status) return;
   Json update = std::move(*local);
   update["status"] = status;
   store::UpdateOptions o;
@@ -580,8 +585,8 @@ void MultiKueueController::SyncPods(RemoteCluster& remote, const Json& wl,
     }
     if (LabelString(found->second, kPrebuiltWorkloadLabel) != MetaString(wl, "name")) continue;
     // The manager's pod stays gated; the worker's status is its own.
-    const Json& status = FieldOr(found->second, {"status"});
-    if (status.is_null() || FieldOr(*local, {"status"}) == status) continue;
+    const Json& status = server::FieldValue(found->second, {"status"});
+    if (status.is_null() || server::FieldValue(*local, {"status"}) == status) continue;
     Json update = std::move(*local);
     update["status"] = status;
     store::UpdateOptions o;
@@ -647,7 +652,7 @@ void MultiKueueController::CollectGarbage(const std::map<std::string, CheckUse>&
   std::set<std::string> namespaces;
   if (Result<store::ListResult> lqs = store_.List(kMkLocalQueues, {}); lqs.ok()) {
     for (const Json& lq : lqs->items) {
-      const Json& cq = FieldOr(lq, {"spec", "clusterQueue"});
+      const Json& cq = server::FieldValue(lq, {"spec", "clusterQueue"});
       if (cq.is_string() && uses.count(cq.get<std::string>()) != 0) {
         namespaces.insert(MetaString(lq, "namespace"));
       }
@@ -666,9 +671,11 @@ void MultiKueueController::CollectGarbage(const std::map<std::string, CheckUse>&
         const std::string name = MetaString(remote_wl, "name");
         Result<Json> here = store_.Get(kMkWorkloads, ns, name);
         const std::string want_uid =
-            FieldOr(remote_wl, {"metadata", "annotations", kMultiKueueOriginUidAnnotation})
+            server::FieldValue(remote_wl,
+                               {"metadata", "annotations", kMultiKueueOriginUidAnnotation})
                     .is_string()
-                ? FieldOr(remote_wl, {"metadata", "annotations", kMultiKueueOriginUidAnnotation})
+                ? server::FieldValue(remote_wl,
+                                     {"metadata", "annotations", kMultiKueueOriginUidAnnotation})
                       .get<std::string>()
                 : "";
         if (here.ok() && MetaString(*here, "uid") == want_uid) continue;
@@ -685,13 +692,14 @@ bool QueueUsesMultiKueue(store::ObjectStore& store, const std::string& ns,
                          const std::string& local_queue) {
   Result<Json> lq = store.Get(kMkLocalQueues, ns, local_queue);
   if (!lq.ok()) return false;
-  const Json& cq_name = FieldOr(*lq, {"spec", "clusterQueue"});
+  const Json& cq_name = server::FieldValue(*lq, {"spec", "clusterQueue"});
   if (!cq_name.is_string()) return false;
   Result<Json> cq = store.Get(kMkQueues, "", cq_name.get<std::string>());
   if (!cq.ok()) return false;
   for (const std::string& check : CheckNames(*cq)) {
     Result<Json> ac = store.Get(kMkChecks, "", check);
-    if (ac.ok() && FieldOr(*ac, {"spec", "controllerName"}) == jobs::kMultiKueueControllerName) {
+    if (ac.ok() &&
+        server::FieldValue(*ac, {"spec", "controllerName"}) == jobs::kMultiKueueControllerName) {
       return true;
     }
   }

@@ -60,7 +60,7 @@ Json RemotePodFor(const Json& local, const std::string& workload_name, const std
 
 std::vector<std::string> OwnerPodsOf(const Json& wl) {
   std::vector<std::string> out;
-  for (const Json& ref : FieldOr(wl, {"metadata", "ownerReferences"})) {
+  for (const Json& ref : server::FieldValue(wl, {"metadata", "ownerReferences"})) {
     if (ref.is_object() && ref.value("apiVersion", "") == "v1" && ref.value("kind", "") == "Pod") {
       out.push_back(ref.value("name", ""));
     }
@@ -82,12 +82,6 @@ std::optional<OwnerJob> OwnerJobOf(const Json& wl) {
     }
   }
   return std::nullopt;
-}
-
-const Json& FieldOr(const Json& object, std::initializer_list<const char*> path) {
-  static const Json kNull;
-  const Json* found = server::FindField(object, path);
-  return found != nullptr ? *found : kNull;
 }
 
 const Json* CheckEntry(const Json& wl, const std::string& check) {

@@ -9,7 +9,6 @@
 // Pure functions; thread-safe.
 #pragma once
 
-#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,11 +49,6 @@ struct OwnerJob {
   std::string uid;
 };
 std::optional<OwnerJob> OwnerJobOf(const nlohmann::json& wl);
-
-// The value at `path` (object keys), or null when absent (server::FindField
-// without the pointer).
-const nlohmann::json& FieldOr(const nlohmann::json& object,
-                              std::initializer_list<const char*> path);
 
 // The status.admissionChecks entry named `check` of `wl`; nullptr when absent.
 const nlohmann::json* CheckEntry(const nlohmann::json& wl, const std::string& check);

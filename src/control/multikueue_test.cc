@@ -9,6 +9,7 @@
 #include "control/multikueue_rules.h"
 #include "jobs/managed_by.h"
 #include "jobs/registry.h"
+#include "server/json_fields.h"
 
 namespace kuota::control {
 namespace {
@@ -144,8 +145,8 @@ TEST(MultiKueueObjects, ReadsTheOwnerJobAndTheCheck) {
   ASSERT_TRUE(owner.has_value());
   EXPECT_EQ(owner->kind->Resource(), "jobs.batch");
   EXPECT_EQ(owner->name, "hello");
-  EXPECT_EQ(FieldOr(kLocalWorkload, {"status", "admission", "clusterQueue"}), "lab-cq");
-  EXPECT_TRUE(FieldOr(kLocalWorkload, {"status", "clusterName"}).is_null());
+  EXPECT_EQ(server::FieldValue(kLocalWorkload, {"status", "admission", "clusterQueue"}), "lab-cq");
+  EXPECT_TRUE(server::FieldValue(kLocalWorkload, {"status", "clusterName"}).is_null());
   ASSERT_NE(CheckEntry(kLocalWorkload, "lab-check"), nullptr);
   EXPECT_EQ(CheckEntry(kLocalWorkload, "lab-check")->value("state", ""), "Pending");
   EXPECT_EQ(CheckEntry(kLocalWorkload, "other"), nullptr);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "jobs/job_kind.h"
+#include "server/json_fields.h"
 
 namespace kuota::control {
 namespace {
@@ -22,39 +23,13 @@ constexpr const char* kPcRequests = "provisioningrequests.autoscaling.x-k8s.io";
 constexpr const char* kPcPodTemplates = "podtemplates";
 constexpr const char* kPcManagedLabel = "kueue.x-k8s.io/managed";
 
-const Json& PcAt(const Json& j, std::initializer_list<const char*> path) {
-  static const Json kNull;
-  const Json* cur = &j;
-  for (const char* p : path) {
-    if (!cur->is_object()) return kNull;
-    auto it = cur->find(p);
-    if (it == cur->end()) return kNull;
-    cur = &*it;
-  }
-  return *cur;
-}
-
-std::string PcString(const Json& j, std::initializer_list<const char*> path) {
-  const Json& v = PcAt(j, path);
-  return v.is_string() ? v.get<std::string>() : std::string();
-}
-
-bool PcConditionTrue(const Json& object, const char* type) {
-  const Json& conds = PcAt(object, {"status", "conditions"});
-  if (!conds.is_array()) return false;
-  for (const Json& c : conds) {
-    if (PcString(c, {"type"}) == type) return PcString(c, {"status"}) == "True";
-  }
-  return false;
-}
-
 // The uid of `object`'s controller owner of `kind`; empty when none.
 std::string PcControllerUid(const Json& object, const char* kind) {
-  const Json& owners = PcAt(object, {"metadata", "ownerReferences"});
+  const Json& owners = server::FieldValue(object, {"metadata", "ownerReferences"});
   if (!owners.is_array()) return {};
   for (const Json& o : owners) {
-    if (o.value("controller", false) && PcString(o, {"kind"}) == kind) {
-      return PcString(o, {"uid"});
+    if (o.value("controller", false) && server::StringField(o, {"kind"}) == kind) {
+      return server::StringField(o, {"uid"});
     }
   }
   return {};
@@ -81,18 +56,19 @@ Result<std::vector<Json>> PcList(store::ObjectStore& store, const char* resource
 Json PcInvolved(const Json& object, const char* api_version, const char* kind) {
   return {{"apiVersion", api_version},
           {"kind", kind},
-          {"name", PcString(object, {"metadata", "name"})},
-          {"namespace", PcString(object, {"metadata", "namespace"})},
-          {"uid", PcString(object, {"metadata", "uid"})}};
+          {"name", server::StringField(object, {"metadata", "name"})},
+          {"namespace", server::StringField(object, {"metadata", "namespace"})},
+          {"uid", server::StringField(object, {"metadata", "uid"})}};
 }
 
 // Kueue's ConfigHelper.ConfigFromRef: the config an AdmissionCheck's
 // parameters name, or the error its Active condition reports.
 Result<const Json*> PcConfigOf(const Json& check, const std::map<std::string, Json>& configs) {
-  const Json& ref = PcAt(check, {"spec", "parameters"});
+  const Json& ref = server::FieldValue(check, {"spec", "parameters"});
   if (!ref.is_object()) return Status::Invalid("missing parameters reference");
-  const std::string group = PcString(ref, {"apiGroup"}), kind = PcString(ref, {"kind"});
-  const std::string name = PcString(ref, {"name"});
+  const std::string group = server::StringField(ref, {"apiGroup"}),
+                    kind = server::StringField(ref, {"kind"});
+  const std::string name = server::StringField(ref, {"name"});
   if (name.empty()) return Status::Invalid("empty name: bad parameters reference");
   if (group != "kueue.x-k8s.io") {
     return Status::Invalid("wrong group \"" + group +
@@ -116,7 +92,7 @@ void PcLimitsAsRequests(Json& pod_spec) {
     auto list = pod_spec.find(f);
     if (list == pod_spec.end() || !list->is_array()) continue;
     for (Json& c : *list) {
-      const Json& limits = PcAt(c, {"resources", "limits"});
+      const Json& limits = server::FieldValue(c, {"resources", "limits"});
       if (!limits.is_object()) continue;
       Json& requests = c["resources"]["requests"];
       if (!requests.is_object()) requests = Json::object();
@@ -190,13 +166,14 @@ Status ProvisioningController::SyncOnce() {
   Snapshot snap;
   KUOTA_ASSIGN_OR_RETURN(std::vector<Json> checks, PcList(store_, kPcChecks));
   for (Json& c : checks) {
-    if (PcString(c, {"spec", "controllerName"}) != kProvisioningRequestControllerName) continue;
-    std::string name = PcString(c, {"metadata", "name"});
+    if (server::StringField(c, {"spec", "controllerName"}) != kProvisioningRequestControllerName)
+      continue;
+    std::string name = server::StringField(c, {"metadata", "name"});
     snap.checks[name] = std::move(c);
   }
   KUOTA_ASSIGN_OR_RETURN(std::vector<Json> configs, PcList(store_, kPcConfigs));
   for (Json& c : configs) {
-    std::string name = PcString(c, {"metadata", "name"});
+    std::string name = server::StringField(c, {"metadata", "name"});
     snap.configs[name] = std::move(c);
   }
   for (const auto& [name, check] : snap.checks) SyncAdmissionCheck(snap, check);
@@ -204,12 +181,12 @@ Status ProvisioningController::SyncOnce() {
   if (snap.checks.empty() && snap.requests.empty()) return Status::Ok();
   KUOTA_ASSIGN_OR_RETURN(std::vector<Json> cqs, PcList(store_, kPcClusterQueues));
   for (Json& c : cqs) {
-    std::string name = PcString(c, {"metadata", "name"});
+    std::string name = server::StringField(c, {"metadata", "name"});
     snap.cluster_queues[name] = std::move(c);
   }
   KUOTA_ASSIGN_OR_RETURN(std::vector<Json> flavors, PcList(store_, kPcFlavors));
   for (Json& f : flavors) {
-    std::string name = PcString(f, {"metadata", "name"});
+    std::string name = server::StringField(f, {"metadata", "name"});
     snap.flavors[name] = std::move(f);
   }
   KUOTA_ASSIGN_OR_RETURN(snap.workloads, PcList(store_, kPcWorkloads));
@@ -219,8 +196,8 @@ Status ProvisioningController::SyncOnce() {
     Status st = SyncWorkload(snap, wl);
     if (!st.ok() && first.ok() && st.code() != StatusCode::kConflict &&
         st.code() != StatusCode::kNotFound) {
-      first = st.WithContext("workload " + PcString(wl, {"metadata", "namespace"}) + "/" +
-                             PcString(wl, {"metadata", "name"}));
+      first = st.WithContext("workload " + server::StringField(wl, {"metadata", "namespace"}) +
+                             "/" + server::StringField(wl, {"metadata", "name"}));
     }
   }
   DeleteOrphans(snap);
@@ -237,16 +214,17 @@ void ProvisioningController::SyncAdmissionCheck(const Snapshot& snap, const Json
       {"status", status},
       {"reason", config.ok() ? "Active" : "BadParametersRef"},
       {"message", config.ok() ? "The admission check is active" : config.status().message()},
-      {"observedGeneration", PcAt(check, {"metadata", "generation"}).is_number_integer()
-                                 ? PcAt(check, {"metadata", "generation"})
-                                 : Json(0)},
+      {"observedGeneration",
+       server::FieldValue(check, {"metadata", "generation"}).is_number_integer()
+           ? server::FieldValue(check, {"metadata", "generation"})
+           : Json(0)},
       {"lastTransitionTime", FormatRfc3339(clock_.Now())}};
   Json updated = check;
   Json& conds = updated["status"]["conditions"];
   if (!conds.is_array()) conds = Json::array();
   for (Json& c : conds) {
-    if (PcString(c, {"type"}) != "Active") continue;
-    if (PcString(c, {"status"}) == status) return;
+    if (server::StringField(c, {"type"}) != "Active") continue;
+    if (server::StringField(c, {"status"}) == status) return;
     c = cond;
     cond = nullptr;
   }
@@ -257,16 +235,17 @@ void ProvisioningController::SyncAdmissionCheck(const Snapshot& snap, const Json
 }
 
 Status ProvisioningController::SyncWorkload(const Snapshot& snap, const Json& workload) {
-  const std::string ns = PcString(workload, {"metadata", "namespace"});
-  const std::string name = PcString(workload, {"metadata", "name"});
-  const std::string uid = PcString(workload, {"metadata", "uid"});
-  const bool finished = PcConditionTrue(workload, "Finished");
-  const bool evicted = PcConditionTrue(workload, "Evicted");
-  const bool reserved = PcConditionTrue(workload, "QuotaReserved");
+  const std::string ns = server::StringField(workload, {"metadata", "namespace"});
+  const std::string name = server::StringField(workload, {"metadata", "name"});
+  const std::string uid = server::StringField(workload, {"metadata", "uid"});
+  const bool finished = server::ConditionIsTrue(workload, "Finished");
+  const bool evicted = server::ConditionIsTrue(workload, "Evicted");
+  const bool reserved = server::ConditionIsTrue(workload, "QuotaReserved");
   if (!reserved && !finished && !evicted) return Status::Ok();
   std::vector<const Json*> owned;
   for (const Json& pr : snap.requests) {
-    if (PcString(pr, {"metadata", "namespace"}) == ns && PcControllerUid(pr, "Workload") == uid) {
+    if (server::StringField(pr, {"metadata", "namespace"}) == ns &&
+        PcControllerUid(pr, "Workload") == uid) {
       owned.push_back(&pr);
     }
   }
@@ -282,14 +261,15 @@ Status ProvisioningController::SyncWorkload(const Snapshot& snap, const Json& wo
   std::set<std::string> ours;
   const Json& cq = [&]() -> const Json& {
     static const Json kNone;
-    auto it = snap.cluster_queues.find(PcString(workload, {"status", "admission", "clusterQueue"}));
+    auto it = snap.cluster_queues.find(
+        server::StringField(workload, {"status", "admission", "clusterQueue"}));
     return it == snap.cluster_queues.end() ? kNone : it->second;
   }();
   std::set<std::string> used_flavors;
-  if (const Json& psas = PcAt(workload, {"status", "admission", "podSetAssignments"});
+  if (const Json& psas = server::FieldValue(workload, {"status", "admission", "podSetAssignments"});
       psas.is_array()) {
     for (const Json& a : psas) {
-      if (const Json& f = PcAt(a, {"flavors"}); f.is_object()) {
+      if (const Json& f = server::FieldValue(a, {"flavors"}); f.is_object()) {
         for (const auto& [r, flavor] : f.items()) {
           (void)r;
           if (flavor.is_string()) used_flavors.insert(flavor.get<std::string>());
@@ -300,36 +280,37 @@ Status ProvisioningController::SyncWorkload(const Snapshot& snap, const Json& wo
   auto consider = [&](const std::string& check) {
     if (snap.checks.count(check) != 0) ours.insert(check);
   };
-  if (const Json& list = PcAt(cq, {"spec", "admissionChecks"}); list.is_array()) {
+  if (const Json& list = server::FieldValue(cq, {"spec", "admissionChecks"}); list.is_array()) {
     for (const Json& c : list) {
       if (c.is_string()) consider(c.get<std::string>());
     }
   }
-  if (const Json& rules = PcAt(cq, {"spec", "admissionChecksStrategy", "admissionChecks"});
+  if (const Json& rules =
+          server::FieldValue(cq, {"spec", "admissionChecksStrategy", "admissionChecks"});
       rules.is_array()) {
     for (const Json& rule : rules) {
-      const Json& on = PcAt(rule, {"onFlavors"});
+      const Json& on = server::FieldValue(rule, {"onFlavors"});
       bool applies = !on.is_array() || on.empty();
       if (on.is_array()) {
         for (const Json& f : on) applies = applies || (f.is_string() && used_flavors.count(f));
       }
-      if (applies) consider(PcString(rule, {"name"}));
+      if (applies) consider(server::StringField(rule, {"name"}));
     }
   }
-  Json status_checks = PcAt(workload, {"status", "admissionChecks"});
+  Json status_checks = server::FieldValue(workload, {"status", "admissionChecks"});
   if (!status_checks.is_array()) status_checks = Json::array();
-  for (const Json& c : status_checks) consider(PcString(c, {"name"}));
+  for (const Json& c : status_checks) consider(server::StringField(c, {"name"}));
   if (ours.empty() && owned.empty()) return Status::Ok();
 
   const Time now = clock_.Now();
   ProvisioningWorkloadFacts facts;
   facts.name = name;
-  facts.admitted = PcConditionTrue(workload, "Admitted");
-  facts.active = PcAt(workload, {"spec", "active"}) != Json(false);
+  facts.admitted = server::ConditionIsTrue(workload, "Admitted");
+  facts.active = server::FieldValue(workload, {"spec", "active"}) != Json(false);
   facts.finished = finished;
   auto entry = [&](const std::string& check) -> Json& {
     for (Json& c : status_checks) {
-      if (PcString(c, {"name"}) == check) return c;
+      if (server::StringField(c, {"name"}) == check) return c;
     }
     status_checks.push_back({{"name", check},
                              {"state", "Pending"},
@@ -346,7 +327,7 @@ Status ProvisioningController::SyncWorkload(const Snapshot& snap, const Json& wo
     const size_t before = status_checks.size();
     Json& st = entry(check);
     changed = changed || status_checks.size() != before;
-    const std::string old_state = PcString(st, {"state"});
+    const std::string old_state = server::StringField(st, {"state"});
     Result<const Json*> config_json = PcConfigOf(snap.checks.at(check), snap.configs);
     Result<ProvisioningConfig> config =
         config_json.ok() ? ReadProvisioningConfig(**config_json) : config_json.status();
@@ -356,13 +337,13 @@ Status ProvisioningController::SyncWorkload(const Snapshot& snap, const Json& wo
       config_of[check] = *config;
       needed[check] = !ProvisioningRequestPodSets(workload, *config).empty();
       for (const Json* pr : owned) {
-        const std::string pr_name = PcString(*pr, {"metadata", "name"});
+        const std::string pr_name = server::StringField(*pr, {"metadata", "name"});
         std::optional<int32_t> attempt = ProvisioningAttempt(pr_name, name, check);
         if (!attempt || !needed[check] || !ProvisioningRequestMatchesConfig(*pr, *config)) continue;
         const Json*& best = active_or_last[check];
         if (best == nullptr ||
-            ProvisioningAttempt(PcString(*best, {"metadata", "name"}), name, check).value_or(0) <
-                *attempt) {
+            ProvisioningAttempt(server::StringField(*best, {"metadata", "name"}), name, check)
+                    .value_or(0) < *attempt) {
           best = pr;
         }
       }
@@ -376,11 +357,12 @@ Status ProvisioningController::SyncWorkload(const Snapshot& snap, const Json& wo
         changed = SyncProvisioningCheck(st, *pr, *config, workload, facts, now) || changed;
       }
     }
-    const std::string new_state = PcString(st, {"state"});
+    const std::string new_state = server::StringField(st, {"state"});
     if (old_state != new_state && !old_state.empty() && status_checks.size() == before) {
       std::string m =
           "Admission check " + check + " updated state from " + old_state + " to " + new_state;
-      if (!PcString(st, {"message"}).empty()) m += " with message: " + PcString(st, {"message"});
+      if (!server::StringField(st, {"message"}).empty())
+        m += " with message: " + server::StringField(st, {"message"});
       messages.push_back(std::move(m));
     }
   }
@@ -406,17 +388,18 @@ Status ProvisioningController::SyncWorkload(const Snapshot& snap, const Json& wo
   for (const auto& [check, config] : config_of) {
     if (!needed[check]) continue;
     const Json& st = entry(check);
-    if (PcString(st, {"state"}) == "Ready") continue;
+    if (server::StringField(st, {"state"}) == "Ready") continue;
     const Json* pr = active_or_last[check];
-    int32_t attempt = PcAt(st, {"retryCount"}).is_number_integer()
-                          ? PcAt(st, {"retryCount"}).get<int32_t>() + 1
+    int32_t attempt = server::FieldValue(st, {"retryCount"}).is_number_integer()
+                          ? server::FieldValue(st, {"retryCount"}).get<int32_t>() + 1
                           : 1;
     bool create = pr == nullptr;
-    if (pr != nullptr && PcString(st, {"state"}) == "Pending" &&
+    if (pr != nullptr && server::StringField(st, {"state"}) == "Pending" &&
         (TrueProvisioningCondition(*pr, "Failed") != nullptr ||
          (TrueProvisioningCondition(*pr, "BookingExpired") != nullptr && !facts.admitted))) {
-      attempt =
-          ProvisioningAttempt(PcString(*pr, {"metadata", "name"}), name, check).value_or(1) + 1;
+      attempt = ProvisioningAttempt(server::StringField(*pr, {"metadata", "name"}), name, check)
+                    .value_or(1) +
+                1;
       create = true;
     }
     if (create) {
@@ -429,7 +412,7 @@ Status ProvisioningController::SyncWorkload(const Snapshot& snap, const Json& wo
                            "\": " + created.status().message());
         return created.status();
       }
-      snap.created.insert(PcString(*created, {"metadata", "uid"}));
+      snap.created.insert(server::StringField(*created, {"metadata", "uid"}));
       events_.Record(involved, "Normal", "ProvisioningRequestCreated",
                      "Created ProvisioningRequest: \"" + pr_name + "\"");
       AdoptPodTemplates(workload, *created);
@@ -443,13 +426,14 @@ Status ProvisioningController::SyncWorkload(const Snapshot& snap, const Json& wo
 Result<Json> ProvisioningController::CreateRequest(const Snapshot& snap, const Json& workload,
                                                    const std::string& name,
                                                    const ProvisioningConfig& config) {
-  const std::string ns = PcString(workload, {"metadata", "namespace"});
+  const std::string ns = server::StringField(workload, {"metadata", "namespace"});
   const Json owner = jobs::ControllerOwnerRef("kueue.x-k8s.io/v1beta2", "Workload",
-                                              PcString(workload, {"metadata", "name"}),
-                                              PcString(workload, {"metadata", "uid"}));
+                                              server::StringField(workload, {"metadata", "name"}),
+                                              server::StringField(workload, {"metadata", "uid"}));
   Json parameters = Json::object();
   for (const auto& [k, v] : config.parameters) parameters[k] = v;
-  if (const Json& ann = PcAt(workload, {"metadata", "annotations"}); ann.is_object()) {
+  if (const Json& ann = server::FieldValue(workload, {"metadata", "annotations"});
+      ann.is_object()) {
     const std::string prefix = kProvReqAnnotationPrefix;
     for (const auto& [k, v] : ann.items()) {
       if (k.rfind(prefix, 0) == 0 && k.size() > prefix.size() && v.is_string()) {
@@ -458,7 +442,7 @@ Result<Json> ProvisioningController::CreateRequest(const Snapshot& snap, const J
     }
   }
   Json pod_sets = Json::array();
-  const Json& psas = PcAt(workload, {"status", "admission", "podSetAssignments"});
+  const Json& psas = server::FieldValue(workload, {"status", "admission", "podSetAssignments"});
   for (const ProvisioningPodSet& ps : ProvisioningRequestPodSets(workload, config)) {
     const std::string template_name = ProvisioningPodTemplateName(name, ps.name);
     Json tmpl = ps.template_.is_object() ? ps.template_ : Json::object();
@@ -467,8 +451,8 @@ Result<Json> ProvisioningController::CreateRequest(const Snapshot& snap, const J
     // The admission's flavors: their node labels and tolerations.
     if (psas.is_array()) {
       for (const Json& a : psas) {
-        if (PcString(a, {"name"}) != ps.name) continue;
-        const Json& flavors = PcAt(a, {"flavors"});
+        if (server::StringField(a, {"name"}) != ps.name) continue;
+        const Json& flavors = server::FieldValue(a, {"flavors"});
         if (!flavors.is_object()) continue;
         std::set<std::string> seen;
         for (const auto& [r, f] : flavors.items()) {
@@ -476,10 +460,12 @@ Result<Json> ProvisioningController::CreateRequest(const Snapshot& snap, const J
           if (!f.is_string() || !seen.insert(f.get<std::string>()).second) continue;
           auto it = snap.flavors.find(f.get<std::string>());
           if (it == snap.flavors.end()) continue;
-          if (const Json& labels = PcAt(it->second, {"spec", "nodeLabels"}); labels.is_object()) {
+          if (const Json& labels = server::FieldValue(it->second, {"spec", "nodeLabels"});
+              labels.is_object()) {
             for (const auto& [k, v] : labels.items()) spec["nodeSelector"][k] = v;
           }
-          if (const Json& tols = PcAt(it->second, {"spec", "tolerations"}); tols.is_array()) {
+          if (const Json& tols = server::FieldValue(it->second, {"spec", "tolerations"});
+              tols.is_array()) {
             for (const Json& t : tols) spec["tolerations"].push_back(t);
           }
         }
@@ -514,22 +500,23 @@ Result<Json> ProvisioningController::CreateRequest(const Snapshot& snap, const J
 }
 
 void ProvisioningController::AdoptPodTemplates(const Json& workload, const Json& request) {
-  const std::string ns = PcString(request, {"metadata", "namespace"});
-  const std::string wl_uid = PcString(workload, {"metadata", "uid"});
+  const std::string ns = server::StringField(request, {"metadata", "namespace"});
+  const std::string wl_uid = server::StringField(workload, {"metadata", "uid"});
   const Json owner = jobs::ControllerOwnerRef("autoscaling.x-k8s.io/v1", "ProvisioningRequest",
-                                              PcString(request, {"metadata", "name"}),
-                                              PcString(request, {"metadata", "uid"}));
-  const Json& pod_sets = PcAt(request, {"spec", "podSets"});
+                                              server::StringField(request, {"metadata", "name"}),
+                                              server::StringField(request, {"metadata", "uid"}));
+  const Json& pod_sets = server::FieldValue(request, {"spec", "podSets"});
   if (!pod_sets.is_array()) return;
   for (const Json& ps : pod_sets) {
-    const std::string pt_name = PcString(ps, {"podTemplateRef", "name"});
+    const std::string pt_name = server::StringField(ps, {"podTemplateRef", "name"});
     Result<Json> pt = store_.Get(kPcPodTemplates, ns, pt_name);
     if (!pt.ok()) continue;
     if (PcControllerUid(*pt, "ProvisioningRequest") == owner["uid"]) continue;
     Json refs = Json::array();
-    if (const Json& old = PcAt(*pt, {"metadata", "ownerReferences"}); old.is_array()) {
+    if (const Json& old = server::FieldValue(*pt, {"metadata", "ownerReferences"});
+        old.is_array()) {
       for (const Json& o : old) {
-        if (o.value("controller", false) && PcString(o, {"uid"}) == wl_uid) continue;
+        if (o.value("controller", false) && server::StringField(o, {"uid"}) == wl_uid) continue;
         if (o.value("controller", false)) continue;  // one controller: the request
         refs.push_back(o);
       }
@@ -541,12 +528,13 @@ void ProvisioningController::AdoptPodTemplates(const Json& workload, const Json&
 }
 
 void ProvisioningController::DeleteRequest(const Json& request) {
-  const std::string ns = PcString(request, {"metadata", "namespace"});
-  (void)store_.Delete(kPcRequests, ns, PcString(request, {"metadata", "name"}));
+  const std::string ns = server::StringField(request, {"metadata", "namespace"});
+  (void)store_.Delete(kPcRequests, ns, server::StringField(request, {"metadata", "name"}));
   // Its pod templates (a cluster's garbage collector would take them too).
-  if (const Json& pod_sets = PcAt(request, {"spec", "podSets"}); pod_sets.is_array()) {
+  if (const Json& pod_sets = server::FieldValue(request, {"spec", "podSets"});
+      pod_sets.is_array()) {
     for (const Json& ps : pod_sets) {
-      (void)store_.Delete(kPcPodTemplates, ns, PcString(ps, {"podTemplateRef", "name"}));
+      (void)store_.Delete(kPcPodTemplates, ns, server::StringField(ps, {"podTemplateRef", "name"}));
     }
   }
 }
@@ -555,20 +543,20 @@ void ProvisioningController::DeleteOrphans(const Snapshot& snap) {
   // Without a garbage collector (kuotad on one machine), the requests and
   // pod templates of deleted Workloads are deleted here.
   std::set<std::string> live = snap.created;
-  for (const Json& wl : snap.workloads) live.insert(PcString(wl, {"metadata", "uid"}));
+  for (const Json& wl : snap.workloads) live.insert(server::StringField(wl, {"metadata", "uid"}));
   for (const Json& pr : snap.requests) {
-    if (PcString(pr, {"metadata", "labels", kPcManagedLabel}) != "true") continue;
+    if (server::StringField(pr, {"metadata", "labels", kPcManagedLabel}) != "true") continue;
     const std::string owner = PcControllerUid(pr, "Workload");
     if (!owner.empty() && live.count(owner) == 0) DeleteRequest(pr);
-    live.insert(PcString(pr, {"metadata", "uid"}));
+    live.insert(server::StringField(pr, {"metadata", "uid"}));
   }
   for (const Json& pt : snap.pod_templates) {
-    if (PcString(pt, {"metadata", "labels", kPcManagedLabel}) != "true") continue;
+    if (server::StringField(pt, {"metadata", "labels", kPcManagedLabel}) != "true") continue;
     std::string owner = PcControllerUid(pt, "ProvisioningRequest");
     if (owner.empty()) owner = PcControllerUid(pt, "Workload");
     if (!owner.empty() && live.count(owner) == 0) {
-      (void)store_.Delete(kPcPodTemplates, PcString(pt, {"metadata", "namespace"}),
-                          PcString(pt, {"metadata", "name"}));
+      (void)store_.Delete(kPcPodTemplates, server::StringField(pt, {"metadata", "namespace"}),
+                          server::StringField(pt, {"metadata", "name"}));
     }
   }
 }

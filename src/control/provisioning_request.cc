@@ -6,37 +6,22 @@
 #include <cstdio>
 #include <set>
 
+#include "server/json_fields.h"
+
 namespace kuota::control {
 namespace {
 
 using Json = nlohmann::json;
 
-const Json& ProvAt(const Json& j, std::initializer_list<const char*> path) {
-  static const Json kNull;
-  const Json* cur = &j;
-  for (const char* p : path) {
-    if (!cur->is_object()) return kNull;
-    auto it = cur->find(p);
-    if (it == cur->end()) return kNull;
-    cur = &*it;
-  }
-  return *cur;
-}
-
-std::string ProvString(const Json& j, std::initializer_list<const char*> path) {
-  const Json& v = ProvAt(j, path);
-  return v.is_string() ? v.get<std::string>() : std::string();
-}
-
 int32_t ProvInt(const Json& j, const char* key, int32_t fallback) {
-  const Json& v = ProvAt(j, {key});
+  const Json& v = server::FieldValue(j, {key});
   return v.is_number_integer() ? v.get<int32_t>() : fallback;
 }
 
 // Whether a container requests or limits one of `managed`.
 bool ProvContainerUses(const Json& container, const std::set<std::string>& managed) {
   for (const char* f : {"requests", "limits"}) {
-    const Json& list = ProvAt(container, {"resources", f});
+    const Json& list = server::FieldValue(container, {"resources", f});
     if (!list.is_object()) continue;
     for (const auto& [r, q] : list.items()) {
       (void)q;
@@ -48,7 +33,7 @@ bool ProvContainerUses(const Json& container, const std::set<std::string>& manag
 
 bool ProvPodUses(const Json& pod_spec, const std::set<std::string>& managed) {
   for (const char* f : {"initContainers", "containers"}) {
-    const Json& list = ProvAt(pod_spec, {f});
+    const Json& list = server::FieldValue(pod_spec, {f});
     if (!list.is_array()) continue;
     for (const Json& c : list) {
       if (ProvContainerUses(c, managed)) return true;
@@ -58,18 +43,18 @@ bool ProvPodUses(const Json& pod_spec, const std::set<std::string>& managed) {
 }
 
 int32_t ProvPodSetCount(const Json& ps) {
-  const Json& c = ProvAt(ps, {"count"});
+  const Json& c = server::FieldValue(ps, {"count"});
   return c.is_number_integer() ? c.get<int32_t>() : 1;
 }
 
 // The admitted count of pod set `name` (podSetAssignments[].count), else `fallback`.
 std::optional<int32_t> ProvAssignedCount(const Json& workload, const std::string& name,
                                          int32_t fallback) {
-  const Json& psas = ProvAt(workload, {"status", "admission", "podSetAssignments"});
+  const Json& psas = server::FieldValue(workload, {"status", "admission", "podSetAssignments"});
   if (!psas.is_array()) return std::nullopt;
   for (const Json& a : psas) {
-    if (ProvString(a, {"name"}) != name) continue;
-    const Json& c = ProvAt(a, {"count"});
+    if (server::StringField(a, {"name"}) != name) continue;
+    const Json& c = server::FieldValue(a, {"count"});
     return c.is_number_integer() ? c.get<int32_t>() : fallback;
   }
   return std::nullopt;
@@ -79,21 +64,22 @@ std::optional<int32_t> ProvAssignedCount(const Json& workload, const std::string
 // requests per container, resources, nodeSelector, tolerations, affinity
 // and resourceClaims.
 bool ProvSimilar(const Json& a, const Json& b) {
-  const Json& sa = ProvAt(a, {"spec"});
-  const Json& sb = ProvAt(b, {"spec"});
+  const Json& sa = server::FieldValue(a, {"spec"});
+  const Json& sb = server::FieldValue(b, {"spec"});
   for (const char* f : {"containers", "initContainers"}) {
-    const Json& ca = ProvAt(sa, {f});
-    const Json& cb = ProvAt(sb, {f});
+    const Json& ca = server::FieldValue(sa, {f});
+    const Json& cb = server::FieldValue(sb, {f});
     const size_t na = ca.is_array() ? ca.size() : 0, nb = cb.is_array() ? cb.size() : 0;
     if (na != nb) return false;
     for (size_t i = 0; i < na; ++i) {
-      if (ProvAt(ca[i], {"resources", "requests"}) != ProvAt(cb[i], {"resources", "requests"})) {
+      if (server::FieldValue(ca[i], {"resources", "requests"}) !=
+          server::FieldValue(cb[i], {"resources", "requests"})) {
         return false;
       }
     }
   }
   for (const char* f : {"resources", "nodeSelector", "tolerations", "affinity", "resourceClaims"}) {
-    if (ProvAt(sa, {f}) != ProvAt(sb, {f})) return false;
+    if (server::FieldValue(sa, {f}) != server::FieldValue(sb, {f})) return false;
   }
   return true;
 }
@@ -102,30 +88,31 @@ bool ProvSimilar(const Json& a, const Json& b) {
 
 Result<ProvisioningConfig> ReadProvisioningConfig(const Json& config) {
   ProvisioningConfig out;
-  const Json& spec = ProvAt(config, {"spec"});
-  out.class_name = ProvString(spec, {"provisioningClassName"});
+  const Json& spec = server::FieldValue(config, {"spec"});
+  out.class_name = server::StringField(spec, {"provisioningClassName"});
   if (out.class_name.empty()) return Status::Invalid("spec.provisioningClassName: Required value");
-  if (const Json& p = ProvAt(spec, {"parameters"}); p.is_object()) {
+  if (const Json& p = server::FieldValue(spec, {"parameters"}); p.is_object()) {
     for (const auto& [k, v] : p.items()) {
       if (v.is_string()) out.parameters[k] = v.get<std::string>();
     }
   }
-  if (const Json& m = ProvAt(spec, {"managedResources"}); m.is_array()) {
+  if (const Json& m = server::FieldValue(spec, {"managedResources"}); m.is_array()) {
     for (const Json& r : m) {
       if (r.is_string()) out.managed_resources.push_back(r.get<std::string>());
     }
   }
-  const Json& rs = ProvAt(spec, {"retryStrategy"});
+  const Json& rs = server::FieldValue(spec, {"retryStrategy"});
   out.backoff_limit_count = ProvInt(rs, "backoffLimitCount", 3);
   out.backoff_base_seconds = ProvInt(rs, "backoffBaseSeconds", 60);
   out.backoff_max_seconds = ProvInt(rs, "backoffMaxSeconds", 1800);
-  if (const Json& ns = ProvAt(spec, {"podSetUpdates", "nodeSelector"}); ns.is_array()) {
+  if (const Json& ns = server::FieldValue(spec, {"podSetUpdates", "nodeSelector"}); ns.is_array()) {
     for (const Json& u : ns) {
       out.node_selector_from_details.emplace_back(
-          ProvString(u, {"key"}), ProvString(u, {"valueFromProvisioningClassDetail"}));
+          server::StringField(u, {"key"}),
+          server::StringField(u, {"valueFromProvisioningClassDetail"}));
     }
   }
-  out.pod_set_merge_policy = ProvString(spec, {"podSetMergePolicy"});
+  out.pod_set_merge_policy = server::StringField(spec, {"podSetMergePolicy"});
   return out;
 }
 
@@ -177,14 +164,15 @@ std::vector<std::string> ProvisioningPodSets(const Json& workload,
                                              const std::vector<std::string>& managed) {
   const std::set<std::string> managed_set(managed.begin(), managed.end());
   std::vector<std::string> out;
-  const Json& pod_sets = ProvAt(workload, {"spec", "podSets"});
+  const Json& pod_sets = server::FieldValue(workload, {"spec", "podSets"});
   if (!pod_sets.is_array()) return out;
   for (const Json& ps : pod_sets) {
     if (ProvPodSetCount(ps) <= 0) continue;
-    if (!managed_set.empty() && !ProvPodUses(ProvAt(ps, {"template", "spec"}), managed_set)) {
+    if (!managed_set.empty() &&
+        !ProvPodUses(server::FieldValue(ps, {"template", "spec"}), managed_set)) {
       continue;
     }
-    out.push_back(ProvString(ps, {"name"}));
+    out.push_back(server::StringField(ps, {"name"}));
   }
   return out;
 }
@@ -192,16 +180,16 @@ std::vector<std::string> ProvisioningPodSets(const Json& workload,
 std::vector<ProvisioningPodSet> ProvisioningRequestPodSets(const Json& workload,
                                                            const ProvisioningConfig& config) {
   std::vector<ProvisioningPodSet> out;
-  const Json& pod_sets = ProvAt(workload, {"spec", "podSets"});
+  const Json& pod_sets = server::FieldValue(workload, {"spec", "podSets"});
   for (const std::string& name : ProvisioningPodSets(workload, config.managed_resources)) {
     const Json* ps = nullptr;
     for (const Json& p : pod_sets) {
-      if (ProvString(p, {"name"}) == name) ps = &p;
+      if (server::StringField(p, {"name"}) == name) ps = &p;
     }
     if (ps == nullptr) continue;
     const std::optional<int32_t> count = ProvAssignedCount(workload, name, ProvPodSetCount(*ps));
     if (!count || *count <= 0) continue;
-    const Json& tmpl = ProvAt(*ps, {"template"});
+    const Json& tmpl = server::FieldValue(*ps, {"template"});
     bool merged = false;
     for (ProvisioningPodSet& m : out) {
       if ((config.pod_set_merge_policy == "IdenticalPodTemplates" && m.template_ == tmpl) ||
@@ -218,8 +206,8 @@ std::vector<ProvisioningPodSet> ProvisioningRequestPodSets(const Json& workload,
 }
 
 bool ProvisioningRequestMatchesConfig(const Json& pr, const ProvisioningConfig& config) {
-  if (ProvString(pr, {"spec", "provisioningClassName"}) != config.class_name) return false;
-  const Json& params = ProvAt(pr, {"spec", "parameters"});
+  if (server::StringField(pr, {"spec", "provisioningClassName"}) != config.class_name) return false;
+  const Json& params = server::FieldValue(pr, {"spec", "parameters"});
   for (const auto& [k, v] : config.parameters) {
     const Json& got = params.is_object() && params.contains(k) ? params[k] : Json();
     if (!got.is_string() || got.get<std::string>() != v) return false;
@@ -228,10 +216,11 @@ bool ProvisioningRequestMatchesConfig(const Json& pr, const ProvisioningConfig& 
 }
 
 const Json* TrueProvisioningCondition(const Json& pr, const char* type) {
-  const Json& conds = ProvAt(pr, {"status", "conditions"});
+  const Json& conds = server::FieldValue(pr, {"status", "conditions"});
   if (!conds.is_array()) return nullptr;
   for (const Json& c : conds) {
-    if (ProvString(c, {"type"}) == type && ProvString(c, {"status"}) == "True") return &c;
+    if (server::StringField(c, {"type"}) == type && server::StringField(c, {"status"}) == "True")
+      return &c;
   }
   return nullptr;
 }
@@ -239,12 +228,12 @@ const Json* TrueProvisioningCondition(const Json& pr, const char* type) {
 bool SetProvisioningCheck(Json& check, const std::string& state, const std::string& message,
                           Time now) {
   bool changed = false;
-  if (ProvString(check, {"state"}) != state) {
+  if (server::StringField(check, {"state"}) != state) {
     check["state"] = state;
     check["lastTransitionTime"] = FormatRfc3339(now);
     changed = true;
   }
-  if (ProvString(check, {"message"}) != message) {
+  if (server::StringField(check, {"message"}) != message) {
     check["message"] = message;
     changed = true;
   }
@@ -253,12 +242,14 @@ bool SetProvisioningCheck(Json& check, const std::string& state, const std::stri
 
 bool SyncProvisioningCheck(Json& check, const Json& pr, const ProvisioningConfig& config,
                            const Json& workload, const ProvisioningWorkloadFacts& facts, Time now) {
-  const std::string pr_name = ProvString(pr, {"metadata", "name"});
-  const std::string check_name = ProvString(check, {"name"});
+  const std::string pr_name = server::StringField(pr, {"metadata", "name"});
+  const std::string check_name = server::StringField(check, {"name"});
   const int32_t attempt = ProvisioningAttempt(pr_name, facts.name, check_name).value_or(1);
   const int32_t retry_count = ProvInt(check, "retryCount", 0);
-  const std::string state = ProvString(check, {"state"});
-  auto message_of = [](const Json* c) { return c ? ProvString(*c, {"message"}) : std::string(); };
+  const std::string state = server::StringField(check, {"state"});
+  auto message_of = [](const Json* c) {
+    return c ? server::StringField(*c, {"message"}) : std::string();
+  };
   // Failed, or BookingExpired before admission: retried with a backoff
   // until backoffLimitCount attempts, then Rejected.
   auto retry_or_reject = [&](const std::string& message, const std::string& reject_message) {
@@ -297,23 +288,23 @@ bool SyncProvisioningCheck(Json& check, const Json& pr, const ProvisioningConfig
     // autoscaler matches pods by, and the config's nodeSelector from the
     // request's provisioningClassDetails.
     std::map<std::string, std::string> pod_set_of;
-    const Json& wl_sets = ProvAt(workload, {"spec", "podSets"});
+    const Json& wl_sets = server::FieldValue(workload, {"spec", "podSets"});
     if (wl_sets.is_array()) {
       for (const Json& ps : wl_sets) {
-        const std::string n = ProvString(ps, {"name"});
+        const std::string n = server::StringField(ps, {"name"});
         pod_set_of[ProvisioningPodTemplateName(pr_name, n)] = n;
       }
     }
-    const Json& details = ProvAt(pr, {"status", "provisioningClassDetails"});
+    const Json& details = server::FieldValue(pr, {"status", "provisioningClassDetails"});
     Json updates = Json::array();
-    const Json& pr_sets = ProvAt(pr, {"spec", "podSets"});
+    const Json& pr_sets = server::FieldValue(pr, {"spec", "podSets"});
     if (pr_sets.is_array()) {
       for (const Json& ps : pr_sets) {
-        Json u = {
-            {"name", pod_set_of[ProvString(ps, {"podTemplateRef", "name"})]},
-            {"annotations",
-             {{kConsumeProvisioningRequestAnnotation, pr_name},
-              {kProvisioningClassAnnotation, ProvString(pr, {"spec", "provisioningClassName"})}}}};
+        Json u = {{"name", pod_set_of[server::StringField(ps, {"podTemplateRef", "name"})]},
+                  {"annotations",
+                   {{kConsumeProvisioningRequestAnnotation, pr_name},
+                    {kProvisioningClassAnnotation,
+                     server::StringField(pr, {"spec", "provisioningClassName"})}}}};
         Json selector = Json::object();
         for (const auto& [key, detail] : config.node_selector_from_details) {
           const Json& v =
@@ -332,10 +323,10 @@ bool SyncProvisioningCheck(Json& check, const Json& pr, const ProvisioningConfig
     return true;
   }
   if (TrueProvisioningCondition(pr, "Accepted") != nullptr) {
-    const Json& conds = ProvAt(pr, {"status", "conditions"});
+    const Json& conds = server::FieldValue(pr, {"status", "conditions"});
     for (const Json& c : conds) {
-      if (ProvString(c, {"type"}) == "Provisioned") {
-        return SetProvisioningCheck(check, "Pending", ProvString(c, {"message"}), now);
+      if (server::StringField(c, {"type"}) == "Provisioned") {
+        return SetProvisioningCheck(check, "Pending", server::StringField(c, {"message"}), now);
       }
     }
     return false;

@@ -17,6 +17,12 @@ const Json* FindField(const Json& object, std::initializer_list<const char*> pat
   return cur;
 }
 
+const Json& FieldValue(const Json& object, std::initializer_list<const char*> path) {
+  static const Json kNull;
+  const Json* v = FindField(object, path);
+  return v != nullptr ? *v : kNull;
+}
+
 std::string StringField(const Json& object, std::initializer_list<const char*> path,
                         const std::string& fallback) {
   const Json* v = FindField(object, path);

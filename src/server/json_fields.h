@@ -15,6 +15,10 @@ namespace kuota::server {
 const nlohmann::json* FindField(const nlohmann::json& object,
                                 std::initializer_list<const char*> path);
 
+// The value at `path`, or a null value when FindField finds none.
+const nlohmann::json& FieldValue(const nlohmann::json& object,
+                                 std::initializer_list<const char*> path);
+
 // The string at `path`, or `fallback` when absent or not a string.
 std::string StringField(const nlohmann::json& object, std::initializer_list<const char*> path,
                         const std::string& fallback = "");

@@ -4,8 +4,8 @@
 #include <set>
 #include <vector>
 
-#include "api/quantity.h"
 #include "jobs/job_fields.h"
+#include "jobs/train_job_plugins.h"
 
 namespace kuota::jobs {
 namespace {
@@ -121,11 +121,6 @@ Json* TjNodeContainer(Json& rjob) {
   return nullptr;
 }
 
-void TjUpsertEnv(Json& container, Json entry) {
-  Json one = Json::array({std::move(entry)});
-  TjMergeKeyed(container["env"], one, "name");
-}
-
 // Trainer's MergeResourceRequirements: the TrainJob's requests and limits
 // replace the runtime's resource by resource.
 Json TjMergeResources(const Json& base, const Json& over) {
@@ -135,46 +130,6 @@ Json TjMergeResources(const Json& base, const Json& over) {
     TjMergeMap(out[f], ObjAt(over, f));
   }
   return out;
-}
-
-// The whole units of a quantity, rounded up (resource.Quantity.Value()).
-int64_t TjUnits(const Json& q) {
-  std::string text;
-  if (q.is_string()) {
-    text = q.get<std::string>();
-  } else if (q.is_number()) {
-    text = q.dump();
-  } else {
-    return 0;
-  }
-  auto parsed = api::Quantity::Parse(text);
-  if (!parsed.ok()) return 0;
-  const int64_t m = parsed->milli();
-  return m <= 0 ? 0 : (m + 999) / 1000;
-}
-
-// Trainer's GetNumGPUPerNode: a "*gpu" resource's limit (else request).
-int64_t TjGpus(const Json& res) {
-  for (const char* f : {"limits", "requests"}) {
-    for (const auto& [k, v] : ObjAt(res, f).items()) {
-      if (k.size() >= 3 && k.compare(k.size() - 3, 3, "gpu") == 0) {
-        if (int64_t n = TjUnits(v); n > 0) return n;
-      }
-    }
-  }
-  return 0;
-}
-
-// Trainer's getNumCPUPerNode: the CPU request, else the limit.
-int64_t TjCpus(const Json& res) {
-  const int64_t req = TjUnits(ObjAt(res, "requests").value("cpu", Json()));
-  return req > 0 ? req : TjUnits(ObjAt(res, "limits").value("cpu", Json()));
-}
-
-const std::vector<std::string>& TjTorchReservedEnv() {
-  static const std::vector<std::string> kNames = {
-      "PET_MASTER_ADDR", "PET_MASTER_PORT", "PET_NNODES", "PET_NODE_RANK", "PET_NPROC_PER_NODE"};
-  return kNames;
 }
 
 }  // namespace
@@ -212,21 +167,10 @@ Result<Json> BuildTrainJobSet(const Json& train_job, const Json& runtime,
   const bool launcher_as_node =
       policy == "mpi" && ObjAt(ml, "mpi").value("runLauncherAsNode", false) == true;
 
-  if (policy == "torch" && has_trainer) {
-    std::vector<std::string> reserved;
-    for (const Json& e : ArrAt(trainer, "env")) {
-      if (Contains(TjTorchReservedEnv(), StrAt(e, "name"))) reserved.push_back(StrAt(e, "name"));
-    }
-    if (!reserved.empty()) {
-      std::sort(reserved.begin(), reserved.end());
-      std::string list;
-      for (const std::string& r : reserved) list += (list.empty() ? "" : " ") + r;
-      return InvalidValue("spec.trainer.env", trainer["env"],
-                          "must not have reserved envs, invalid envs configured: [" + list + "]");
-    }
-  }
+  TrainerPolicyInput plugin{
+      .policy = policy, .ml = ml, .trainer = trainer, .has_trainer = has_trainer};
+  KUOTA_RETURN_IF_ERROR(CheckTrainerReservedEnv(plugin));
 
-  Json* trainer_node = nullptr;
   int64_t trainer_count = 1;
   Json runtime_node_resources = Json::object();
   for (Json& rjob : spec["replicatedJobs"]) {
@@ -243,10 +187,16 @@ Result<Json> BuildTrainJobSet(const Json& train_job, const Json& runtime,
       (*node)["resources"] =
           TjMergeResources(ObjAt(*node, "resources"), ObjAt(trainer, "resourcesPerNode"));
     }
-    // The ML plugins' EnforceMLPolicy: the TrainJob's numNodes wins.
-    if (is_trainer && has_trainer && trainer.contains("numNodes") &&
-        trainer["numNodes"].is_number_integer()) {
-      count = trainer["numNodes"].get<int64_t>();
+    // The ML plugins' EnforceMLPolicy: the TrainJob's numNodes wins, for
+    // the trainer step, or for MPI the "node" job (one node fewer when the
+    // launcher is a node too).
+    if (has_trainer && trainer.contains("numNodes") && trainer["numNodes"].is_number_integer()) {
+      const int64_t n = trainer["numNodes"].get<int64_t>();
+      if (policy == "mpi" && StrAt(rjob, "name") == kTjNodeContainer) {
+        count = launcher_as_node ? std::max<int64_t>(n - 1, 1) : n;
+      } else if (is_trainer && policy != "mpi") {
+        count = n;
+      }
     }
     rjob["template"]["spec"]["parallelism"] = count;
     rjob["template"]["spec"]["completions"] = count;
@@ -258,7 +208,6 @@ Result<Json> BuildTrainJobSet(const Json& train_job, const Json& runtime,
           if (trainer.contains(f) && !trainer[f].is_null()) (*node)[f] = trainer[f];
         }
       }
-      if (trainer_node == nullptr) trainer_node = node;
     }
     if ((is_trainer || is_launcher_node) && node != nullptr && has_trainer) {
       TjMergeKeyed((*node)["env"], ArrAt(trainer, "env"), "name");
@@ -266,28 +215,11 @@ Result<Json> BuildTrainJobSet(const Json& train_job, const Json& runtime,
     }
   }
 
-  // Trainer's torch plugin: the PET_* environment of torchrun, on the
-  // trainer's node container.
-  if (policy == "torch" && has_trainer && trainer_node != nullptr) {
-    Json nproc = "auto";
-    if (trainer.contains("numProcPerNode") && trainer["numProcPerNode"].is_number_integer()) {
-      nproc = std::to_string(trainer["numProcPerNode"].get<int64_t>());
-    }
-    const Json& res = trainer.contains("resourcesPerNode") ? ObjAt(trainer, "resourcesPerNode")
-                                                           : runtime_node_resources;
-    if (nproc == "auto" && TjGpus(res) == 0) {
-      nproc = std::to_string(std::max<int64_t>(1, TjCpus(res)));
-    }
-    Json& node = *trainer_node;
-    TjUpsertEnv(node, {{"name", "PET_NNODES"}, {"value", std::to_string(trainer_count)}});
-    TjUpsertEnv(node, {{"name", "PET_NPROC_PER_NODE"}, {"value", nproc}});
-    TjUpsertEnv(node, {{"name", "PET_NODE_RANK"},
-                       {"valueFrom", {{"fieldRef", {{"fieldPath", kTjCompletionIndexPath}}}}}});
-    TjUpsertEnv(node, {{"name", "PET_MASTER_ADDR"}, {"value", options.master_address}});
-    TjUpsertEnv(node, {{"name", "PET_MASTER_PORT"}, {"value", std::to_string(kTrainerMasterPort)}});
-    Json port = Json::array({{{"containerPort", kTrainerMasterPort}}});
-    TjMergeKeyed(node["ports"], port, "containerPort");
-  }
+  plugin.trainer_count = trainer_count;
+  plugin.node_resources = trainer.contains("resourcesPerNode") ? ObjAt(trainer, "resourcesPerNode")
+                                                               : runtime_node_resources;
+  plugin.address = options.master_address;
+  EnforceTrainerPolicy(spec, plugin);
   return spec;
 }
 

@@ -8,8 +8,7 @@
 // mlPolicy's numNodes for the trainer step, or the TrainJob's
 // trainer.numNodes), resourcesPerNode merged into the trainer's "node"
 // container, and the TrainJob's trainer image, command, args and env applied
-// to it, with the torch plugin's PET_* environment when the runtime's
-// mlPolicy is torch. The trainer step is the replicated job labelled
+// to it, with its ML policy plugin's environment (train_job_plugins.h). The trainer step is the replicated job labelled
 // trainer.kubeflow.org/trainjob-ancestor-step: trainer, as Trainer finds it.
 // Pure functions; thread-safe.
 #pragma once
@@ -41,9 +40,8 @@ struct TrainJobBuildOptions {
 // The JobSet spec (jobset.x-k8s.io/v1alpha2 JobSetSpec) that `train_job`
 // runs from `runtime` (a TrainingRuntime or ClusterTrainingRuntime as
 // stored). Invalid when the runtime has no replicated jobs, or when the
-// TrainJob sets an environment variable the torch runtime reserves (Trainer's
-// torch plugin webhook: "spec.trainer.env: Invalid value: ...: must not have
-// reserved envs, ...").
+// TrainJob sets an environment variable its runtime's plugin reserves
+// (CheckTrainerReservedEnv).
 Result<Json> BuildTrainJobSet(const Json& train_job, const Json& runtime,
                               const TrainJobBuildOptions& options = {});
 

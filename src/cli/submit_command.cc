@@ -225,7 +225,8 @@ void AddSubmitCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("-q,--queue", o.queue, "LocalQueue to submit to (kubectl get lq)")->required();
   cmd->add_option("--kind", o.kind,
                   "What to create: " + SubmitKindNames() +
-                      " (pytorchjob: 1 master + parallelism-1 workers, with MASTER_ADDR, RANK, "
+                      " (pytorchjob, paddlejob, xgboostjob: 1 master + parallelism-1 workers, "
+                      "with their operators' environment such as MASTER_ADDR, RANK, "
                       "WORLD_SIZE; vcjob: parallelism pods started together)")
       ->capture_default_str();
   AddNamespaceFlag(cmd, &o.ns);

@@ -132,6 +132,30 @@ TEST(BuildSubmitObjectTest, PyTorchJobHasAMasterAndParallelismMinusOneWorkers) {
   EXPECT_EQ((*pt)["metadata"]["labels"]["kueue.x-k8s.io/queue-name"], o.queue);
 }
 
+TEST(BuildSubmitObjectTest, OtherKubeflowJobsUseTheirOperatorsShape) {
+  struct Want {
+    const char* flag;
+    const char* kind;
+    const char* specs;
+    const char* container;
+    bool master;
+  };
+  for (const Want& w : {Want{"jaxjob", "JAXJob", "jaxReplicaSpecs", "jax", false},
+                        Want{"PaddleJob", "PaddleJob", "paddleReplicaSpecs", "paddle", true},
+                        Want{"xgboostjobs", "XGBoostJob", "xgbReplicaSpecs", "xgboost", true}}) {
+    SubmitOptions o = Options();
+    o.kind = w.flag;
+    o.parallelism = 3;
+    Result<Json> r = BuildSubmitObject(o);
+    ASSERT_TRUE(r.ok()) << w.flag << ": " << r.status().message();
+    EXPECT_EQ((*r)["kind"], w.kind);
+    const Json& specs = (*r)["spec"][w.specs];
+    EXPECT_EQ(specs["Worker"]["replicas"], w.master ? 2 : 3) << w.flag;
+    EXPECT_EQ(specs.contains("Master"), w.master) << w.flag;
+    EXPECT_EQ(specs["Worker"]["template"]["spec"]["containers"][0]["name"], w.container);
+  }
+}
+
 TEST(BuildSubmitObjectTest, VolcanoJobStartsAllPodsTogether) {
   SubmitOptions o = Options();
   o.kind = "vcjob";

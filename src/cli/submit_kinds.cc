@@ -19,6 +19,9 @@ const std::vector<SubmitKind>& SubmitKinds() {
       {"job", {"jobs", "batch/job"}},
       {"pytorchjob", {"pytorchjobs", "kubeflow.org/pytorchjob"}},
       {"tfjob", {"tfjobs", "kubeflow.org/tfjob"}},
+      {"jaxjob", {"jaxjobs", "kubeflow.org/jaxjob"}},
+      {"paddlejob", {"paddlejobs", "kubeflow.org/paddlejob"}},
+      {"xgboostjob", {"xgboostjobs", "kubeflow.org/xgboostjob"}},
       {"jobset", {"jobsets", "jobset.x-k8s.io/jobset"}},
       {"vcjob", {"vcjobs", "volcanojob", "batch.volcano.sh/job"}},
       {"pod", {"pods"}},
@@ -42,6 +45,30 @@ Json TemplateWithContainer(const Json& job, const char* container) {
 }
 
 Json Metadata(const Json& job) { return job.at("metadata"); }
+
+// A Kubeflow training job: its kind, replica specs field, the container its
+// operator looks for, and whether one of the pods is a Master.
+struct KubeflowShape {
+  const char* name;
+  const char* kind;
+  const char* specs;
+  const char* container;
+  bool master;
+};
+
+const KubeflowShape* FindKubeflowShape(const std::string& k) {
+  static const KubeflowShape kShapes[] = {
+      {"pytorchjob", "PyTorchJob", "pytorchReplicaSpecs", "pytorch", true},
+      {"tfjob", "TFJob", "tfReplicaSpecs", "tensorflow", false},
+      {"jaxjob", "JAXJob", "jaxReplicaSpecs", "jax", false},
+      {"paddlejob", "PaddleJob", "paddleReplicaSpecs", "paddle", true},
+      {"xgboostjob", "XGBoostJob", "xgbReplicaSpecs", "xgboost", true},
+  };
+  for (const KubeflowShape& s : kShapes) {
+    if (k == s.name) return &s;
+  }
+  return nullptr;
+}
 
 }  // namespace
 
@@ -82,25 +109,22 @@ Result<Json> ReshapeSubmitJob(const std::string& kind, const Json& job) {
     if (t.contains("metadata")) meta.update(t["metadata"]);
     return Json{{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", meta}, {"spec", t["spec"]}};
   }
-  if (k == "pytorchjob" || k == "tfjob") {
-    const bool torch = k == "pytorchjob";
-    Json t = TemplateWithContainer(job, torch ? "pytorch" : "tensorflow");
+  if (const KubeflowShape* kf = FindKubeflowShape(k); kf != nullptr) {
+    Json t = TemplateWithContainer(job, kf->container);
     Json replicas = Json::object();
     auto replica = [&](int64_t n) {
       return Json{{"replicas", n}, {"restartPolicy", "Never"}, {"template", t}};
     };
-    if (torch) {
+    if (kf->master) {
       replicas["Master"] = replica(1);
       if (pods > 1) replicas["Worker"] = replica(pods - 1);
     } else {
       replicas["Worker"] = replica(pods);
     }
     return Json{{"apiVersion", "kubeflow.org/v1"},
-                {"kind", torch ? "PyTorchJob" : "TFJob"},
+                {"kind", kf->kind},
                 {"metadata", Metadata(job)},
-                {"spec",
-                 {{"runPolicy", {{"backoffLimit", backoff}}},
-                  {torch ? "pytorchReplicaSpecs" : "tfReplicaSpecs", replicas}}}};
+                {"spec", {{"runPolicy", {{"backoffLimit", backoff}}}, {kf->specs, replicas}}}};
   }
   if (k == "jobset") {
     return Json{

@@ -1,8 +1,10 @@
 #include "jobs/registry.h"
 
+#include "jobs/app_wrapper.h"
 #include "jobs/batch_job.h"
 #include "jobs/jax_job.h"
 #include "jobs/jobset.h"
+#include "jobs/leader_worker_set.h"
 #include "jobs/mpi_job.h"
 #include "jobs/paddle_job.h"
 #include "jobs/pytorch_job.h"
@@ -33,6 +35,8 @@ const std::vector<std::unique_ptr<JobKind>>& JobKinds() {
     v.push_back(std::make_unique<JobSetKind>());
     v.push_back(std::make_unique<VolcanoJobKind>());
     v.push_back(std::make_unique<TrainJobKind>());
+    v.push_back(std::make_unique<LeaderWorkerSetKind>());
+    v.push_back(std::make_unique<AppWrapperKind>());
     return v;
   }();
   return kinds;

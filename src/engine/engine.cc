@@ -5,6 +5,7 @@
 
 #include "engine/queue_manager.h"
 #include "engine/topology_assigner.h"
+#include "engine/workload_slice.h"
 
 namespace kuota::engine {
 namespace {
@@ -321,6 +322,14 @@ void Engine::AddWorkload(const api::Workload& obj) {
         }
         a.usage.emplace_back(res, v);
       }
+      // An elastic job scaled down in place (workload_slice.h): the pod set
+      // now asks fewer pods than were admitted, and holds only their quota
+      // (Kueue counts an admitted pod set at its current count).
+      if (info != nullptr && info->count < a.count && IsElasticWorkload(obj)) {
+        const int32_t admitted = a.count;
+        for (auto& [res, v] : a.usage) v = ScaleUsage(v, admitted, info->count);
+        a.count = info->count;
+      }
       admission.push_back(std::move(a));
     }
     const api::Condition* qr = api::FindCondition(st.conditions, api::kQuotaReserved);
@@ -366,7 +375,8 @@ void Engine::RemoveWorkload(const std::string& key) {
   s.workloads.erase(key);
 }
 
-Status Engine::FinishWorkload(const std::string& key) {
+Status Engine::FinishWorkload(const std::string& key, const std::string& reason,
+                              const std::string& message) {
   EngineState& s = *state_;
   Refresh();
   WorkloadInfo* wl = s.FindWorkload(key);
@@ -375,8 +385,8 @@ Status Engine::FinishWorkload(const std::string& key) {
   ClusterQueueNode* cq = wl->admitted_in;
   ReleaseQuota(s, wl);
   wl->state = WorkloadState::kFinished;
-  SetCondition(wl->object.status.conditions, api::kFinished, "True", "Succeeded",
-               "The workload finished", s.clock.Now());
+  SetCondition(wl->object.status.conditions, api::kFinished, "True", reason, message,
+               s.clock.Now());
   if (cq) FlushInadmissible(s, cq);
   return Status::Ok();
 }

@@ -31,8 +31,11 @@ class Engine {
   // (empty for cluster-scoped kinds) and name. NotFound when absent.
   Status Delete(const std::string& kind, const std::string& ns, const std::string& name);
 
-  // Marks a workload finished: it releases its quota at once.
-  Status FinishWorkload(const std::string& key);
+  // Marks a workload finished: it releases its quota at once. The Finished
+  // condition carries `reason` and `message` (an elastic job's slice is
+  // finished as WorkloadSliceReplaced or OutOfSync, workload_slice.h).
+  Status FinishWorkload(const std::string& key, const std::string& reason = "Succeeded",
+                        const std::string& message = "The workload finished");
   // Evicts a workload that holds quota (e.g. a PodsReady timeout) and requeues
   // it, with backoff when `backoff` is set.
   Status EvictWorkload(const std::string& key, const std::string& reason,

@@ -190,7 +190,8 @@ FitMode FlavorAssigner::FitsQuota(const ClusterQueueNode& cq, const WorkloadInfo
 }
 
 Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode& cq,
-                                  const std::vector<int32_t>& counts) const {
+                                  const std::vector<int32_t>& counts,
+                                  const WorkloadInfo* replaced) const {
   Assignment out;
   // Usage per FrId by earlier pod sets of this workload (a handful of FrIds:
   // a vector searched linearly; sorted by FrId at the end).
@@ -214,6 +215,21 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode
     PodSetAssignmentResult psa;
     psa.name = ps.name;
     psa.count = counts.empty() ? ps.count : counts[i];
+    // The replaced slice's pod set of the same name: its flavors bind this
+    // one, and its usage is already counted.
+    const PodSetAdmission* old_ps = nullptr;
+    if (replaced != nullptr) {
+      for (const PodSetAdmission& a : replaced->admission) {
+        if (a.name == ps.name) old_ps = &a;
+      }
+    }
+    auto old_usage = [old_ps](std::string_view res) -> int64_t {
+      if (old_ps == nullptr) return 0;
+      for (const auto& [r, v] : old_ps->usage) {
+        if (r == res) return v;
+      }
+      return 0;
+    };
     // The pod set's requests by resource name (per_pod is sorted by name),
     // "pods" added where the ClusterQueue covers it.
     auto& reqs = reqs_;
@@ -290,13 +306,27 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode
             continue;
           }
         }
+        if (old_ps != nullptr) {
+          // Kueue: a replacement slice keeps the flavors of the slice it replaces.
+          std::string held;
+          for (const auto& [r, v] : group_reqs) {
+            auto at = old_ps->flavors.find(group.covered[r]);
+            if (at != old_ps->flavors.end() && at->second != fig.name) held = at->second;
+          }
+          if (!held.empty()) {
+            psa.reasons.push_back("could not assign " + fig.name +
+                                  " flavor since the original workload is assigned: " + held);
+            continue;
+          }
+        }
         Rep rep;
         assign.clear();
         for (const auto& [r, v] : group_reqs) {
           FrId fr = fig.frs[r];
           int borrow = 0;
           std::string& reason = psa.reasons.emplace_back();
-          FitMode m = FitsQuota(cq, wl, fr, used_of(fr), v, &borrow, &reason);
+          const int64_t ask = std::max<int64_t>(0, v - old_usage(group.covered[r]));
+          FitMode m = FitsQuota(cq, wl, fr, used_of(fr), ask, &borrow, &reason);
           if (reason.empty()) psa.reasons.pop_back();
           rep.mode = std::min(rep.mode, m);
           rep.borrow = std::max(rep.borrow, borrow);
@@ -341,7 +371,7 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& wl, const ClusterQueueNode
         auto it = std::find_if(used.begin(), used.end(),
                                [fr = ra.fr](const auto& u) { return u.first == fr; });
         if (it == used.end()) it = used.insert(used.end(), {ra.fr, 0});
-        it->second = SatAdd(it->second, ra.value);
+        it->second = SatAdd(it->second, std::max<int64_t>(0, ra.value - old_usage(r)));
       }
     }
     worst = std::min(worst, ps_mode);

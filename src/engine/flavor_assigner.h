@@ -44,8 +44,14 @@ class FlavorAssigner {
   void set_topology(TopologyAssigner* topology) { topology_ = topology; }
 
   // Assigns flavors for the pod sets at `counts` (empty: the full counts).
+  // With `replaced` (the slice an elastic job's replacement slice takes
+  // over, workload_slice.h), each pod set may take only the flavors that
+  // slice holds, and quota is asked for the difference alone: the
+  // assignment's usage is what admission adds beyond the replaced slice,
+  // while each pod set's flavors carry its full usage.
   Assignment Assign(const WorkloadInfo& wl, const ClusterQueueNode& cq,
-                    const std::vector<int32_t>& counts = {}) const;
+                    const std::vector<int32_t>& counts = {},
+                    const WorkloadInfo* replaced = nullptr) const;
 
  private:
   // One resource of a group under the flavor being tried.

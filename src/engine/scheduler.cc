@@ -9,6 +9,7 @@
 #include "engine/fair_sharing.h"
 #include "engine/pod_set_reducer.h"
 #include "engine/queue_manager.h"
+#include "engine/workload_slice.h"
 
 namespace kuota::engine {
 namespace {
@@ -70,6 +71,9 @@ struct Scheduler::Entry {
   // one whose protection ends first, and when (minimum_runtime.h).
   const WorkloadInfo* protected_victim = nullptr;
   Time protected_until;
+  // An elastic job's replacement slice: the slice it takes over (its quota
+  // and flavors), or null (workload_slice.h).
+  WorkloadInfo* replaced = nullptr;
 };
 
 Scheduler::Scheduler(EngineState& state)
@@ -151,10 +155,18 @@ void Scheduler::AssignAndTarget(Entry& e) {
   ClusterQueueNode& cq = *e.cq;
   e.targets.clear();
   e.message.clear();
-  e.assignment = assigner_.Assign(wl, cq);
+  e.replaced = ReplacedSlice(s_, wl, cq);
+  // The replaced slice is taken over, never preempted: its usage is not in
+  // the assignment's, so it is no victim either.
+  auto drop_replaced = [&e](std::vector<PreemptionTarget>& targets) {
+    if (e.replaced == nullptr) return;
+    std::erase_if(targets, [&e](const PreemptionTarget& t) { return t.workload == e.replaced; });
+  };
+  e.assignment = assigner_.Assign(wl, cq, {}, e.replaced);
   if (e.assignment.mode == Mode::kFit) return;
   if (e.assignment.mode == Mode::kPreempt) {
     e.targets = Targets(wl, cq, e.assignment);
+    drop_replaced(e.targets);
     e.protected_victim = e.targets.empty() ? preemptor_.protected_victim() : nullptr;
     e.protected_until = preemptor_.protected_until();
     if (!e.targets.empty()) {
@@ -167,11 +179,12 @@ void Scheduler::AssignAndTarget(Entry& e) {
     PodSetReducer reducer(wl.pod_sets);
     auto attempt = [&](const std::vector<int32_t>& counts, Assignment* a,
                        std::vector<PreemptionTarget>* t) {
-      *a = assigner_.Assign(wl, cq, counts);
+      *a = assigner_.Assign(wl, cq, counts, e.replaced);
       t->clear();
       if (a->mode == Mode::kFit) return true;
       if (a->mode == Mode::kPreempt) {
         *t = Targets(wl, cq, *a);
+        drop_replaced(*t);
         return !t->empty();
       }
       return false;
@@ -306,6 +319,17 @@ void Scheduler::Process(Entry& e, CycleResult& out) {
     }
     return;
   }
+  if (e.replaced != nullptr &&
+      (!e.replaced->holds_quota() ||
+       std::find(preempted_.begin(), preempted_.end(), e.replaced) != preempted_.end())) {
+    // The slice it was to take over lost its quota earlier in this cycle:
+    // it is assigned again, needing its full quota, next time.
+    e.status = Entry::Status::kSkipped;
+    e.requeue = Entry::Requeue::kFailedAfterNomination;
+    e.message = "The workload slice it replaces (" + e.replaced->key +
+                ") was preempted earlier in this cycle";
+    return;
+  }
   std::vector<WorkloadInfo*> mine;
   for (const auto& t : e.targets) mine.push_back(t.workload);
   for (WorkloadInfo* w : mine) {
@@ -398,6 +422,12 @@ void Scheduler::Admit(Entry& e, CycleResult& out) {
     std::vector<std::pair<std::string, int64_t>> total;
     for (const auto& a : admission) total.insert(total.end(), a.usage.begin(), a.usage.end());
     s_.afs.AddPenalty(wl.ns() + "/" + wl.object.spec.queue_name, total, *afs, now);
+  }
+  if (e.replaced != nullptr) {
+    // Kueue's replaceWorkloadSlice: the old slice is finished as the new one
+    // is admitted; its quota goes as the new slice's comes.
+    FinishReplacedSlice(s_, e.replaced, wl, now);
+    out.replaced.push_back(e.replaced->key);
   }
   HoldQuota(s_, &wl, e.cq, std::move(admission));
   wl.tas_usage = std::move(tas_usage);

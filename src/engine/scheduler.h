@@ -47,6 +47,9 @@ struct CycleResult {
   std::vector<AdmissionDecision> admitted;
   std::vector<PreemptionDecision> preempted;
   std::vector<PendingDecision> pending;  // heads left pending, with why
+  // Slices of elastic jobs finished (WorkloadSliceReplaced) because their
+  // replacement was admitted in this cycle (workload_slice.h).
+  std::vector<std::string> replaced;
 };
 
 class Scheduler {

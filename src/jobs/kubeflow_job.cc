@@ -173,6 +173,20 @@ std::string CheckDns1123LabelValue(const std::string& value) {
   return CheckDnsLabel(value, false, ", ", kDns1123Format);
 }
 
+bool MasterTypeIsMasterRole(const KubeflowJobKind& /*kind*/, const Json& /*job*/,
+                            const std::string& type, int64_t /*index*/) {
+  return type == kKubeflowMaster;
+}
+
+bool MasterElseWorkersSucceeded(const KubeflowJobKind& kind, const Json& /*job*/,
+                                const std::vector<PodSetDef>& sets, const GroupObservation& seen) {
+  PodSetObservation o;
+  int64_t want = 0;
+  if (kind.Observed(sets, seen, kKubeflowMaster, &o, &want)) return o.succeeded >= want;
+  if (kind.Observed(sets, seen, kKubeflowWorker, &o, &want)) return o.succeeded >= want;
+  return false;
+}
+
 Status ValidateTrainingJobName(const KubeflowJobKind& /*kind*/, const Json& job) {
   const std::string name = JobName(job);
   if (name.empty()) return Status::Ok();  // generateName: the server names it

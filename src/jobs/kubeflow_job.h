@@ -173,6 +173,14 @@ std::string CheckDns1123LabelValue(const std::string& value);
 // training-operator's job-name rule (its five kinds): metadata.name is a
 // DNS-1035 label. A KubeflowKindSpec::validate_name hook.
 Status ValidateTrainingJobName(const KubeflowJobKind& kind, const Json& job);
+// The is_master_role hook of the kinds whose Master replica is the master
+// (PyTorchJob, PaddleJob, XGBoostJob).
+bool MasterTypeIsMasterRole(const KubeflowJobKind& kind, const Json& job, const std::string& type,
+                            int64_t index);
+// The succeeded hook of PyTorchJob and PaddleJob: every Master pod
+// succeeded, or, with no Master, every Worker pod.
+bool MasterElseWorkersSucceeded(const KubeflowJobKind& kind, const Json& job,
+                                const std::vector<PodSetDef>& sets, const GroupObservation& seen);
 // "Unsupported value" for `path`, listing the supported values.
 Status NotSupported(const std::string& path, const Json& value,
                     const std::vector<std::string>& supported);

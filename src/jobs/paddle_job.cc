@@ -54,20 +54,6 @@ std::vector<KubeflowHooks::EnvVar> PaddlePodEnv(const KubeflowJobKind& kind, con
   return env;
 }
 
-bool PaddleIsMasterRole(const KubeflowJobKind& /*kind*/, const Json& /*job*/,
-                        const std::string& type, int64_t /*index*/) {
-  return type == kKubeflowMaster;
-}
-
-bool PaddleSucceeded(const KubeflowJobKind& kind, const Json& /*job*/,
-                     const std::vector<PodSetDef>& sets, const GroupObservation& seen) {
-  PodSetObservation o;
-  int64_t want = 0;
-  if (kind.Observed(sets, seen, kKubeflowMaster, &o, &want)) return o.succeeded >= want;
-  if (kind.Observed(sets, seen, kKubeflowWorker, &o, &want)) return o.succeeded >= want;
-  return false;
-}
-
 }  // namespace
 
 const KubeflowKindSpec& PaddleJobSpec() {
@@ -82,8 +68,8 @@ const KubeflowKindSpec& PaddleJobSpec() {
                  .operator_name = "paddlejob-controller",
                  .default_backoff_limit = -1,
                  .quote_container_name = true},
-      .hooks = {PaddleValidateKind, ValidateTrainingJobName, PaddlePodEnv, PaddleIsMasterRole,
-                PaddleSucceeded}};
+      .hooks = {PaddleValidateKind, ValidateTrainingJobName, PaddlePodEnv, MasterTypeIsMasterRole,
+                MasterElseWorkersSucceeded}};
   return kSpec;
 }
 

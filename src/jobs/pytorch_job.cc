@@ -168,20 +168,6 @@ std::vector<KubeflowHooks::EnvVar> PyTorchPodEnv(const KubeflowJobKind& kind, co
   return env;
 }
 
-bool PyTorchIsMasterRole(const KubeflowJobKind& /*kind*/, const Json& /*job*/,
-                         const std::string& type, int64_t /*index*/) {
-  return type == kKubeflowMaster;
-}
-
-bool PyTorchSucceeded(const KubeflowJobKind& kind, const Json& /*job*/,
-                      const std::vector<PodSetDef>& sets, const GroupObservation& seen) {
-  PodSetObservation o;
-  int64_t want = 0;
-  if (kind.Observed(sets, seen, kKubeflowMaster, &o, &want)) return o.succeeded >= want;
-  if (kind.Observed(sets, seen, kKubeflowWorker, &o, &want)) return o.succeeded >= want;
-  return false;
-}
-
 }  // namespace
 
 const KubeflowKindSpec& PyTorchJobSpec() {
@@ -195,8 +181,8 @@ const KubeflowKindSpec& PyTorchJobSpec() {
                  .image_required = true,
                  .operator_name = "pytorchjob-controller",
                  .default_backoff_limit = -1},
-      .hooks = {PyTorchValidateKind, ValidateTrainingJobName, PyTorchPodEnv, PyTorchIsMasterRole,
-                PyTorchSucceeded}};
+      .hooks = {PyTorchValidateKind, ValidateTrainingJobName, PyTorchPodEnv, MasterTypeIsMasterRole,
+                MasterElseWorkersSucceeded}};
   return kSpec;
 }
 

@@ -42,11 +42,6 @@ std::vector<KubeflowHooks::EnvVar> XgbPodEnv(const KubeflowJobKind& kind, const 
   return env;
 }
 
-bool XgbIsMasterRole(const KubeflowJobKind& /*kind*/, const Json& /*job*/, const std::string& type,
-                     int64_t /*index*/) {
-  return type == kKubeflowMaster;
-}
-
 bool XgbSucceeded(const KubeflowJobKind& kind, const Json& /*job*/,
                   const std::vector<PodSetDef>& sets, const GroupObservation& seen) {
   PodSetObservation o;
@@ -67,7 +62,7 @@ const KubeflowKindSpec& XGBoostJobSpec() {
                  .image_required = true,
                  .operator_name = "xgboostjob-controller",
                  .default_backoff_limit = -1},
-      .hooks = {XgbValidateKind, ValidateTrainingJobName, XgbPodEnv, XgbIsMasterRole,
+      .hooks = {XgbValidateKind, ValidateTrainingJobName, XgbPodEnv, MasterTypeIsMasterRole,
                 XgbSucceeded}};
   return kSpec;
 }

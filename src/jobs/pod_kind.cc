@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "jobs/job_fields.h"
+#include "jobs/leader_worker_set.h"
 #include "jobs/pod_set_update.h"
 #include "jobs/topology_request.h"
 
@@ -70,6 +71,9 @@ void DropAdmissionGate(Json& spec) {
 
 bool IsPodIntegrationCandidate(const Json& pod) {
   if (MetaMapValue(pod, "labels", kQueueNameLabel).empty()) return false;
+  // A Deployment's or StatefulSet's pods: Kueue's webhook on the parent
+  // marked its template, so its controller's pods are managed.
+  if (!MetaMapValue(pod, "annotations", kPodSuspendingParentAnnotation).empty()) return true;
   const Json& meta = Meta(pod);
   auto refs = meta.find("ownerReferences");
   if (refs != meta.end() && refs->is_array()) {
@@ -105,13 +109,22 @@ Status ValidateManagedPod(const Json& pod) {
 void DefaultManagedPodOnCreate(Json& pod) {
   Json& meta = pod["metadata"];
   if (!meta.contains("labels") || !meta["labels"].is_object()) meta["labels"] = Json::object();
-  meta["labels"][kManagedLabel] = "true";
+  // A LeaderWorkerSet's pod is only gated: Kueue's LWS controller labels it
+  // managed once it names its group's Workload (LeaderWorkerSetKind::
+  // DefaultGroupPod); managed before that, it would make a Workload of its own.
+  if (MetaMapValue(pod, "annotations", kPodSuspendingParentAnnotation) !=
+      kLeaderWorkerSetFramework) {
+    meta["labels"][kManagedLabel] = "true";
+  }
   if (HasMetaKey(pod, "annotations", kPodGroupPodIndexLabelAnnotation)) {
     // Kueue copies the value even when the named label is absent ("").
     const std::string from = MetaMapValue(pod, "annotations", kPodGroupPodIndexLabelAnnotation);
     meta["labels"][kPodGroupPodIndexLabel] = MetaMapValue(pod, "labels", from.c_str());
   }
-  if (!PodGroupName(pod).empty()) {
+  // A parent's controller (Kueue's StatefulSet pod reconciler) names the role itself.
+  const bool parent_role = HasMetaKey(pod, "annotations", kPodSuspendingParentAnnotation) &&
+                           HasMetaKey(pod, "annotations", kRoleHashAnnotation);
+  if (!PodGroupName(pod).empty() && !parent_role) {
     if (!meta.contains("annotations") || !meta["annotations"].is_object()) {
       meta["annotations"] = Json::object();
     }

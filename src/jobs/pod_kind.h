@@ -23,9 +23,18 @@ inline constexpr const char* kPodGroupTotalCountAnnotation = "kueue.x-k8s.io/pod
 inline constexpr const char* kRoleHashAnnotation = "kueue.x-k8s.io/role-hash";
 inline constexpr const char* kRetriableInGroupAnnotation = "kueue.x-k8s.io/retriable-in-group";
 inline constexpr const char* kIsGroupWorkloadAnnotation = "kueue.x-k8s.io/is-group-workload";
+inline constexpr const char* kPodGroupFastAdmissionAnnotation =
+    "kueue.x-k8s.io/pod-group-fast-admission";
+inline constexpr const char* kPodGroupServingAnnotation = "kueue.x-k8s.io/pod-group-serving";
+// Set on a pod template by the webhook of a kind whose pods Kueue manages as
+// plain pods (deployment, statefulset, ...): the pod is managed even though
+// a controller owns it.
+inline constexpr const char* kPodSuspendingParentAnnotation =
+    "kueue.x-k8s.io/pod-suspending-parent";
 
 // Whether the pod integration may manage `pod` at all: it names a queue (the
-// label) and no controller owns it (a Job's pods follow their Job instead).
+// label) and no controller owns it (a Job's pods follow their Job instead),
+// unless its parent's webhook marked it (kueue.x-k8s.io/pod-suspending-parent).
 bool IsPodIntegrationCandidate(const Json& pod);
 // Whether Kueue's webhook marked `pod` as managed (kueue.x-k8s.io/managed).
 bool IsManagedPod(const Json& pod);

@@ -99,6 +99,7 @@ Controller::Controller(store::ObjectStore& store, const Clock& clock, Controller
       errors_(store, clock, "kuota-controller"),
       pod_groups_(store),
       ungater_(store),
+      elastic_ungater_(store),
       events_(store, clock) {
   if (options_.metrics != nullptr) {
     metrics_.emplace(*options_.metrics);
@@ -237,6 +238,7 @@ void Controller::RunOnce() {
     PersistDeactivations();
     FlushStatuses();
     UngateTopologyPods();
+    UngateElasticPods();
     step(LoopMetrics::Step::kSchedule);
     WriteQueueStatus(false);
     step(LoopMetrics::Step::kQueueStatus);
@@ -324,6 +326,7 @@ void Controller::ApplyObject(const std::string& resource, const Json& object) {
     for (const auto& ref : object["metadata"].value("ownerReferences", Json::array())) {
       if (ref.value("controller", false)) job_workload_[ref.value("uid", "")] = key;
     }
+    NoteElasticSlice(object, false);
     Status st = engine_.Apply(*decoded);
     if (!st.ok()) std::fprintf(stderr, "kuotad: %s\n", st.ToString().c_str());
     SyncWorkloadStatus(key);
@@ -332,6 +335,7 @@ void Controller::ApplyObject(const std::string& resource, const Json& object) {
   if (resource == kPods) {
     ApplyNonTasPod(object, false);
     ungater_.Observe(object, false);
+    elastic_ungater_.Observe(object, false);
     HandlePod(object, false);
     return;
   }
@@ -378,6 +382,7 @@ void Controller::DeleteObject(const std::string& resource, const Json& object) {
     return;
   }
   if (resource == kWorkloads) {
+    NoteElasticSlice(object, true);
     (void)engine_.Delete("Workload", ns, name);
     last_status_.erase(ns + "/" + name);
     workload_rv_.erase(ns + "/" + name);
@@ -386,10 +391,12 @@ void Controller::DeleteObject(const std::string& resource, const Json& object) {
   if (resource == kPods) {
     ApplyNonTasPod(object, true);
     ungater_.Observe(object, true);
+    elastic_ungater_.Observe(object, true);
     HandlePod(object, true);
     return;
   }
   if (jobs::FindJobKind(resource)) {
+    DeleteElasticSlices(MetaString(object, "uid"));
     auto it = job_workload_.find(MetaString(object, "uid"));
     if (it == job_workload_.end()) return;
     std::string wl_key = it->second;
@@ -402,6 +409,10 @@ void Controller::DeleteObject(const std::string& resource, const Json& object) {
 void Controller::HandleJob(const std::string& resource, const Json& job) {
   const jobs::JobKind* kind = jobs::FindJobKind(resource);
   if (!options_.jobs.Manages(*kind, job)) return;
+  if (IsElasticJob(*kind, job)) {
+    HandleElasticJob(*kind, job);
+    return;
+  }
   const std::string uid = MetaString(job, "uid");
   auto it = job_workload_.find(uid);
   bool succeeded = false;
@@ -719,6 +730,7 @@ bool Controller::Schedule() {
       }
     }
     for (const auto& a : r.admitted) touched.insert(a.workload);
+    for (const auto& k : r.replaced) touched.insert(k);
     for (const auto& p : r.preempted) touched.insert(p.workload);
     for (const auto& p : r.pending) touched.insert(p.workload());
     for (const auto& p : r.preempted) {
@@ -729,6 +741,7 @@ bool Controller::Schedule() {
     // Publish every admission and eviction as it is decided, so watchers see
     // an admission even when a later cycle of this burst preempts it.
     for (const auto& a : r.admitted) SyncWorkloadStatus(a.workload);
+    for (const auto& k : r.replaced) SyncWorkloadStatus(k);
     for (const auto& p : r.preempted) SyncWorkloadStatus(p.workload);
     // Evictions are written as soon as they are decided: a victim the runner
     // finished meanwhile must conflict before its preemptor is admitted.
@@ -962,6 +975,7 @@ void Controller::StartJob(const std::string& workload_key) {
 }
 
 void Controller::StartJobUnsafe(const std::string& workload_key) {
+  if (const engine::WorkloadInfo* wl = engine_.FindWorkload(workload_key)) TouchElasticPods(*wl);
   if (pod_groups_.Owns(workload_key)) {
     const engine::WorkloadInfo* wl = engine_.FindWorkload(workload_key);
     if (wl == nullptr || wl->state != engine::WorkloadState::kAdmitted) return;
@@ -1018,6 +1032,10 @@ void Controller::StopJob(const std::string& workload_key) {
 }
 
 void Controller::StopJobUnsafe(const std::string& workload_key) {
+  if (const engine::WorkloadInfo* wl = engine_.FindWorkload(workload_key);
+      wl != nullptr && ElasticJobKeepsRunning(*wl)) {
+    return;  // a new slice waits (or was dropped) while the admitted one runs the job
+  }
   if (pod_groups_.Owns(workload_key)) {
     // Pods cannot be gated again: Kueue deletes the started ones.
     const engine::WorkloadInfo* wl = engine_.FindWorkload(workload_key);

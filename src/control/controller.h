@@ -29,6 +29,7 @@
 
 #include "api/configuration.h"
 #include "base/clock.h"
+#include "control/elastic_ungater.h"
 #include "control/event_recorder.h"
 #include "control/job_management.h"
 #include "control/kueue_metrics.h"
@@ -170,6 +171,21 @@ class Controller : public server::PendingWorkloadsSource {
   void StatusWritten(StatusWrite& write, Result<Json> stored);
   // Ungates the pods of admitted topology-placed workloads (topology_ungater.h).
   void UngateTopologyPods();
+  // Kueue's elastic Jobs (controller_elastic.cc, workload_slices.h): a batch
+  // Job annotated kueue.x-k8s.io/elastic-job: "true" follows its workload
+  // slices; scaling it never restarts its running pods.
+  bool IsElasticJob(const jobs::JobKind& kind, const Json& job) const;
+  void HandleElasticJob(const jobs::JobKind& kind, const Json& job);
+  // Keeps elastic_slices_ (an elastic Workload added or `deleted`).
+  void NoteElasticSlice(const Json& workload, bool deleted);
+  void DeleteElasticSlices(const std::string& job_uid);
+  // The slice of the job `job_uid` holding quota and not being evicted, or null.
+  const engine::WorkloadInfo* ActiveSlice(const std::string& job_uid);
+  // True when `wl` is an elastic job's slice and another slice of that job
+  // holds its quota: the job runs on, whatever `wl` says.
+  bool ElasticJobKeepsRunning(const engine::WorkloadInfo& wl);
+  void TouchElasticPods(const engine::WorkloadInfo& wl);
+  void UngateElasticPods();
   void StartJob(const std::string& workload_key);
   void StartJobUnsafe(const std::string& workload_key);  // may throw
   // Reports `err` (from a Start/StopJobUnsafe; empty: none) on the workload's
@@ -202,6 +218,10 @@ class Controller : public server::PendingWorkloadsSource {
   ObjectErrors errors_;            // stored objects the controller could not use
   PodGroupController pod_groups_;  // managed plain pods, by workload
   TopologyUngater ungater_;        // pods of topology-placed jobs, ungated onto their domains
+  // Pods of elastic Jobs, ungated up to their admitted count.
+  ElasticUngater elastic_ungater_;
+  // Elastic Jobs' slices: job uid -> its Workloads' keys.
+  std::map<std::string, std::set<std::string>> elastic_slices_;
   std::map<std::string, int64_t> own_writes_;  // "resource/ns/name" -> rv we wrote
   std::map<std::string, Json> last_status_;    // workload key -> status as stored (or queued)
   std::vector<StatusWrite> status_batch_;      // queued status writes, in decision order

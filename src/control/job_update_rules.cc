@@ -8,6 +8,18 @@
 namespace kuota::control {
 namespace {
 
+// Kueue's elastic-job annotation (workloadslicing.EnabledAnnotationKey).
+constexpr const char* kElasticJobAnnotation = "kueue.x-k8s.io/elastic-job";
+
+std::string JobAnnotation(const nlohmann::json& job, const char* key) {
+  auto meta = job.find("metadata");
+  if (meta == job.end() || !meta->is_object()) return "";
+  auto annotations = meta->find("annotations");
+  if (annotations == meta->end() || !annotations->is_object()) return "";
+  auto it = annotations->find(key);
+  return it != annotations->end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 std::string JobLabel(const nlohmann::json& job, const char* key) {
   auto meta = job.find("metadata");
   if (meta == job.end() || !meta->is_object()) return "";
@@ -53,6 +65,14 @@ Status ValidateQueuedUpdate(bool suspended, bool old_suspended, const nlohmann::
 
 Status ValidateJobUpdate(const jobs::JobKind& kind, const nlohmann::json& old_job,
                          const nlohmann::json& new_job) {
+  // validatedUpdateForEnabledWorkloadSlice: a job is elastic or not for life.
+  const bool was_elastic = JobAnnotation(old_job, kElasticJobAnnotation) == "true";
+  const bool elastic = JobAnnotation(new_job, kElasticJobAnnotation) == "true";
+  if (was_elastic != elastic) {
+    return Status::Invalid(std::string("metadata.annotations[") + kElasticJobAnnotation +
+                           "]: Invalid value: " + (elastic ? "true" : "false") +
+                           ": field is immutable");
+  }
   return ValidateQueuedUpdate(kind.IsSuspended(new_job), kind.IsSuspended(old_job), old_job,
                               new_job);
 }

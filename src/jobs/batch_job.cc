@@ -19,6 +19,13 @@ int64_t IntOr(const Json& obj, const char* key, int64_t fallback) {
 }
 
 constexpr const char* kElasticJobAnnotation = "kueue.x-k8s.io/elastic-job";
+// The scheduling gate Kueue's Job webhook puts on an elastic Job's pods: they
+// wait until a slice that counts them is admitted.
+constexpr const char* kElasticJobGate = "kueue.x-k8s.io/elastic-job";
+
+bool IsElastic(const Json& job) {
+  return MetaMapValue(job, "annotations", kElasticJobAnnotation) == "true";
+}
 // Where Kueue's Job webhook names the pod template's metadata.
 constexpr const char* kJobTemplateMetaPath = "spec.template.metadata";
 
@@ -29,7 +36,7 @@ Status ValidateJobTopology(const Json& job) {
   const Json& spec = SpecOf(job);
   const Json& meta = ObjAt(ObjAt(spec, "template"), "metadata");
   KUOTA_RETURN_IF_ERROR(ValidateTopologyAnnotations(meta, kJobTemplateMetaPath));
-  if (MetaMapValue(job, "annotations", kElasticJobAnnotation) == "true") {
+  if (IsElastic(job)) {
     const Json& annotations = ObjAt(meta, "annotations");
     for (const auto& [key, what] : {std::pair{kPodSetRequiredTopologyAnnotation, "required"},
                                     std::pair{kPodSetPreferredTopologyAnnotation, "preferred"}}) {
@@ -73,6 +80,15 @@ Status BatchJob::Validate(const Json& job) const {
     return Status::Invalid("spec.template.spec.restartPolicy: Unsupported value: \"" + rp +
                            "\": supported values: \"OnFailure\", \"Never\"");
   }
+  // Kueue's Job webhook: partial admission and elastic jobs exclude each other.
+  if (IsElastic(job)) {
+    const std::string min = MetaMapValue(job, "annotations", kMinParallelismAnnotation);
+    if (!min.empty()) {
+      return Status::Invalid(std::string("metadata.annotations[") + kMinParallelismAnnotation +
+                             "]: Invalid value: \"" + min +
+                             "\": partial admission and elastic job cannot be used together");
+    }
+  }
   return ValidateJobTopology(job);
 }
 
@@ -86,7 +102,19 @@ bool BatchJob::PodsReady(const Json& job) const {
   return IntOr(st, "ready", 0) + IntOr(st, "succeeded", 0) >= std::max<int64_t>(want, 1);
 }
 
-void BatchJob::DefaultOnCreate(Json& job) const { job["spec"]["suspend"] = true; }
+void BatchJob::DefaultOnCreate(Json& job) const {
+  job["spec"]["suspend"] = true;
+  if (!IsElastic(job)) return;
+  // Kueue's applyWorkloadSliceSchedulingGate: every pod starts gated.
+  Json& pod = job["spec"]["template"]["spec"];
+  if (!pod.is_object()) return;
+  Json& gates = pod["schedulingGates"];
+  if (!gates.is_array()) gates = Json::array();
+  for (const Json& g : gates) {
+    if (g.is_object() && g.value("name", "") == kElasticJobGate) return;
+  }
+  gates.push_back({{"name", kElasticJobGate}});
+}
 
 Result<Json> BatchJob::BuildWorkload(const Json& job) const {
   if (!job.contains("metadata") || !job["metadata"].is_object()) {
@@ -110,7 +138,9 @@ Result<Json> BatchJob::BuildWorkload(const Json& job) const {
   if (orig != annotations.end() && orig->is_string()) {
     Json saved = Json::parse(orig->get<std::string>(), nullptr, false);
     if (saved.is_object()) {
-      if (saved.contains("parallelism")) parallelism = saved["parallelism"].get<int64_t>();
+      if (saved.contains("parallelism") && saved["parallelism"].is_number_integer()) {
+        parallelism = saved["parallelism"].get<int64_t>();
+      }
       if (saved.contains("nodeSelector")) {
         template_["spec"]["nodeSelector"] = saved["nodeSelector"];
       } else if (template_.contains("spec")) {
@@ -149,6 +179,7 @@ Result<Json> BatchJob::BuildWorkload(const Json& job) const {
 
   Json wl = MakeJobWorkload("Job", "batch/v1", "Job", name, ns, uid, QueueName(job),
                             Json::array({pod_set}));
+  if (IsElastic(job)) wl["metadata"]["annotations"][kElasticJobAnnotation] = "true";
   const Json labels = meta.value("labels", Json::object());
   auto pc = labels.find(kPriorityClassLabel);
   if (pc != labels.end() && pc->is_string()) {
@@ -174,12 +205,15 @@ Json BatchJob::Start(const Json& job, const std::vector<PodSetPlacement>& placem
   Json saved = Json::object();
   if (pod.contains("nodeSelector")) saved["nodeSelector"] = pod["nodeSelector"];
   if (pod.contains("tolerations")) saved["tolerations"] = pod["tolerations"];
-  saved["parallelism"] = IntOr(spec, "parallelism", 1);
+  // An elastic Job's parallelism is the user's to change while it runs (no
+  // partial admission): it is neither saved nor restored.
+  const bool elastic = IsElastic(job);
+  if (!elastic) saved["parallelism"] = IntOr(spec, "parallelism", 1);
   for (const auto& p : placement) {
     if (p.name != "main") continue;
     for (const auto& [k, v] : p.node_selector) pod["nodeSelector"][k] = v;
     for (const auto& t : p.tolerations) pod["tolerations"].push_back(t);
-    if (p.count < saved["parallelism"].get<int64_t>()) spec["parallelism"] = p.count;
+    if (!elastic && p.count < saved["parallelism"].get<int64_t>()) spec["parallelism"] = p.count;
     ApplyTemplateMetadata(spec["template"], p, saved);
   }
   Json& annotations = out["metadata"]["annotations"];

@@ -347,54 +347,10 @@ is_suspended() { [[ $(suspended "$1") == true ]]; }
 section() { echo "== $1 (at ${SECONDS}s)"; }
 start_kuotad --gpus 0
 # Two flavors: "tiny" is too small for any of the jobs, "big" fits one.
-cat <<YAML | k apply -f - >/dev/null || { echo "FAIL apply flavors"; exit 1; }
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: tiny}
-spec: {nodeLabels: {kuota.dev/pool: tiny}}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: big}
-spec:
-  nodeLabels: {kuota.dev/pool: big}
-  tolerations: [{key: kuota.dev/big, operator: Exists, effect: NoSchedule}]
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: WorkloadPriorityClass
-metadata: {name: low}
-value: 10
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: WorkloadPriorityClass
-metadata: {name: high}
-value: 1000
-YAML
+two_flavors_yaml | k apply -f - >/dev/null || { echo "FAIL apply flavors"; exit 1; }
 for kind in "${KINDS[@]}"; do
-  cat <<YAML | k apply -f - >/dev/null || { echo "FAIL apply queues for $kind"; exit 1; }
-apiVersion: v1
-kind: Namespace
-metadata: {name: ns-$kind}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: cq-$kind}
-spec:
-  namespaceSelector: {}
-  preemption: {withinClusterQueue: LowerPriority}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: tiny
-      resources: [{name: cpu, nominalQuota: 30m}]
-    - name: big
-      resources: [{name: cpu, nominalQuota: 150m}]
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: LocalQueue
-metadata: {name: lq, namespace: ns-$kind}
-spec: {clusterQueue: cq-$kind}
-YAML
+  two_flavor_queue_yaml "ns-$kind" "cq-$kind" 30m 150m | k apply -f - >/dev/null ||
+    { echo "FAIL apply queues for $kind"; exit 1; }
 done
 
 # --- Invalid manifests: 422 naming the field -----------------------------------

@@ -172,6 +172,62 @@ metadata: {name: $5, namespace: $4}
 spec: {clusterQueue: $2}"
 }
 
+# two_flavors_yaml: the job-kind tests' flavors and priority classes:
+# ResourceFlavor "tiny" (kuota.dev/pool: tiny) and "big" (kuota.dev/pool: big,
+# with a kuota.dev/big toleration), WorkloadPriorityClasses "low" (10) and
+# "high" (1000).
+two_flavors_yaml() {
+  echo "apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: tiny}
+spec: {nodeLabels: {kuota.dev/pool: tiny}}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: big}
+spec:
+  nodeLabels: {kuota.dev/pool: big}
+  tolerations: [{key: kuota.dev/big, operator: Exists, effect: NoSchedule}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: WorkloadPriorityClass
+metadata: {name: low}
+value: 10
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: WorkloadPriorityClass
+metadata: {name: high}
+value: 1000"
+}
+
+# two_flavor_queue_yaml NS CQ TINY BIG: Namespace NS, ClusterQueue CQ
+# (preempting lower priorities within it) with TINY cpu on flavor tiny and BIG
+# on flavor big (two_flavors_yaml), and LocalQueue "lq" in NS for it.
+two_flavor_queue_yaml() {
+  echo "apiVersion: v1
+kind: Namespace
+metadata: {name: $1}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: $2}
+spec:
+  namespaceSelector: {}
+  preemption: {withinClusterQueue: LowerPriority}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: tiny
+      resources: [{name: cpu, nominalQuota: $3}]
+    - name: big
+      resources: [{name: cpu, nominalQuota: $4}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: lq, namespace: $1}
+spec: {clusterQueue: $2}"
+}
+
 # vcjob_yaml NAME METADATA SPEC CONTAINERS: a Volcano Job, a gang of 2
 # "worker" pods restarted together when one is evicted. METADATA and SPEC:
 # more lines of its metadata and spec (indented 2); CONTAINERS: the pods'

@@ -7,7 +7,8 @@
 # that fits, its two pods run with torchrun's PET_* environment as Trainer's
 # torch plugin gives it (tests/e2e/job_kinds/probe.py prints it), is
 # preempted whole by a high-priority Job and resumes, then finishes (Trainer's
-# Complete condition) and its quota is released.
+# Complete condition) and its quota is released. A TrainJob on a JAX runtime
+# then runs with the JAX plugin's JAX_* environment.
 # Usage: trainjob_test.sh PATH/TO/kuotad
 set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad}
@@ -19,52 +20,9 @@ scratch kuota-trainjob
 
 NS=team-train
 start_kuotad --gpus 0
-cat <<YAML | k apply -f - >/dev/null || { echo "FAIL apply queues"; exit 1; }
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: tiny}
-spec: {nodeLabels: {kuota.dev/pool: tiny}}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: big}
-spec:
-  nodeLabels: {kuota.dev/pool: big}
-  tolerations: [{key: kuota.dev/big, operator: Exists, effect: NoSchedule}]
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: WorkloadPriorityClass
-metadata: {name: low}
-value: 10
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: WorkloadPriorityClass
-metadata: {name: high}
-value: 1000
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: $NS}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: cq-train}
-spec:
-  namespaceSelector: {}
-  preemption: {withinClusterQueue: LowerPriority}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: tiny
-      resources: [{name: cpu, nominalQuota: 50m}]
-    - name: big
-      resources: [{name: cpu, nominalQuota: 200m}]
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: LocalQueue
-metadata: {name: lq, namespace: $NS}
-spec: {clusterQueue: cq-train}
----
+{ two_flavors_yaml; echo ---; two_flavor_queue_yaml "$NS" cq-train 50m 200m; } |
+  k apply -f - >/dev/null || { echo "FAIL apply queues"; exit 1; }
+cat <<YAML | k apply -f - >/dev/null || { echo "FAIL apply the runtime"; exit 1; }
 # Trainer's torch-distributed runtime (manifests/base/runtimes).
 apiVersion: trainer.kubeflow.org/v1alpha1
 kind: ClusterTrainingRuntime
@@ -217,5 +175,34 @@ until_eq 20 0 admitted
 expect_eq "quota released" "0" "$(admitted)"
 until_eq 10 True wl '.status.conditions[?(@.type=="Finished")].status'
 expect_eq "its workload is Finished" "True" "$(wl '.status.conditions[?(@.type=="Finished")].status')"
+echo "== A JAX runtime: its pods get the JAX plugin's coordinator and ranks"
+cat <<YAML | k apply -f - >/dev/null || bad "apply the jax runtime"
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata: {name: jax-distributed}
+spec:
+  mlPolicy: {numNodes: 1, jax: {}}
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          template:
+            metadata:
+              labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}
+            spec:
+              template:
+                spec:
+                  containers: [{name: node, image: nvcr.io/nvidia/jax:25.10-py3}]
+YAML
+trainjob jaxy jax-distributed | sed 's|"PET_\*"|"JAX_*"|' |
+  k create -f - >/dev/null 2>"$TMP/err" || bad "create the JAX TrainJob" "$(cat "$TMP/err")"
+wait_for 30 JAX_PROCESS_ID logs jaxy-node-0-1
+jax1=$(logs jaxy-node-0-1)
+contains "JAX_NUM_PROCESSES is the nodes" "ENV JAX_NUM_PROCESSES=2" "$jax1"
+contains "JAX_PROCESS_ID is the completion index" "ENV JAX_PROCESS_ID=1" "$jax1"
+contains "JAX_COORDINATOR_ADDRESS is node 0 at Trainer's port" \
+  "ENV JAX_COORDINATOR_ADDRESS=127.0.0.1:29500" "$jax1"
+until_eq 30 True k get trainjob -n "$NS" jaxy -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}' ||
+  bad "the JAX TrainJob did not complete"
 echo "passed $PASS, failed $FAIL"
 [[ $FAIL -eq 0 ]]

@@ -22,6 +22,8 @@
 #     ClusterQueue Kueue refuses is refused with Kueue's message; with quota
 #     the controller unsuspends the Job and ungates the pod (the plain-pod
 #     integration runs in the Kubernetes mode once its webhook is served)
+#   * a JAXJob and a TrainJob are created suspended and started once admitted;
+#     a queued RayService with autoscaling is refused
 #   * the driver stopped: creates of queued Jobs fail closed again
 # Usage: kube_webhooks_test.sh PATH/TO/kuotad PATH/TO/deploy/crds
 set -uo pipefail
@@ -54,7 +56,7 @@ cat >"$TMP/config.yaml" <<'EOF2'
 apiVersion: config.kueue.x-k8s.io/v1beta1
 kind: Configuration
 integrations:
-  frameworks: [batch/job, pod]
+  frameworks: [batch/job, pod, kubeflow.org/jaxjob, trainer.kubeflow.org/trainjob, ray.io/rayservice]
 EOF2
 # deploy/'s webhook configurations; the stand-in reaches a Service at
 # 127.0.0.1 on its port, here the driver's.
@@ -261,6 +263,70 @@ pod_gates() {  # the pod's gates as "name=[...]"; nothing when it is not there
     python3 -c 'import json,sys; p=json.load(sys.stdin); print(p["metadata"]["name"] + "=" + json.dumps(p["spec"].get("schedulingGates", [])))'
 }
 eventually "the gated pod is admitted and ungated" 20 "gated=[]" pod_gates
+
+# Kinds Kueue integrates since (the job kinds issue): through the webhooks each
+# is created suspended, gets its Workload, and is started once admitted, as
+# on a cluster where their operators run.
+k apply -f - >/dev/null <<'EOF2' || bad "a training runtime applies"
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata: {name: jax-distributed}
+spec:
+  mlPolicy: {numNodes: 1, jax: {}}
+  template:
+    spec:
+      replicatedJobs:
+      - name: node
+        template:
+          metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}
+          spec:
+            template:
+              spec: {containers: [{name: node, image: jax, resources: {requests: {cpu: 100m}}}]}
+EOF2
+out=$(k create -f - -o jsonpath='{.spec.runPolicy.suspend}' 2>&1 <<'EOF2'
+apiVersion: kubeflow.org/v1
+kind: JAXJob
+metadata: {name: jx, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+spec:
+  jaxReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec: {containers: [{name: jax, image: jax, resources: {requests: {cpu: 100m}}}]}
+EOF2
+)
+expect_eq "kubectl create of a queued JAXJob: created suspended (runPolicy.suspend)" "true" "$out"
+out=$(k create -f - -o jsonpath='{.spec.suspend}' 2>&1 <<'EOF2'
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: tj, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+spec:
+  runtimeRef: {name: jax-distributed}
+  trainer: {numNodes: 2}
+EOF2
+)
+expect_eq "kubectl create of a queued TrainJob: created suspended" "true" "$out"
+out=$(k create -f - 2>&1 <<'EOF2'
+apiVersion: ray.io/v1
+kind: RayService
+metadata: {name: rs, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+spec:
+  rayClusterConfig:
+    enableInTreeAutoscaling: true
+    headGroupSpec:
+      template: {spec: {containers: [{name: ray-head, image: ray}]}}
+EOF2
+)
+contains "a queued RayService with autoscaling is refused with Kueue's message" \
+  "spec.rayClusterConfig.enableInTreeAutoscaling: Invalid value: true" "$out"
+eventually "the JAXJob is admitted and started" 20 "false" \
+  k get jaxjob jx -n team-a -o jsonpath='{.spec.runPolicy.suspend}'
+expect_eq "its Workload has the JAXJob's Worker pod set" "worker:2" \
+  "$(k get workloads -n team-a -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].name=="jx")]}{.spec.podSets[0].name}:{.spec.podSets[0].count}{end}')"
+eventually "the TrainJob is admitted and started" 20 "false" \
+  k get trainjob tj -n team-a -o jsonpath='{.spec.suspend}'
+contains "its placement went through Kueue's runtime patch" "kueue.x-k8s.io/manager" \
+  "$(k get trainjob tj -n team-a -o jsonpath='{.spec.runtimePatches[*].manager}')"
 
 { kill "$DRIVER"; wait "$DRIVER"; } 2>/dev/null
 DRIVER=

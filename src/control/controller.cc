@@ -16,6 +16,8 @@
 #include "control/topology_gates.h"
 #include "control/workload_status_json.h"
 #include "engine/queue_manager.h"
+#include "jobs/job_fields.h"
+#include "jobs/leader_worker_set.h"
 #include "jobs/managed_by.h"
 #include "jobs/pod_kind.h"
 #include "jobs/registry.h"
@@ -25,6 +27,12 @@ namespace {
 
 constexpr const char* kWorkloads = "workloads.kueue.x-k8s.io";
 constexpr const char* kPods = "pods";
+
+// A kind whose Workloads are its pods' groups (a LeaderWorkerSet): admission
+// starts and stops the pods, never the object.
+bool RunsAsPodGroups(const jobs::JobKind& kind) {
+  return dynamic_cast<const jobs::LeaderWorkerSetKind*>(&kind) != nullptr;
+}
 
 struct KindEntry {
   const char* resource;
@@ -98,6 +106,7 @@ Controller::Controller(store::ObjectStore& store, const Clock& clock, Controller
       engine_(clock, options.config),
       errors_(store, clock, "kuota-controller"),
       pod_groups_(store),
+      lws_workloads_(store),
       ungater_(store),
       elastic_ungater_(store),
       events_(store, clock) {
@@ -395,6 +404,11 @@ void Controller::DeleteObject(const std::string& resource, const Json& object) {
     HandlePod(object, true);
     return;
   }
+  if (dynamic_cast<const jobs::LeaderWorkerSetKind*>(jobs::FindJobKind(resource)) != nullptr) {
+    job_workload_.erase(MetaString(object, "uid"));
+    lws_workloads_.DeleteAll(object);
+    return;
+  }
   if (jobs::FindJobKind(resource)) {
     DeleteElasticSlices(MetaString(object, "uid"));
     auto it = job_workload_.find(MetaString(object, "uid"));
@@ -409,6 +423,10 @@ void Controller::DeleteObject(const std::string& resource, const Json& object) {
 void Controller::HandleJob(const std::string& resource, const Json& job) {
   const jobs::JobKind* kind = jobs::FindJobKind(resource);
   if (!options_.jobs.Manages(*kind, job)) return;
+  if (const auto* lws = dynamic_cast<const jobs::LeaderWorkerSetKind*>(kind)) {
+    ReconcileLeaderWorkerSet(*lws, job);
+    return;
+  }
   if (IsElasticJob(*kind, job)) {
     HandleElasticJob(*kind, job);
     return;
@@ -481,6 +499,22 @@ void Controller::HandleJob(const std::string& resource, const Json& job) {
     StartJob(wl_key);
   } else if (wl->state != engine::WorkloadState::kAdmitted && !suspended) {
     StopJob(wl_key);
+  }
+}
+
+void Controller::ReconcileLeaderWorkerSet(const jobs::LeaderWorkerSetKind& kind, const Json& lws) {
+  auto changes = lws_workloads_.Reconcile(kind, lws, options_.workload_finalizer);
+  if (!changes.ok()) {
+    std::fprintf(stderr, "kuotad: leaderworkerset %s: %s\n", ObjectKey(lws).c_str(),
+                 changes.status().message().c_str());
+    return;
+  }
+  for (const Json& wl : changes->created) {
+    NoteOwnWrite(kWorkloads, wl);
+    RecordEvent(lws, "Normal", "CreatedWorkload", "Created Workload: " + ObjectKey(wl));
+    ApplyObject(kWorkloads, wl);
+    // Its pods may be labelled already (the Workload was recreated).
+    if (pod_groups_.Owns(ObjectKey(wl))) ReconcilePodWorkload(ObjectKey(wl));
   }
 }
 
@@ -593,6 +627,17 @@ void Controller::ApplyNonTasPod(const Json& pod, bool deleted) {
 
 void Controller::HandlePod(const Json& pod, bool deleted) {
   if (!options_.jobs.PodsEnabled()) return;
+  if (!deleted && jobs::LeaderWorkerSetKind::SuspendedByLeaderWorkerSet(pod) &&
+      !jobs::IsManagedPod(pod)) {
+    // Kueue's LWS controller names the pod's group Workload; the update
+    // comes back as an event of a managed pod.
+    auto labelled = lws_workloads_.DefaultPod(pod);
+    if (!labelled.ok()) {
+      std::fprintf(stderr, "kuotad: pod %s: %s\n", ObjectKey(pod).c_str(),
+                   labelled.status().message().c_str());
+    }
+    return;
+  }
   const std::string key = pod_groups_.Observe(pod, deleted);
   if (!key.empty()) ReconcilePodWorkload(key);
 }
@@ -603,7 +648,14 @@ void Controller::ReconcilePodWorkload(const std::string& key) {
   const std::string ns = key.substr(0, slash), name = key.substr(slash + 1);
   if (group.pods().empty()) {
     // Every pod is gone: so is the Workload they owned (as Kubernetes'
-    // garbage collector deletes an object whose owners are all gone).
+    // garbage collector deletes an object whose owners are all gone), unless
+    // something else owns it too (a LeaderWorkerSet's group Workload waits
+    // for the group's new pods).
+    if (const engine::WorkloadInfo* owned = engine_.FindWorkload(key)) {
+      for (const api::OwnerReference& ref : owned->object.metadata.owner_references) {
+        if (ref.kind != "Pod") return;
+      }
+    }
     (void)store_.Delete(kWorkloads, ns, name);
     return;
   }
@@ -611,8 +663,12 @@ void Controller::ReconcilePodWorkload(const std::string& key) {
   const bool finished = group.Finished(&succeeded);
   const engine::WorkloadInfo* wl = engine_.FindWorkload(key);
   if (wl == nullptr) {
-    // A group's Workload is made once all its pods exist.
+    // A group's Workload is made once all its pods exist; a prebuilt one
+    // (kueue.x-k8s.io/prebuilt-workload-name) is waited for, as Kueue does.
     if (finished || !group.Complete()) return;
+    if (!jobs::MetaMapValue(group.pods().front(), "labels", jobs::kPrebuiltWorkloadLabel).empty()) {
+      return;
+    }
     auto built = group.BuildWorkload();
     if (!built.ok()) {
       std::fprintf(stderr, "kuotad: pods %s: %s\n", key.c_str(), built.status().message().c_str());
@@ -998,7 +1054,9 @@ void Controller::StartJobUnsafe(const std::string& workload_key) {
   // conflict, read it again and retry.
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto owned = LoadOwnedJob(engine_, store_, workload_key);
-    if (!owned || !owned->owner.kind->IsSuspended(owned->job)) return;
+    // A LeaderWorkerSet is started through its groups' pods only.
+    if (!owned || RunsAsPodGroups(*owned->owner.kind)) return;
+    if (!owned->owner.kind->IsSuspended(owned->job)) return;
     const engine::WorkloadInfo* wl = owned->wl;
     const Owner& owner = owned->owner;
     const std::vector<jobs::PodSetPlacement> placement = PlacementOf(*wl);
@@ -1055,7 +1113,8 @@ void Controller::StopJobUnsafe(const std::string& workload_key) {
   }
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto owned = LoadOwnedJob(engine_, store_, workload_key);
-    if (!owned || owned->owner.kind->IsSuspended(owned->job)) return;
+    if (!owned || RunsAsPodGroups(*owned->owner.kind)) return;
+    if (owned->owner.kind->IsSuspended(owned->job)) return;
     const engine::WorkloadInfo* wl = owned->wl;
     const Owner& owner = owned->owner;
     bool done = false;

@@ -33,6 +33,7 @@
 #include "control/event_recorder.h"
 #include "control/job_management.h"
 #include "control/kueue_metrics.h"
+#include "control/leader_worker_set_workloads.h"
 #include "control/loop_metrics.h"
 #include "control/object_errors.h"
 #include "control/pod_group_controller.h"
@@ -144,6 +145,9 @@ class Controller : public server::PendingWorkloadsSource {
                         const jobs::ReferencedObject& ref);
   // Handles again the jobs waiting for `object` of `resource`.
   void RetryWaitingJobs(const std::string& resource, const Json& object);
+  // Kueue's LeaderWorkerSet controller: the set's group Workloads
+  // (leader_worker_set_workloads.h), each applied to the engine as made.
+  void ReconcileLeaderWorkerSet(const jobs::LeaderWorkerSetKind& kind, const Json& lws);
   // Kueue's plain-Pod integration: a managed pod changed or is gone.
   void HandlePod(const Json& pod, bool deleted);
   // A pod using its node's capacity outside Kueue's topology assignments
@@ -214,10 +218,11 @@ class Controller : public server::PendingWorkloadsSource {
   std::atomic<bool> stop_{false};
 
   // Controller-thread state.
-  int64_t processed_rv_ = 0;       // last store version fully handled
-  ObjectErrors errors_;            // stored objects the controller could not use
-  PodGroupController pod_groups_;  // managed plain pods, by workload
-  TopologyUngater ungater_;        // pods of topology-placed jobs, ungated onto their domains
+  int64_t processed_rv_ = 0;                // last store version fully handled
+  ObjectErrors errors_;                     // stored objects the controller could not use
+  PodGroupController pod_groups_;           // managed plain pods, by workload
+  LeaderWorkerSetWorkloads lws_workloads_;  // LeaderWorkerSets' group Workloads
+  TopologyUngater ungater_;  // pods of topology-placed jobs, ungated onto their domains
   // Pods of elastic Jobs, ungated up to their admitted count.
   ElasticUngater elastic_ungater_;
   // Elastic Jobs' slices: job uid -> its Workloads' keys.

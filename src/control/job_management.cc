@@ -1,5 +1,7 @@
 #include "control/job_management.h"
 
+#include "jobs/job_fields.h"
+#include "jobs/leader_worker_set.h"
 #include "jobs/pod_kind.h"
 #include "jobs/registry.h"
 
@@ -46,10 +48,19 @@ bool JobManagement::Manages(const jobs::JobKind& kind, const nlohmann::json& job
   return without_queue_name_ || !kind.LocalQueueName(job).empty();
 }
 
-bool JobManagement::PodsEnabled() const { return frameworks_.count(jobs::kPodFramework) > 0; }
+bool JobManagement::PodsEnabled() const {
+  // Kueue's ImplicitlyEnabledFrameworkNames: a LeaderWorkerSet's groups are
+  // pod groups, so the pod integration runs for its pods.
+  return frameworks_.count(jobs::kPodFramework) > 0 ||
+         frameworks_.count(jobs::kLeaderWorkerSetFramework) > 0;
+}
 
 bool JobManagement::ManagesPod(const nlohmann::json& pod) const {
-  return PodsEnabled() && jobs::IsPodIntegrationCandidate(pod);
+  if (!PodsEnabled() || !jobs::IsPodIntegrationCandidate(pod)) return false;
+  // Implicitly enabled, the integration takes only the pods a parent's
+  // webhook suspended (Kueue's Pod.Skip).
+  return frameworks_.count(jobs::kPodFramework) > 0 ||
+         !jobs::MetaMapValue(pod, "annotations", jobs::kPodSuspendingParentAnnotation).empty();
 }
 
 }  // namespace kuota::control

@@ -31,11 +31,14 @@ class JobManagement {
   bool Enabled(const jobs::JobKind& kind) const;
   // Whether Kueue's rules apply to `job` (of `kind`).
   bool Manages(const jobs::JobKind& kind, const nlohmann::json& job) const;
-  // Whether the plain-Pod integration ("pod") is enabled.
+  // Whether the plain-Pod integration ("pod") is enabled, explicitly or, as
+  // Kueue's ImplicitlyEnabledFrameworkNames, by the LeaderWorkerSet's.
   bool PodsEnabled() const;
   // Whether Kueue's pod webhook applies to `pod`: the integration is enabled,
   // the pod names a queue (a label; manageJobsWithoutQueueName does not
-  // reach plain pods in kuotad) and no controller owns it.
+  // reach plain pods in kuotad) and no controller owns it, or a parent's
+  // webhook suspended it (kueue.x-k8s.io/pod-suspending-parent; the only
+  // pods it takes when only implicitly enabled).
   bool ManagesPod(const nlohmann::json& pod) const;
   const std::set<std::string>& frameworks() const { return frameworks_; }
 

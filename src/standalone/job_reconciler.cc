@@ -8,6 +8,8 @@
 #include "control/meta_string.h"
 #include "jobctl/submitter.h"
 #include "jobs/group_reconcile.h"
+#include "jobs/leader_worker_set.h"
+#include "jobs/leader_worker_set_pods.h"
 #include "jobs/managed_by.h"
 #include "jobs/registry.h"
 #include "standalone/pod_runner.h"
@@ -27,10 +29,16 @@ std::string Key(const std::string& resource, const nlohmann::json& obj) {
 
 std::string ResourceOfKey(const std::string& key) { return key.substr(0, key.find('/')); }
 
+// LWS's controllers run here too (jobs/leader_worker_set_pods.h).
+bool IsLeaderWorkerSet(const std::string& resource) {
+  return dynamic_cast<const jobs::LeaderWorkerSetKind*>(jobs::FindJobKind(resource)) != nullptr;
+}
+
 // The kinds whose pods this reconciler creates: batch/v1 Job (through
 // jobctl) and every GroupJobKind.
 bool IsJobResource(const std::string& resource) {
-  return resource == kJobs || jobs::FindGroupJobKind(resource) != nullptr;
+  return resource == kJobs || jobs::FindGroupJobKind(resource) != nullptr ||
+         IsLeaderWorkerSet(resource);
 }
 
 // The uid of the job (of any kind run here) controlling `pod`, or empty.
@@ -44,8 +52,7 @@ std::string OwnerJobUid(const nlohmann::json& pod) {
     const std::string api = r.value("apiVersion", ""), kind = r.value("kind", "");
     if (kind == "Job" && api == "batch/v1") return r.value("uid", "");
     for (const auto& k : jobs::JobKinds()) {
-      if (k->Kind() == kind && k->ApiVersion() == api &&
-          dynamic_cast<const jobs::GroupJobKind*>(k.get()) != nullptr) {
+      if (k->Kind() == kind && k->ApiVersion() == api && IsJobResource(k->Resource())) {
         return r.value("uid", "");
       }
     }
@@ -96,7 +103,7 @@ Status JobReconciler::Sync() {
   pods_.clear();
   std::vector<std::string> resources = {kJobs};
   for (const auto& k : jobs::JobKinds()) {
-    if (jobs::FindGroupJobKind(k->Resource()) != nullptr) resources.push_back(k->Resource());
+    if (IsJobResource(k->Resource())) resources.push_back(k->Resource());
   }
   resources.push_back(kPods);
   for (const std::string& resource : resources) {
@@ -253,6 +260,10 @@ void JobReconciler::Reconcile(const std::string& key) {
     ReconcileGroup(*kind, key);
     return;
   }
+  if (IsLeaderWorkerSet(ResourceOfKey(key))) {
+    ReconcileLeaderWorkerSet(key);
+    return;
+  }
   const Json& job = jit->second;
   const std::string uid = control::MetaString(job, "uid");
   const std::string ns = control::MetaString(job, "namespace");
@@ -371,6 +382,26 @@ void JobReconciler::ReconcileGroup(const jobs::GroupJobKind& kind, const std::st
   DeletePods(job, actions->delete_pods);
   CreatePods(key, job, std::move(actions->create_pods));
   if (actions->status) WriteStatus(kind.Resource(), job, *actions->status);
+}
+
+void JobReconciler::ReconcileLeaderWorkerSet(const std::string& key) {
+  Json& lws = jobs_[key];
+  const std::string uid = control::MetaString(lws, "uid");
+  std::vector<Json> pods;
+  if (auto p = pods_.find(uid); p != pods_.end()) {
+    for (const auto& [name, pod] : p->second) pods.push_back(pod);
+  }
+  auto actions = jobs::ReconcileLeaderWorkerSet(lws, pods, FormatRfc3339(clock_.Now()));
+  if (!actions.ok()) {
+    errors_.Report(ResourceOfKey(key), lws, "InvalidJob", actions.status().message());
+    return;
+  }
+  for (const auto& ev : actions->events) {
+    control::RecordEvent(store_, clock_, lws, ev.type, ev.reason, ev.message, kComponent);
+  }
+  DeletePods(lws, actions->delete_pods);
+  CreatePods(key, lws, std::move(actions->create_pods));
+  if (actions->status) WriteStatus(ResourceOfKey(key), lws, *actions->status);
 }
 
 }  // namespace kuota::standalone

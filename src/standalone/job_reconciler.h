@@ -1,5 +1,5 @@
 // JobReconciler: kuotad's job controller loop, standing in for the Job
-// controller and the job operators (Kubeflow, KubeRay, JobSet, Volcano) on
+// controller and the job operators (Kubeflow, KubeRay, JobSet, Volcano, LWS) on
 // this machine. Lists and watches jobs of every kind run here and Pods and,
 // for each job that changed (or whose timer fired), applies the decisions of
 // jobctl::ReconcileJob (batch/v1) or jobs::ReconcileGroup (the other kinds): creates and deletes
@@ -64,6 +64,9 @@ class JobReconciler {
   void Reconcile(const std::string& job_key);
   // A job of a GroupJobKind: pods and status from jobs::ReconcileGroup.
   void ReconcileGroup(const jobs::GroupJobKind& kind, const std::string& job_key);
+  // A LeaderWorkerSet: its groups' pods and its status, as LWS's
+  // controllers make them (jobs/leader_worker_set_pods.h).
+  void ReconcileLeaderWorkerSet(const std::string& job_key);
   void CreatePods(const std::string& job_key, const Json& job, std::vector<Json> pods);
   void DeletePods(const Json& job, const std::vector<std::string>& names);
   // Writes `status` through the status subresource; `job` follows the store.

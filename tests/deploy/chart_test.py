@@ -632,7 +632,8 @@ JOB_KINDS = [("batch", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org"
              ("kubeflow.org", "paddlejobs"), ("kubeflow.org", "xgboostjobs"),
              ("ray.io", "rayjobs"), ("ray.io", "rayclusters"), ("ray.io", "rayservices"),
              ("jobset.x-k8s.io", "jobsets"), ("batch.volcano.sh", "jobs"),
-             ("trainer.kubeflow.org", "trainjobs")]
+             ("trainer.kubeflow.org", "trainjobs"),
+             ("leaderworkerset.x-k8s.io", "leaderworkersets")]
 
 
 def needed_rules():

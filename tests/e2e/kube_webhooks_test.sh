@@ -100,9 +100,9 @@ if ! wait_for 30 "engine running on the cluster" cat "$TMP/driver.log"; then
   exit 1
 fi
 contains "the driver sets the CA in the mutating webhooks" \
-  "admission webhooks' CA set in 17 webhook(s) of kuota-mutating-webhook-configuration" "$(cat "$TMP/driver.log")"
+  "admission webhooks' CA set in 18 webhook(s) of kuota-mutating-webhook-configuration" "$(cat "$TMP/driver.log")"
 contains "the driver sets the CA in the validating webhooks" \
-  "admission webhooks' CA set in 18 webhook(s) of kuota-validating-webhook-configuration" "$(cat "$TMP/driver.log")"
+  "admission webhooks' CA set in 19 webhook(s) of kuota-validating-webhook-configuration" "$(cat "$TMP/driver.log")"
 if grep -q "integration pod skipped" "$TMP/driver.log"; then
   bad "the pod integration stays on while the webhooks are served" "$(cat "$TMP/driver.log")"
 else

@@ -23,7 +23,10 @@
 #     the controller unsuspends the Job and ungates the pod (the plain-pod
 #     integration runs in the Kubernetes mode once its webhook is served)
 #   * a JAXJob and a TrainJob are created suspended and started once admitted;
-#     a queued RayService with autoscaling is refused
+#     a queued RayService with autoscaling is refused; a LeaderWorkerSet's
+#     templates are marked by Kueue's webhook, its group gets a Workload, and
+#     the group's pods (made here as LWS's StatefulSets make them) are created
+#     gated, named for that Workload by the controller and ungated
 #   * the driver stopped: creates of queued Jobs fail closed again
 # Usage: kube_webhooks_test.sh PATH/TO/kuotad PATH/TO/deploy/crds
 set -uo pipefail
@@ -56,7 +59,8 @@ cat >"$TMP/config.yaml" <<'EOF2'
 apiVersion: config.kueue.x-k8s.io/v1beta1
 kind: Configuration
 integrations:
-  frameworks: [batch/job, pod, kubeflow.org/jaxjob, trainer.kubeflow.org/trainjob, ray.io/rayservice]
+  frameworks: [batch/job, pod, kubeflow.org/jaxjob, trainer.kubeflow.org/trainjob, ray.io/rayservice,
+               leaderworkerset.x-k8s.io/leaderworkerset]
 EOF2
 # deploy/'s webhook configurations; the stand-in reaches a Service at
 # 127.0.0.1 on its port, here the driver's.
@@ -327,6 +331,47 @@ eventually "the TrainJob is admitted and started" 20 "false" \
   k get trainjob tj -n team-a -o jsonpath='{.spec.suspend}'
 contains "its placement went through Kueue's runtime patch" "kueue.x-k8s.io/manager" \
   "$(k get trainjob tj -n team-a -o jsonpath='{.spec.runtimePatches[*].manager}')"
+
+# A LeaderWorkerSet: one Workload per group; LWS's controllers make the pods.
+out=$(k create -f - -o jsonpath='{.spec.leaderWorkerTemplate.workerTemplate.metadata.annotations.kueue\.x-k8s\.io/pod-suspending-parent}' 2>&1 <<'EOF2'
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: lws, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      spec: {containers: [{name: w, image: nginx, resources: {requests: {cpu: 100m}}}]}
+EOF2
+)
+expect_eq "kubectl create of a queued LeaderWorkerSet: Kueue's webhook marks its template" \
+  "leaderworkerset.x-k8s.io/leaderworkerset" "$out"
+eventually "its group's Workload (main:2) is made and admitted" 20 "main:2 True" \
+  k get workloads -n team-a -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].name=="lws")]}{.spec.podSets[0].name}:{.spec.podSets[0].count} {.status.conditions[?(@.type=="Admitted")].status}{end}'
+lws_pod() {  # lws_pod NAME WORKER: a pod of group 0 as LWS's StatefulSets make it
+  cat <<EOF2
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1
+  namespace: team-a
+  labels: {kueue.x-k8s.io/queue-name: user-queue, leaderworkerset.sigs.k8s.io/name: lws,
+           leaderworkerset.sigs.k8s.io/group-index: "0", leaderworkerset.sigs.k8s.io/worker-index: "$2"}
+  annotations: {kueue.x-k8s.io/pod-suspending-parent: leaderworkerset.x-k8s.io/leaderworkerset,
+                kueue.x-k8s.io/pod-group-serving: "true", leaderworkerset.sigs.k8s.io/size: "2"}
+spec: {containers: [{name: w, image: nginx, resources: {requests: {cpu: 100m}}}]}
+EOF2
+}
+out=$(lws_pod lws-0 0 | k create -f - -o jsonpath='{.spec.schedulingGates[*].name}|{.metadata.labels.kueue\.x-k8s\.io/managed}' 2>&1)
+expect_eq "a LeaderWorkerSet's pod is created gated, not yet managed" "kueue.x-k8s.io/admission|" "$out"
+lws_pod lws-0-1 1 | k create -f - >/dev/null || bad "create the group's second pod"
+lws_pods() {
+  k get pods -n team-a -l leaderworkerset.sigs.k8s.io/name=lws -o jsonpath='{range .items[*]}{.metadata.name}={.spec.schedulingGates[*].name}/{.metadata.labels.kueue\.x-k8s\.io/managed} {end}'
+}
+eventually "the controller names the group's Workload on both pods and ungates them" 20 \
+  "lws-0=/true lws-0-1=/true" lws_pods
+contains "each pod's group is its group's Workload" "leaderworkerset-lws-0-" \
+  "$(k get pod lws-0-1 -n team-a -o jsonpath='{.metadata.labels.kueue\.x-k8s\.io/pod-group-name}')"
 
 { kill "$DRIVER"; wait "$DRIVER"; } 2>/dev/null
 DRIVER=

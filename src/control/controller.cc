@@ -145,6 +145,8 @@ Status Controller::InitialSync() {
   for (const auto& jk : jobs::JobKinds()) order.push_back(jk->Resource());
   pod_groups_.Clear();
   ungater_.Clear();
+  elastic_ungater_.Clear();
+  elastic_slices_.clear();  // the Workloads listed below fill it again
   // A resync's list stands for every pod: those the engine had that it no
   // longer holds are deleted from the engine after it.
   std::map<std::string, size_t> previous_pods = std::move(topology_pods_);

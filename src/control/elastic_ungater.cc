@@ -52,17 +52,25 @@ void ElasticUngater::Observe(const nlohmann::json& pod, bool deleted) {
     job_of_.erase(known);
     return;
   }
-  const bool gated = HasElasticGate(pod);
-  if (known == job_of_.end() && !gated) return;
+  // Every pod a Job owns is kept, gated or not: after a restart the pods
+  // already ungated count against the admitted count as well.
   const std::string job = known != job_of_.end() ? known->second : OwningJobUid(pod);
   if (job.empty()) return;
   job_of_[key] = job;
   Seen& seen = pods_[job][key];
+  const bool gated = HasElasticGate(pod);
+  // A Job with no gated pod has nothing to ungate: it is not looked at.
+  if (gated || seen.gated) touched_.insert(job);
   seen.gated = gated;
   const std::string phase = server::StringField(pod, {"status", "phase"});
   seen.ended = phase == "Succeeded" || phase == "Failed";
   seen.pod = gated ? pod : nlohmann::json();
-  touched_.insert(job);
+}
+
+void ElasticUngater::Clear() {
+  pods_.clear();
+  job_of_.clear();
+  touched_.clear();
 }
 
 int ElasticUngater::Reconcile(const AdmittedCount& admitted) {

@@ -29,9 +29,11 @@ class ElasticUngater {
   // `store` must outlive the ungater.
   explicit ElasticUngater(store::ObjectStore& store) : store_(store) {}
 
-  // A pod was created or changed (`deleted` false) or is gone. Only pods
-  // that a Job owns and that were seen with the gate are kept.
+  // A pod was created or changed (`deleted` false) or is gone. Pods a Job
+  // owns are kept (a Job with gated pods is looked at again).
   void Observe(const nlohmann::json& pod, bool deleted);
+  // Forgets every pod (before a resynchronization lists them again).
+  void Clear();
   // The Job `job_uid`'s admitted count may have changed.
   void Touch(const std::string& job_uid) { touched_.insert(job_uid); }
 

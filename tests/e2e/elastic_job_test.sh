@@ -7,8 +7,9 @@
 # running on); once quota frees the slice is admitted, the old one finished
 # as WorkloadSliceReplaced, the new pods ungated, and the first two pods
 # never restarted (same PIDs, alive); the ClusterQueue counts 4 pods, never
-# 6. A scale-down updates the slice in place and frees quota at once; the
-# finished Job releases everything.
+# 6. A scale-down updates the slice in place and frees quota at once;
+# preemption suspends the Job whole and it comes back; the finished Job
+# releases everything.
 # Usage: elastic_job_test.sh PATH/TO/kuotad
 set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad}
@@ -34,11 +35,17 @@ kind: ClusterQueue
 metadata: {name: cq}
 spec:
   namespaceSelector: {}
+  preemption: {withinClusterQueue: LowerPriority}
   resourceGroups:
   - coveredResources: [cpu]
     flavors:
     - {name: tiny, resources: [{name: cpu, nominalQuota: 100m}]}
     - {name: big, resources: [{name: cpu, nominalQuota: 500m}]}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: WorkloadPriorityClass
+metadata: {name: high}
+value: 1000
 ---
 apiVersion: kueue.x-k8s.io/v1beta1
 kind: LocalQueue
@@ -149,6 +156,21 @@ expect_eq "the slice stays admitted" "True" \
 out=$(k annotate job -n ml elastic kueue.x-k8s.io/elastic-job- 2>&1)
 contains "the elastic-job annotation cannot be taken off" \
   'metadata.annotations[kueue.x-k8s.io/elastic-job]: Invalid value: false: field is immutable' "$out"
+
+# Preemption takes the elastic Job whole: suspended, every pod stopped;
+# back once the preemptor is gone, its 3 pods started again.
+job_yaml ml urgent queue=lq priority=high cmd="sleep 1000" requests="cpu: 400m" | k apply -f - >/dev/null
+eventually "a higher-priority job preempts the elastic one" 20 "True" \
+  k get workload -n ml "$second" -o jsonpath='{.status.conditions[?(@.type=="Preempted")].status}'
+eventually "... which is suspended" 20 "true" k get job -n ml elastic -o jsonpath='{.spec.suspend}'
+alive() { local n=0 f; for f in "$DIR"/pid-*; do kill -0 "$(cat "$f")" 2>/dev/null && n=$((n+1)); done; echo "$n"; }
+eventually "... with every pod stopped" 20 "0" alive
+expect_eq "no slice is made for the eviction" 2 "$(slices)"
+rm -f "$DIR"/pid-*
+k delete job -n ml urgent --wait=false >/dev/null
+eventually "the elastic Job is admitted again once the preemptor is gone" 20 "True" \
+  k get workload -n ml "$second" -o jsonpath='{.status.conditions[?(@.type=="Admitted")].status}'
+eventually "... and runs its 3 pods again" 20 "3" pid_files
 
 touch "$DIR/done"
 eventually "the Job completes" 30 "Complete" \

@@ -71,6 +71,26 @@ TEST(JobUpdateRulesTest, KueuesRulesOnARunningOrSuspendedJob) {
   }
 }
 
+// Kueue's ElasticJobsViaWorkloadSlices: an elastic Job scales while it runs;
+// whether it is elastic never changes.
+TEST(JobUpdateRulesTest, AnElasticJobScalesWhileRunningAndStaysElastic) {
+  const jobs::JobKind& kind = *jobs::FindJobKind("jobs.batch");
+  auto job = [](bool elastic, int parallelism) {
+    nlohmann::json j = JurJob(false, "a");
+    if (elastic) j["metadata"]["annotations"]["kueue.x-k8s.io/elastic-job"] = "true";
+    j["spec"]["parallelism"] = parallelism;
+    return j;
+  };
+  EXPECT_TRUE(ValidateJobUpdate(kind, job(true, 2), job(true, 4)).ok());
+  EXPECT_TRUE(ValidateJobUpdate(kind, job(true, 4), job(true, 1)).ok());
+  EXPECT_EQ(ValidateJobUpdate(kind, job(true, 2), job(false, 2)).message(),
+            "metadata.annotations[kueue.x-k8s.io/elastic-job]: Invalid value: false: field is "
+            "immutable");
+  EXPECT_EQ(ValidateJobUpdate(kind, job(false, 2), job(true, 2)).message(),
+            "metadata.annotations[kueue.x-k8s.io/elastic-job]: Invalid value: true: field is "
+            "immutable");
+}
+
 TEST(JobUpdateRulesTest, AManagedPodKeepsItsQueueWhileUngatedAndItsGroupAlways) {
   auto pod = [](bool gated, const std::string& queue, const std::string& group) {
     nlohmann::json p = {

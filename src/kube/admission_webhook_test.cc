@@ -138,6 +138,37 @@ TEST(AdmissionWebhookTest, QueuedJobIsSuspendedByThePatch) {
   }
 }
 
+// Kueue's Job webhooks on an elastic Job (ElasticJobsViaWorkloadSlices): its
+// pods are gated from the start, and its parallelism changes while it runs.
+TEST(AdmissionWebhookTest, ElasticJobIsGatedAndScalesWhileRunning) {
+  AdmissionWebhook webhook(AwManagement(false, false));
+  Json job = AwJob(true);
+  job["metadata"]["annotations"]["kueue.x-k8s.io/elastic-job"] = "true";
+  job["spec"].erase("completions");
+  Json response = AwReview(webhook, "/mutate-batch-v1-job",
+                           AwRequest("CREATE", "batch", "v1", "jobs", job))["response"];
+  ASSERT_EQ(response["allowed"], true) << response.dump();
+  Json patched = AwPatched(job, response);
+  EXPECT_EQ(patched["spec"]["suspend"], true);
+  EXPECT_EQ(patched["spec"]["template"]["spec"]["schedulingGates"],
+            Json::parse(R"([{"name": "kueue.x-k8s.io/elastic-job"}])"));
+  Json running = patched;
+  running["spec"]["suspend"] = false;
+  Json scaled = running;
+  scaled["spec"]["parallelism"] = 4;
+  response = AwReview(webhook, "/validate-batch-v1-job",
+                      AwRequest("UPDATE", "batch", "v1", "jobs", scaled, running))["response"];
+  EXPECT_EQ(response["allowed"], true) << response.dump();
+  Json plain = scaled;
+  plain["metadata"]["annotations"].erase("kueue.x-k8s.io/elastic-job");
+  response = AwReview(webhook, "/validate-batch-v1-job",
+                      AwRequest("UPDATE", "batch", "v1", "jobs", plain, scaled))["response"];
+  EXPECT_EQ(response["allowed"], false);
+  EXPECT_EQ(response["status"]["message"],
+            "metadata.annotations[kueue.x-k8s.io/elastic-job]: Invalid value: false: field is "
+            "immutable");
+}
+
 TEST(AdmissionWebhookTest, UnqueuedJobIsLeftAloneUnlessManagedWithoutQueueName) {
   Json job = AwJob(false);
   Json review = AwRequest("CREATE", "batch", "v1", "jobs", job);

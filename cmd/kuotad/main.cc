@@ -42,11 +42,12 @@ int main(int argc, char** argv) {
                  "threads of their own, so health checks are answered even while every API "
                  "thread is taken (default: only on --port)")
       ->check(CLI::Range(0, 65535));
-  app.add_option("--config", o.config_file,
-                 "Kueue Configuration file (config.kueue.x-k8s.io/v1beta1 or v1beta2; v1beta2 runs "
-                 "waitForPodsReady unless featureGates.DisableWaitForPodsReady): fairSharing, "
-                 "waitForPodsReady, integrations.frameworks, manageJobsWithoutQueueName, multiKueue "
-                 "(gcInterval, workerLostTimeout, origin, dispatcherName), namespace");
+  app.add_option(
+      "--config", o.config_file,
+      "Kueue Configuration file (config.kueue.x-k8s.io/v1beta1 or v1beta2; v1beta2 runs "
+      "waitForPodsReady unless featureGates.DisableWaitForPodsReady): fairSharing, "
+      "waitForPodsReady, integrations.frameworks, manageJobsWithoutQueueName, multiKueue "
+      "(gcInterval, workerLostTimeout, origin, dispatcherName), namespace");
   app.add_option("--kubeconfig-out", o.kubeconfig_path,
                  "Where to write a kubeconfig for kubectl (default: <data-dir>/kubeconfig)");
   app.add_flag("!--no-sync", o.sync,
@@ -119,7 +120,8 @@ int main(int argc, char** argv) {
                  "Kubernetes mode: serve the CRDs' conversion webhook (HTTPS POST /convert, "
                  "kueue.x-k8s.io v1beta1 <-> v1beta2) and Kueue's admission webhooks "
                  "(/mutate-..., /validate-...) on this port of --address (0: any free port, -1: "
-                 "none, and no plain-pod integration); its certificate is kept in the Secret "
+                 "none, and no plain-pod or LeaderWorkerSet integration); its certificate is kept "
+                 "in the Secret "
                  "--webhook-secret and its CA set in the Kueue CRDs' and the two webhook "
                  "configurations' caBundle")
       ->check(CLI::Range(-1, 65535))

@@ -628,7 +628,7 @@ void Controller::ApplyNonTasPod(const Json& pod, bool deleted) {
 }
 
 void Controller::HandlePod(const Json& pod, bool deleted) {
-  if (!options_.jobs.PodsEnabled()) return;
+  if (!options_.jobs.PodIntegrationRuns()) return;
   if (!deleted && jobs::LeaderWorkerSetKind::SuspendedByLeaderWorkerSet(pod) &&
       !jobs::IsManagedPod(pod)) {
     // Kueue's LWS controller names the pod's group Workload; the update

@@ -48,15 +48,16 @@ bool JobManagement::Manages(const jobs::JobKind& kind, const nlohmann::json& job
   return without_queue_name_ || !kind.LocalQueueName(job).empty();
 }
 
-bool JobManagement::PodsEnabled() const {
+bool JobManagement::PodsEnabled() const { return frameworks_.count(jobs::kPodFramework) > 0; }
+
+bool JobManagement::PodIntegrationRuns() const {
   // Kueue's ImplicitlyEnabledFrameworkNames: a LeaderWorkerSet's groups are
   // pod groups, so the pod integration runs for its pods.
-  return frameworks_.count(jobs::kPodFramework) > 0 ||
-         frameworks_.count(jobs::kLeaderWorkerSetFramework) > 0;
+  return PodsEnabled() || frameworks_.count(jobs::kLeaderWorkerSetFramework) > 0;
 }
 
 bool JobManagement::ManagesPod(const nlohmann::json& pod) const {
-  if (!PodsEnabled() || !jobs::IsPodIntegrationCandidate(pod)) return false;
+  if (!PodIntegrationRuns() || !jobs::IsPodIntegrationCandidate(pod)) return false;
   // Implicitly enabled, the integration takes only the pods a parent's
   // webhook suspended (Kueue's Pod.Skip).
   return frameworks_.count(jobs::kPodFramework) > 0 ||

@@ -31,9 +31,12 @@ class JobManagement {
   bool Enabled(const jobs::JobKind& kind) const;
   // Whether Kueue's rules apply to `job` (of `kind`).
   bool Manages(const jobs::JobKind& kind, const nlohmann::json& job) const;
-  // Whether the plain-Pod integration ("pod") is enabled, explicitly or, as
-  // Kueue's ImplicitlyEnabledFrameworkNames, by the LeaderWorkerSet's.
+  // Whether the plain-Pod integration ("pod") is enabled.
   bool PodsEnabled() const;
+  // Whether it runs at all: enabled, or, as Kueue's
+  // ImplicitlyEnabledFrameworkNames, turned on by the LeaderWorkerSet's (for
+  // the pods a parent suspended only: ManagesPod).
+  bool PodIntegrationRuns() const;
   // Whether Kueue's pod webhook applies to `pod`: the integration is enabled,
   // the pod names a queue (a label; manageJobsWithoutQueueName does not
   // reach plain pods in kuotad) and no controller owns it, or a parent's

@@ -19,6 +19,7 @@
 #include "control/job_management.h"
 #include "control/multikueue_controller.h"
 #include "control/provisioning_controller.h"
+#include "jobs/leader_worker_set.h"
 #include "jobs/pod_kind.h"
 #include "jobs/registry.h"
 #include "kube/admission_webhook.h"
@@ -208,17 +209,27 @@ Status RunDriver(const DriverOptions& options) {
   for (const auto& k : jobs::JobKinds()) {
     if (management->Enabled(*k)) job_resources.push_back(k->Resource());
   }
-  if (management->PodsEnabled() && options.webhook_port < 0) {
+  if (management->PodIntegrationRuns() && options.webhook_port < 0) {
     // Kueue's plain-pod integration needs its pod webhook (to gate pods as
     // they are created), which --webhook-port -1 turns off: pods are then
-    // watched for topology-aware scheduling only.
+    // watched for topology-aware scheduling only. So does the
+    // LeaderWorkerSet's, whose groups are pod groups.
     std::fprintf(stderr,
-                 "kuotad: integration pod skipped: plain pods are held back by Kueue's pod "
-                 "webhook, which --webhook-port -1 turns off\n");
+                 "kuotad: integration pod skipped (and leaderworkerset.x-k8s.io/leaderworkerset): "
+                 "plain pods are held back by Kueue's pod webhook, which --webhook-port -1 "
+                 "turns off\n");
     api::Configuration without_pods = config;
+    if (!without_pods.integrations.frameworks) {
+      // The default list: every kind Kuota knows.
+      without_pods.integrations.frameworks.emplace();
+      for (const auto& k : jobs::JobKinds()) {
+        without_pods.integrations.frameworks->push_back(k->Framework());
+      }
+    }
     auto& frameworks = *without_pods.integrations.frameworks;
-    frameworks.erase(std::remove(frameworks.begin(), frameworks.end(), jobs::kPodFramework),
-                     frameworks.end());
+    for (const char* f : {jobs::kPodFramework, jobs::kLeaderWorkerSetFramework}) {
+      frameworks.erase(std::remove(frameworks.begin(), frameworks.end(), f), frameworks.end());
+    }
     management = control::JobManagement::FromConfig(without_pods);
     KUOTA_RETURN_IF_ERROR(management.status());
   }

@@ -16,6 +16,7 @@
 #include "jobs/managed_by.h"
 #include "jobs/pod_kind.h"
 #include "jobs/registry.h"
+#include "jobs/serving_workloads.h"
 #include "server/json_fields.h"
 
 namespace kuota::control {
@@ -214,6 +215,19 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
     // once the controller has copied it in.
     if (kind->PendingReference(*object)) return Status::Ok();
     return ValidateWorkloadOf(*kind, *object);
+  }
+  if (const std::string fw = jobs::ServingFramework(resource.kind);
+      resource.group == "apps" && !fw.empty() && management_.frameworks().count(fw) != 0) {
+    // Kueue's deployment and statefulset webhooks (jobs/serving_workloads.h).
+    if (op == Operation::kCreate) DefaultLocalQueue(jobs::JobKind::QueueName(*object), *object);
+    jobs::DefaultServingWorkload(fw, *object);
+    if (!jobs::JobKind::QueueName(*object).empty()) {
+      KUOTA_RETURN_IF_ERROR(ValidateJobQueueNameLabel(*object));
+    }
+    if (op == Operation::kUpdate && old_object != nullptr) {
+      KUOTA_RETURN_IF_ERROR(jobs::ValidateServingUpdate(fw, *old_object, *object));
+    }
+    return Status::Ok();
   }
   const bool kueue = resource.group == "kueue.x-k8s.io" ||
                      (resource.group == "scheduling.k8s.io" && resource.kind == "PriorityClass") ||

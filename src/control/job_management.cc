@@ -4,6 +4,7 @@
 #include "jobs/leader_worker_set.h"
 #include "jobs/pod_kind.h"
 #include "jobs/registry.h"
+#include "jobs/serving_workloads.h"
 
 namespace kuota::control {
 
@@ -18,12 +19,17 @@ Result<JobManagement> JobManagement::FromConfig(const api::Configuration& config
   m.frameworks_.clear();
   const auto& list = *config.integrations.frameworks;
   for (size_t i = 0; i < list.size(); ++i) {
-    if (jobs::FindFramework(list[i]) == nullptr && list[i] != jobs::kPodFramework) {
+    const bool serving =
+        list[i] == jobs::kDeploymentFramework || list[i] == jobs::kStatefulSetFramework;
+    if (jobs::FindFramework(list[i]) == nullptr && list[i] != jobs::kPodFramework && !serving) {
       std::string known;
       for (const auto& k : jobs::JobKinds()) {
         known += (known.empty() ? "\"" : ", \"") + k->Framework() + "\"";
       }
-      known += std::string(", \"") + jobs::kPodFramework + "\"";
+      for (const char* f :
+           {jobs::kPodFramework, jobs::kDeploymentFramework, jobs::kStatefulSetFramework}) {
+        known += std::string(", \"") + f + "\"";
+      }
       return Status::Invalid("integrations.frameworks[" + std::to_string(i) +
                              "]: Unsupported value: \"" + list[i] +
                              "\": supported values: " + known);
@@ -48,16 +54,18 @@ bool JobManagement::Manages(const jobs::JobKind& kind, const nlohmann::json& job
   return without_queue_name_ || !kind.LocalQueueName(job).empty();
 }
 
-bool JobManagement::PodsEnabled() const { return frameworks_.count(jobs::kPodFramework) > 0; }
-
-bool JobManagement::PodIntegrationRuns() const {
-  // Kueue's ImplicitlyEnabledFrameworkNames: a LeaderWorkerSet's groups are
-  // pod groups, so the pod integration runs for its pods.
-  return PodsEnabled() || frameworks_.count(jobs::kLeaderWorkerSetFramework) > 0;
+bool JobManagement::PodsEnabled() const {
+  // Kueue's ImplicitlyEnabledFrameworkNames: a LeaderWorkerSet's groups, a
+  // StatefulSet's pods and a Deployment's are pod groups or plain pods, so
+  // the pod integration runs for their pods.
+  return frameworks_.count(jobs::kPodFramework) > 0 ||
+         frameworks_.count(jobs::kLeaderWorkerSetFramework) > 0 ||
+         frameworks_.count(jobs::kDeploymentFramework) > 0 ||
+         frameworks_.count(jobs::kStatefulSetFramework) > 0;
 }
 
 bool JobManagement::ManagesPod(const nlohmann::json& pod) const {
-  if (!PodIntegrationRuns() || !jobs::IsPodIntegrationCandidate(pod)) return false;
+  if (!PodsEnabled() || !jobs::IsPodIntegrationCandidate(pod)) return false;
   // Implicitly enabled, the integration takes only the pods a parent's
   // webhook suspended (Kueue's Pod.Skip).
   return frameworks_.count(jobs::kPodFramework) > 0 ||

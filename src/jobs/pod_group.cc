@@ -49,9 +49,21 @@ std::vector<const Json*> PodGroup::ActivePods() const {
   return out;
 }
 
+bool PodGroup::FastAdmission() const {
+  return !single_ && !pods_.empty() &&
+         MetaMapValue(pods_.front(), "annotations", kPodGroupFastAdmissionAnnotation) == "true";
+}
+
+bool PodGroup::Serving() const {
+  return !single_ && !pods_.empty() &&
+         MetaMapValue(pods_.front(), "annotations", kPodGroupServingAnnotation) == "true";
+}
+
 bool PodGroup::Complete() const {
   const int64_t total = TotalCount();
-  return total > 0 && static_cast<int64_t>(ActivePods().size()) >= total;
+  const int64_t active = static_cast<int64_t>(ActivePods().size());
+  if (FastAdmission()) return total > 0 && active > 0;
+  return total > 0 && active >= total;
 }
 
 std::string PodGroup::PodSetOf(const Json& pod) const {
@@ -78,6 +90,9 @@ Result<Json> PodGroup::BuildWorkload() const {
       it->second["count"] = it->second["count"].get<int64_t>() + 1;
     }
   }
+  // Fast admission (a StatefulSet's pods, made one by one): the group's one
+  // role asks for every pod the group will have.
+  if (FastAdmission() && order.size() == 1) sets[order.front()]["count"] = TotalCount();
   Json pod_sets = Json::array();
   for (const auto& role : order) pod_sets.push_back(sets[role]);
   Json owners = Json::array();
@@ -105,7 +120,7 @@ Result<Json> PodGroup::BuildWorkload() const {
 }
 
 bool PodGroup::Finished(bool* succeeded) const {
-  if (pods_.empty()) return false;
+  if (pods_.empty() || Serving()) return false;
   if (single_) {
     if (!PodIsTerminal(pods_.front())) return false;
     *succeeded = PodPhase(pods_.front()) == "Succeeded";

@@ -4,6 +4,8 @@
 // group's kueue.x-k8s.io/pod-group-total-count pods exist. Same-shape pods
 // (the same role hash) form one pod set. Kueue does not recreate pods: after
 // a preemption deletes them, replacement pods with the group's label join it.
+// A serving group (a StatefulSet's pods) never finishes, and with fast
+// admission its Workload is made once its first pod exists.
 // A value built from the pods as stored; immutable; thread-safe.
 #pragma once
 
@@ -36,8 +38,15 @@ class PodGroup {
   int64_t TotalCount() const;
   // Pods that count towards the group: not failed and not being deleted.
   std::vector<const Json*> ActivePods() const;
-  // Whether all the group's pods exist, so that its Workload can be made.
+  // Whether all the group's pods exist, so that its Workload can be made;
+  // with fast admission, whether one does.
   bool Complete() const;
+  // Kueue's kueue.x-k8s.io/pod-group-fast-admission: "true": the Workload is
+  // made (for TotalCount pods) and admitted before every pod exists.
+  bool FastAdmission() const;
+  // Kueue's kueue.x-k8s.io/pod-group-serving: "true": the group serves until
+  // its pods are deleted; it never finishes.
+  bool Serving() const;
 
   // The Workload: pod sets by role (one "main" pod set for a single pod),
   // from the active pods; Invalid when the group is not complete.

@@ -99,6 +99,15 @@ Json ApiResourceListDocument(const std::string& group, const std::string& versio
                            {"kind", r.kind},
                            {"verbs", StatusVerbs()}});
     }
+    if (r.scale) {
+      resources.push_back({{"name", r.plural + "/scale"},
+                           {"singularName", ""},
+                           {"namespaced", r.namespaced},
+                           {"group", "autoscaling"},
+                           {"version", "v1"},
+                           {"kind", "Scale"},
+                           {"verbs", StatusVerbs()}});
+    }
     if (IsPods(r)) {
       resources.push_back({{"name", "pods/log"},
                            {"singularName", ""},
@@ -132,6 +141,12 @@ Json AggregatedDiscoveryDocument(bool core) {
         res["subresources"] = Json::array(
             {{{"subresource", "status"}, {"responseKind", ResponseKind(r)},
               {"verbs", StatusVerbs()}}});
+      }
+      if (r.scale) {
+        res["subresources"].push_back(
+            {{"subresource", "scale"},
+             {"responseKind", {{"group", "autoscaling"}, {"version", "v1"}, {"kind", "Scale"}}},
+             {"verbs", StatusVerbs()}});
       }
       if (IsPods(r)) {
         res["subresources"].push_back({{"subresource", "log"},

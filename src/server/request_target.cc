@@ -47,7 +47,10 @@ RequestTarget ParseResourcePath(const std::string& group, const std::string& ver
     // A namespaced object can only be named under /namespaces/{ns}/.
     if (r->namespaced && !t.name.empty()) return {};
   }
-  if (!t.subresource.empty() && (t.subresource != "status" || !t.resource->has_status)) return {};
+  if (!t.subresource.empty() && !(t.subresource == "status" && t.resource->has_status) &&
+      !(t.subresource == "scale" && t.resource->scale)) {
+    return {};
+  }
   if (t.watch_prefix && !t.subresource.empty()) return {};
   t.type = RequestTarget::Type::kResource;
   t.version = t.resource->version;

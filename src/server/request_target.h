@@ -33,7 +33,7 @@ struct RequestTarget {
   const ResourceInfo* resource = nullptr;  // for kResource; points into ServedResources()
   std::string ns;           // "" for cluster-scoped or all-namespaces collections
   std::string name;         // "" for a collection
-  std::string subresource;  // "status" or ""
+  std::string subresource;  // "status", "scale" or ""
   bool watch_prefix = false;  // the path started with .../watch/
 
   bool IsCollection() const { return name.empty(); }

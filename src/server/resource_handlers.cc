@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "server/api_service_rules.h"
+#include "server/apps_rules.h"
 #include "server/config_data_rules.h"
 #include "server/field_labels.h"
 #include "server/json_fields.h"
@@ -72,6 +73,7 @@ HttpReply ResourceHandlers::Handle(const HttpRequest& request, const RequestTarg
   bool item = !target.IsCollection();
   bool sub = !target.subresource.empty();
   if (target.watch_prefix && m != "GET") return MethodNotAllowedError().ToReply();
+  if (target.subresource == "scale") return Scale(request, target);
   if (m == "GET" || m == "HEAD") {
     if (IsWatch(request, target) && !sub) return Watch(request, target);
     return item ? Get(request, target) : List(request, target);
@@ -129,6 +131,9 @@ std::optional<ApiError> ResourceHandlers::AdmitBuiltIn(const ResourceInfo& resou
       return FromStatus(st, resource, name);
     }
     if (Status st = PrepareApiService(resource, old_object, *object); !st.ok()) {
+      return FromStatus(st, resource, name);
+    }
+    if (Status st = PrepareAppsObject(resource, old_object, *object); !st.ok()) {
       return FromStatus(st, resource, name);
     }
     if (IsWebhookConfigurationKind(resource)) {

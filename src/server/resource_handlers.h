@@ -1,6 +1,7 @@
 // ResourceHandlers: the REST verbs on served resources as kube-apiserver
 // implements them: get, list, watch, create, update, patch (the /status
-// subresource kept apart from the main resource), delete and deletecollection.
+// subresource kept apart from the main resource; /scale as an autoscaling/v1
+// Scale), delete and deletecollection.
 // Every write runs the AdmissionHook first. Thread-safe: one instance serves
 // all request threads.
 #pragma once
@@ -68,6 +69,8 @@ class ResourceHandlers {
   HttpReply Patch(const HttpRequest& request, const RequestTarget& target);
   HttpReply Delete(const HttpRequest& request, const RequestTarget& target);
   HttpReply DeleteCollection(const HttpRequest& request, const RequestTarget& target);
+  // GET, PUT and PATCH of the scale subresource (scale_handlers.cc).
+  HttpReply Scale(const HttpRequest& request, const RequestTarget& target);
 
   // Create with an already decoded object (POST, and apply patches of absent objects).
   HttpReply CreateObject(const HttpRequest& request, const RequestTarget& target, Json object);

@@ -1,5 +1,7 @@
 #include "server/resource_info.h"
 
+#include <cctype>
+
 #include "jobs/registry.h"
 
 namespace kuota::server {
@@ -112,6 +114,21 @@ std::vector<ResourceInfo> BuildServedResources() {
       Make("trainer.kubeflow.org", "v1alpha1", "ClusterTrainingRuntime", "clustertrainingruntimes",
            "clustertrainingruntime", kCluster, kNoStatus, {}, {}),
   };
+  // apps/v1: serving workloads (Kueue's deployment and statefulset integrations);
+  // kuotad plays their controllers (standalone/serving_reconciler.h). A
+  // Deployment owns its pods directly: ReplicaSets are served but none is made.
+  for (const char* kind : {"Deployment", "StatefulSet", "ReplicaSet"}) {
+    std::string k = kind, lower = k;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::vector<std::string> shorts = {k == "Deployment"    ? "deploy"
+                                       : k == "StatefulSet" ? "sts"
+                                                            : "rs"};
+    ResourceInfo r =
+        Make("apps", "v1", k, lower + "s", lower, kNamespaced, kStatus, std::move(shorts), {"all"});
+    r.scale = ScalePaths{};
+    r.scale->label_selector = ".spec.selector";
+    served.push_back(std::move(r));
+  }
   // kueue.x-k8s.io/v1beta1 (the seeds' manifests): the same kinds, stored as
   // v1beta2 (api/conversion).
   size_t kueue_kinds = 0;

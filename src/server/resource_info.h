@@ -3,10 +3,21 @@
 // of every served kind. Immutable after construction; thread-safe to read.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace kuota::server {
+
+// Where a kind keeps what its scale subresource (autoscaling/v1 Scale) reads
+// and writes, as a CRD's subresources.scale names it: dotted JSON paths.
+struct ScalePaths {
+  std::string spec_replicas = ".spec.replicas";      // written by PUT/PATCH .../scale
+  std::string status_replicas = ".status.replicas";  // Scale's status.replicas
+  // Scale's status.selector: a string there, or a LabelSelector object
+  // (Deployment's .spec.selector) printed as "a=b,c in (x)". "" for none.
+  std::string label_selector;
+};
 
 struct ResourceInfo {
   std::string group;     // "" for the core group
@@ -21,6 +32,8 @@ struct ResourceInfo {
   // Set when objects are stored in another version of the group than
   // `version` (the kueue.x-k8s.io/v1beta1 kinds: "v1beta2"); empty otherwise.
   std::string storage_version;
+  // Set when the kind serves the /scale subresource.
+  std::optional<ScalePaths> scale;
 
   // "clusterqueues.kueue.x-k8s.io", "jobs.batch", "pods": the ObjectStore key.
   std::string StoreKey() const { return group.empty() ? plural : plural + "." + group; }
@@ -34,7 +47,8 @@ struct ResourceInfo {
 // kinds in kueue.x-k8s.io/v1beta1 (stored as v1beta2);
 // v1 Namespace, Pod, Event, Node, Secret, ConfigMap; scheduling.k8s.io/v1 PriorityClass;
 // rbac.authorization.k8s.io/v1 Role, RoleBinding, ClusterRole, ClusterRoleBinding;
-// coordination.k8s.io/v1 Lease; apiextensions.k8s.io/v1 CustomResourceDefinition;
+// coordination.k8s.io/v1 Lease; apps/v1 Deployment, StatefulSet (with /scale)
+// and ReplicaSet; apiextensions.k8s.io/v1 CustomResourceDefinition;
 // scheduling.volcano.sh/v1beta1 Queue; and
 // every job kind in jobs::JobKinds() (batch/v1 Job, PyTorchJob, RayCluster, ...).
 const std::vector<ResourceInfo>& ServedResources();

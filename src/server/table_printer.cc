@@ -530,6 +530,73 @@ Printer SecretPrinter() {
           }};
 }
 
+// kube-apiserver's columns for apps/v1 Deployment, StatefulSet and ReplicaSet.
+std::string ReplicasOf(const Json& o, const char* field) {
+  return std::to_string(IntField(o, {"status", field})) + "/" +
+         std::to_string(IntField(o, {"spec", "replicas"}));
+}
+
+std::vector<TableColumn> TemplateColumns(bool with_selector) {
+  std::vector<TableColumn> cols = {
+      Col("Containers", "string", "Names of each container in the template.", 1),
+      Col("Images", "string", "Images referenced by each container in the template.", 1)};
+  if (with_selector) cols.push_back(Col("Selector", "string", "Label selector for pods.", 1));
+  return cols;
+}
+
+void AddTemplateCells(const Json& o, bool with_selector, Json& cells) {
+  auto [names, images] = ContainerCells(FindField(o, {"spec", "template", "spec"}));
+  cells.push_back(names);
+  cells.push_back(images);
+  if (with_selector) cells.push_back(FormatLabelSelector(FindField(o, {"spec", "selector"})));
+}
+
+Printer DeploymentPrinter() {
+  std::vector<TableColumn> cols = {Col("Ready", "string", "Number of the pod with ready state"),
+                                   Col("Up-to-date", "integer",
+                                       "Total number of non-terminated pods targeted by this "
+                                       "deployment that have the desired template spec."),
+                                   Col("Available", "integer",
+                                       "Total number of available pods (ready for at least "
+                                       "minReadySeconds) targeted by this deployment."),
+                                   Col("Age", "string", kAgeDescription)};
+  for (auto& c : TemplateColumns(true)) cols.push_back(std::move(c));
+  return {cols, [](const Json& o, Time now) {
+            Json cells = Json::array({ReplicasOf(o, "readyReplicas"),
+                                      IntField(o, {"status", "updatedReplicas"}),
+                                      IntField(o, {"status", "availableReplicas"}), Age(o, now)});
+            AddTemplateCells(o, true, cells);
+            return cells;
+          }};
+}
+
+Printer StatefulSetPrinter() {
+  std::vector<TableColumn> cols = {Col("Ready", "string", "Number of the pod with ready state"),
+                                   Col("Age", "string", kAgeDescription)};
+  for (auto& c : TemplateColumns(false)) cols.push_back(std::move(c));
+  return {cols, [](const Json& o, Time now) {
+            Json cells = Json::array({ReplicasOf(o, "readyReplicas"), Age(o, now)});
+            AddTemplateCells(o, false, cells);
+            return cells;
+          }};
+}
+
+Printer ReplicaSetPrinter() {
+  std::vector<TableColumn> cols = {
+      Col("Desired", "integer", "Number of desired pods."),
+      Col("Current", "integer", "Number of actual replicas."),
+      Col("Ready", "integer", "The number of ready replicas for this replica set."),
+      Col("Age", "string", kAgeDescription)};
+  for (auto& c : TemplateColumns(true)) cols.push_back(std::move(c));
+  return {cols, [](const Json& o, Time now) {
+            Json cells =
+                Json::array({IntField(o, {"spec", "replicas"}), IntField(o, {"status", "replicas"}),
+                             IntField(o, {"status", "readyReplicas"}), Age(o, now)});
+            AddTemplateCells(o, true, cells);
+            return cells;
+          }};
+}
+
 // kube-apiserver's columns for Mutating/ValidatingWebhookConfigurations.
 Printer WebhookConfigurationPrinter() {
   return {{Col("Webhooks", "integer",
@@ -607,6 +674,9 @@ const Printer& PrinterFor(const ResourceInfo& r) {
       {"validatingwebhookconfigurations.admissionregistration.k8s.io",
        WebhookConfigurationPrinter()},
       {"apiservices.apiregistration.k8s.io", ApiServicePrinter()},
+      {"deployments.apps", DeploymentPrinter()},
+      {"statefulsets.apps", StatefulSetPrinter()},
+      {"replicasets.apps", ReplicaSetPrinter()},
   };
   static const std::map<std::string, Printer> kJobPrinters = [] {
     std::map<std::string, Printer> m;

@@ -26,6 +26,7 @@
 #include "control/multikueue_controller.h"
 #include "control/provisioning_controller.h"
 #include "jobs/registry.h"
+#include "jobs/serving_workloads.h"
 #include "jobs/volcano_job.h"
 #include "metrics/registry.h"
 #include "runtime/gpu_telemetry.h"
@@ -40,6 +41,7 @@
 #include "standalone/job_reconciler.h"
 #include "standalone/machine_amounts.h"
 #include "standalone/pod_runner.h"
+#include "standalone/serving_reconciler.h"
 #include "standalone/store_metrics.h"
 #include "standalone/volcano_queue_reconciler.h"
 #include "store/object_store.h"
@@ -281,6 +283,14 @@ Status RunKuotad(const KuotadOptions& options) {
   if (options.run_pods) jopts.pod_finalizer = kPodFinalizer;
   JobReconciler jobs(*store, clock, jopts);
   if (engine) st = jobs.Start();
+  // Deployments and StatefulSets: kuotad plays their controllers.
+  ServingReconcilerOptions serving_opts;
+  serving_opts.pod_finalizer = jopts.pod_finalizer;
+  serving_opts.statefulset_kueue =
+      management->frameworks().count(jobs::kStatefulSetFramework) != 0;
+  serving_opts.pod_webhook = management->PodsEnabled();
+  ServingReconciler serving(*store, clock, serving_opts);
+  if (st.ok() && engine) st = serving.Start();
   // Volcano Queues become ClusterQueues when Volcano Jobs are managed.
   VolcanoQueueReconcilerOptions vopts;
   vopts.machine = MachineAmounts(machine);
@@ -315,6 +325,7 @@ Status RunKuotad(const KuotadOptions& options) {
   if (!st.ok()) {
     if (runner) runner->Stop();
     if (multikueue) multikueue->Stop();
+    serving.Stop();
     jobs.Stop();
     controller.Stop();
     api.Stop();
@@ -410,6 +421,7 @@ Status RunKuotad(const KuotadOptions& options) {
                "kuotad: shutting down (running pods keep running; a restart adopts them)\n");
   if (runner) runner->Stop();
   if (multikueue) multikueue->Stop();
+  serving.Stop();
   jobs.Stop();
   api.Stop();
   controller.Stop();

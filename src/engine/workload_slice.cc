@@ -27,7 +27,8 @@ std::string ReplacementFor(const api::Workload& wl) {
 
 WorkloadInfo* ReplacedSlice(const EngineState& s, const WorkloadInfo& wl,
                             const ClusterQueueNode& cq) {
-  if (!IsElasticWorkload(wl.object)) return nullptr;
+  // Every head asks: most carry no annotation at all.
+  if (wl.object.metadata.annotations.empty() || !IsElasticWorkload(wl.object)) return nullptr;
   const std::string key = ReplacementFor(wl.object);
   if (key.empty() || key == wl.key) return nullptr;
   WorkloadInfo* old = s.FindWorkload(key);

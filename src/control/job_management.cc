@@ -10,6 +10,9 @@ namespace kuota::control {
 
 JobManagement::JobManagement() {
   for (const auto& k : jobs::JobKinds()) frameworks_.insert(k->Framework());
+  // Kueue's chart enables its serving integrations by default too.
+  frameworks_.insert(jobs::kDeploymentFramework);
+  frameworks_.insert(jobs::kStatefulSetFramework);
 }
 
 Result<JobManagement> JobManagement::FromConfig(const api::Configuration& config) {
@@ -54,18 +57,19 @@ bool JobManagement::Manages(const jobs::JobKind& kind, const nlohmann::json& job
   return without_queue_name_ || !kind.LocalQueueName(job).empty();
 }
 
-bool JobManagement::PodsEnabled() const {
+bool JobManagement::PodsEnabled() const { return frameworks_.count(jobs::kPodFramework) > 0; }
+
+bool JobManagement::PodIntegrationRuns() const {
   // Kueue's ImplicitlyEnabledFrameworkNames: a LeaderWorkerSet's groups, a
   // StatefulSet's pods and a Deployment's are pod groups or plain pods, so
   // the pod integration runs for their pods.
-  return frameworks_.count(jobs::kPodFramework) > 0 ||
-         frameworks_.count(jobs::kLeaderWorkerSetFramework) > 0 ||
+  return PodsEnabled() || frameworks_.count(jobs::kLeaderWorkerSetFramework) > 0 ||
          frameworks_.count(jobs::kDeploymentFramework) > 0 ||
          frameworks_.count(jobs::kStatefulSetFramework) > 0;
 }
 
 bool JobManagement::ManagesPod(const nlohmann::json& pod) const {
-  if (!PodsEnabled() || !jobs::IsPodIntegrationCandidate(pod)) return false;
+  if (!PodIntegrationRuns() || !jobs::IsPodIntegrationCandidate(pod)) return false;
   // Implicitly enabled, the integration takes only the pods a parent's
   // webhook suspended (Kueue's Pod.Skip).
   return frameworks_.count(jobs::kPodFramework) > 0 ||

@@ -288,7 +288,7 @@ Status RunKuotad(const KuotadOptions& options) {
   serving_opts.pod_finalizer = jopts.pod_finalizer;
   serving_opts.statefulset_kueue =
       management->frameworks().count(jobs::kStatefulSetFramework) != 0;
-  serving_opts.pod_webhook = management->PodsEnabled();
+  serving_opts.pod_webhook = management->PodIntegrationRuns();
   ServingReconciler serving(*store, clock, serving_opts);
   if (st.ok() && engine) st = serving.Start();
   // Volcano Queues become ClusterQueues when Volcano Jobs are managed.

@@ -227,5 +227,23 @@ TEST(WorkloadSliceTest, PreemptionEvictsTheElasticJobWhole) {
   EXPECT_EQ(CpuUsage(h), 4000);
 }
 
+TEST(WorkloadSliceTest, ScaleUpPreemptsForTheDeltaNeverItsOwnSlice) {
+  EngineHarness h;
+  ASSERT_TRUE(h.Apply(MakeResourceFlavor("default"),
+                      CpuQueue("cq", "4").Preemption(api::WithinClusterQueuePolicy::kLowerPriority),
+                      MakeLocalQueue("lq", "ns").ClusterQueue("cq")));
+  // The elastic job (priority 100) holds 2 cpus, a low-priority job 2: the
+  // scale-up to 4 needs 2 more, which preemption of the low one gives.
+  api::Workload old =
+      Elastic(SliceOf("old", 2).Priority(100).ReserveQuota("cq", {{"cpu", "default"}}).Admitted());
+  ASSERT_TRUE(h.Apply(old, SliceOf("low", 2).ReserveQuota("cq", {{"cpu", "default"}}).Admitted(),
+                      Elastic(SliceOf("new", 4).Priority(100), "ns/old")));
+  auto victims = h.Cycles(3);
+  EXPECT_EQ(EngineHarness::Victims(victims), std::vector<std::string>{"ns/low"});
+  EXPECT_TRUE(h.HoldsQuota("ns/new"));
+  EXPECT_EQ(FinishedReason(h, "ns/old"), "WorkloadSliceReplaced");
+  EXPECT_EQ(CpuUsage(h), 4000);
+}
+
 }  // namespace
 }  // namespace kuota::engine

@@ -52,8 +52,27 @@ bool JobManagement::Enabled(const jobs::JobKind& kind) const {
   return frameworks_.count(kind.Framework()) > 0;
 }
 
+bool JobManagement::OwnerManaged(const nlohmann::json& job) const {
+  auto meta = job.find("metadata");
+  if (meta == job.end() || !meta->is_object()) return false;
+  auto refs = meta->find("ownerReferences");
+  if (refs == meta->end() || !refs->is_array()) return false;
+  for (const nlohmann::json& r : *refs) {
+    if (!r.is_object() || r.value("controller", false) != true) continue;
+    for (const auto& k : jobs::JobKinds()) {
+      if (r.value("apiVersion", "") == k->ApiVersion() && r.value("kind", "") == k->Kind()) {
+        return Enabled(*k);
+      }
+    }
+  }
+  return false;
+}
+
 bool JobManagement::Manages(const jobs::JobKind& kind, const nlohmann::json& job) const {
   if (!Enabled(kind)) return false;
+  // Kueue queues the outermost managed job only (an AppWrapper's components
+  // run on its Workload).
+  if (OwnerManaged(job)) return false;
   return without_queue_name_ || !kind.LocalQueueName(job).empty();
 }
 

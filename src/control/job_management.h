@@ -29,8 +29,14 @@ class JobManagement {
   static JobManagement None();
 
   bool Enabled(const jobs::JobKind& kind) const;
-  // Whether Kueue's rules apply to `job` (of `kind`).
+  // Whether Kueue's rules apply to `job` (of `kind`): its kind is enabled,
+  // it names a queue (or manageJobsWithoutQueueName) and no managed job owns
+  // it (OwnerManaged).
   bool Manages(const jobs::JobKind& kind, const nlohmann::json& job) const;
+  // Kueue's IsOwnerManagedByKueueForObject: `job`'s controlling owner is of
+  // an enabled kind (a component an AppWrapper created), so the owner's
+  // Workload covers it and it gets none of its own.
+  bool OwnerManaged(const nlohmann::json& job) const;
   // Whether the plain-Pod integration ("pod") is enabled.
   bool PodsEnabled() const;
   // Whether it runs at all: enabled, or, as Kueue's

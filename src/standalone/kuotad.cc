@@ -36,6 +36,7 @@
 #include "server/api_server.h"
 #include "server/kubeconfig.h"
 #include "server/storage_upgrade.h"
+#include "standalone/app_wrapper_reconciler.h"
 #include "standalone/gpu_metrics.h"
 #include "standalone/identity_admission.h"
 #include "standalone/job_reconciler.h"
@@ -283,6 +284,9 @@ Status RunKuotad(const KuotadOptions& options) {
   if (options.run_pods) jopts.pod_finalizer = kPodFinalizer;
   JobReconciler jobs(*store, clock, jopts);
   if (engine) st = jobs.Start();
+  // AppWrappers: kuotad plays CodeFlare's AppWrapper controller.
+  AppWrapperReconciler appwrappers(*store, clock);
+  if (st.ok() && engine) st = appwrappers.Start();
   // Deployments and StatefulSets: kuotad plays their controllers.
   ServingReconcilerOptions serving_opts;
   serving_opts.pod_finalizer = jopts.pod_finalizer;

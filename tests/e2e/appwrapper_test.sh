@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# End-to-end, one kuotad: a CodeFlare AppWrapper (workload.codeflare.dev/v1beta2)
+# wrapping an Indexed batch Job and a PyTorchJob, with the real kubectl and
+# real local processes. Invalid AppWrappers get 422 naming the field. The
+# AppWrapper waits, suspended and without components, while a filler holds
+# the quota; once admitted on the big flavor kuotad (playing the AppWrapper
+# controller) creates both components, owned by the AppWrapper, with the
+# flavor's placement injected, and they run without Workloads of their own;
+# the pods print the operators' environment (tests/e2e/job_kinds/probe.py).
+# A high-priority Job preempts the AppWrapper whole (components deleted,
+# Suspended) and it resumes; it finishes Succeeded and its quota is released.
+# Usage: appwrapper_test.sh PATH/TO/kuotad
+set -uo pipefail
+KUOTAD=${1:?usage: $0 PATH/TO/kuotad}
+HERE=$(cd "$(dirname "$0")" && pwd)
+PROBE=$HERE/job_kinds/probe.py
+source "$HERE/lib.sh"
+need kubectl python3
+scratch kuota-appwrapper
+
+NS=team-aw
+start_kuotad --gpus 0
+cat <<YAML | k apply -f - >/dev/null || { echo "FAIL apply queues"; exit 1; }
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: tiny}
+spec: {nodeLabels: {kuota.dev/pool: tiny}}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: big}
+spec:
+  nodeLabels: {kuota.dev/pool: big}
+  tolerations: [{key: kuota.dev/big, operator: Exists, effect: NoSchedule}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: WorkloadPriorityClass
+metadata: {name: low}
+value: 10
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: WorkloadPriorityClass
+metadata: {name: high}
+value: 1000
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: $NS}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: cq-aw}
+spec:
+  namespaceSelector: {}
+  preemption: {withinClusterQueue: LowerPriority}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: tiny
+      resources: [{name: cpu, nominalQuota: 30m}]
+    - name: big
+      resources: [{name: cpu, nominalQuota: 200m}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: lq, namespace: $NS}
+spec: {clusterQueue: cq-aw}
+YAML
+
+# probe NAME ARGS...: a probe container (40m CPU) waiting for the release
+# file; ARGS are the environment patterns it prints.
+probe() {
+  local name=$1 args=""
+  shift
+  for a in "$@"; do args+=", \"$a\""; done
+  echo "[{name: $name, image: probe, resources: {requests: {cpu: 40m}},
+    command: [python3, $PROBE, --wait, $TMP/release, $TAG$args]}]"
+}
+# appwrapper NAME: an AppWrapper of an Indexed Job (2 pods, its pod set
+# declared) and a PyTorchJob (Master and Worker, inferred).
+appwrapper() {
+  cat <<YAML
+apiVersion: workload.codeflare.dev/v1beta2
+kind: AppWrapper
+metadata:
+  name: $1
+  namespace: $NS
+  labels: {kueue.x-k8s.io/queue-name: lq, kueue.x-k8s.io/priority-class: low}
+spec:
+  components:
+  - podSets: [{replicas: 2, path: template.spec.template}]
+    template:
+      apiVersion: batch/v1
+      kind: Job
+      # A queue name on a component is ignored: the AppWrapper's Workload
+      # covers it (Kueue queues the outermost managed job only).
+      metadata: {name: $1-side, labels: {kueue.x-k8s.io/queue-name: lq}}
+      spec:
+        completionMode: Indexed
+        completions: 2
+        parallelism: 2
+        template:
+          spec:
+            restartPolicy: Never
+            containers: $(probe main JOB_COMPLETION_INDEX)
+  - template:
+      apiVersion: kubeflow.org/v1
+      kind: PyTorchJob
+      metadata: {name: $1-torch}
+      spec:
+        pytorchReplicaSpecs:
+          Master:
+            replicas: 1
+            template:
+              spec:
+                containers: $(probe pytorch MASTER_ADDR MASTER_PORT RANK WORLD_SIZE)
+          Worker:
+            replicas: 1
+            template:
+              spec:
+                containers: $(probe pytorch MASTER_ADDR RANK WORLD_SIZE)
+YAML
+}
+batch() {
+  job_yaml "$NS" "$1" queue=lq priority="$3" backoff=0 grace=1 cmd="sleep 300; true $TAG-$1" \
+    requests="cpu: $2"
+}
+pods() {
+  k get pods -n "$NS" -l workload.codeflare.dev/appwrapper=aw \
+    -o jsonpath='{range .items[*]}{.metadata.name}={.status.phase}{"\n"}{end}' 2>/dev/null | sort
+}
+running() { pods | grep -c '=Running$'; }
+aw() { k get appwrapper -n "$NS" aw -o jsonpath="{$1}" 2>/dev/null; }
+wl() {
+  k get workloads -n "$NS" -o jsonpath="{range .items[?(@.metadata.ownerReferences[0].name==\"aw\")]}{$1}{end}" 2>/dev/null
+}
+components() {
+  echo "$(k get job -n "$NS" aw-side -o name 2>/dev/null) $(k get pytorchjob -n "$NS" aw-torch -o name 2>/dev/null)"
+}
+admitted() { k get clusterqueue cq-aw -o jsonpath='{.status.admittedWorkloads}' 2>/dev/null; }
+until_eq() {  # until_eq SECS WANT CMD...: polls CMD until it prints WANT
+  local secs=$1 want=$2; shift 2
+  for _ in $(seq 1 $((secs * 5))); do
+    [[ $("$@") == "$want" ]] && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
+echo "== Invalid AppWrappers: 422 naming the field (the AppWrapper webhook)"
+out=$(appwrapper bad | sed 's/path: template.spec.template/path: template.spec.tmpl/' | k create -f - 2>&1 >/dev/null)
+contains "a declared pod set path that leads nowhere: 422" \
+  "spec.components[0].podSets[0].path: Invalid value: \"template.spec.tmpl\": path does not refer to a v1.PodSpecTemplate" "$out"
+out=$(appwrapper bad | sed 's/replicas: 2, path/replicas: 3, path/' | k create -f - 2>&1 >/dev/null)
+contains "declared replicas that differ from the Job's: 422" \
+  "replica count 3 differs from inferred count 2" "$out"
+out=$(appwrapper bad | sed "s/metadata: {name: bad-torch}/metadata: {name: bad-torch, namespace: other}/" | k create -f - 2>&1 >/dev/null)
+contains "a component in another namespace: 422" \
+  "spec.components[1].template.metadata.namespace: Forbidden" "$out"
+
+echo "== Queued: a filler takes the whole big flavor"
+batch filler 200m low | k create -f - >/dev/null
+until_eq 20 Running k get pods -n "$NS" -l job-name=filler -o jsonpath='{.items[0].status.phase}' ||
+  bad "the filler did not start"
+appwrapper aw | k create -f - >/dev/null 2>"$TMP/err" || bad "create failed" "$(cat "$TMP/err")"
+until_eq 10 False wl '.status.conditions[?(@.type=="QuotaReserved")].status'
+expect_eq "waits in the queue while the quota is used" "False" \
+  "$(wl '.status.conditions[?(@.type=="QuotaReserved")].status')"
+expect_eq "one Workload pod set per AppWrapper pod set (Job 2, Master 1, Worker 1)" \
+  "aw-0:2 aw-1:1 aw-2:1" \
+  "$(wl '.spec.podSets[*].name' | tr ' ' '\n' | paste -d: - <(wl '.spec.podSets[*].count' | tr ' ' '\n') | xargs)"
+expect_eq "the PyTorchJob's pod sets carry its index label for topology" \
+  "training.kubeflow.org/replica-index" "$(wl '.spec.podSets[1].topologyRequest.podIndexLabel')"
+expect_eq "suspended while queued" "true" "$(aw '.spec.suspend')"
+until_eq 10 Suspended aw '.status.phase'
+expect_eq "the AppWrapper controller says Suspended" "Suspended" "$(aw '.status.phase')"
+expect_eq "no components while queued" " " "$(components)"
+
+echo "== Admitted on the big flavor: the components run with the placement injected"
+k delete job -n "$NS" filler --wait=false >/dev/null
+until_eq 40 4 running || bad "the AppWrapper's pods did not all run" "$(pods)"
+expect_eq "admitted: the Job's 2 pods and the PyTorchJob's 2 run" 4 "$(running)"
+expect_eq "admitted on flavor big" "big" "$(wl '.status.admission.podSetAssignments[0].flavors.cpu')"
+contains "Kueue's placement went into spec.components[].podSetInfos" "kuota.dev/pool" \
+  "$(aw '.spec.components[1].podSetInfos[1].nodeSelector')"
+expect_eq "the components are owned by the AppWrapper" "AppWrapper AppWrapper" \
+  "$(k get job -n "$NS" aw-side -o jsonpath='{.metadata.ownerReferences[0].kind}') $(k get pytorchjob -n "$NS" aw-torch -o jsonpath='{.metadata.ownerReferences[0].kind}')"
+expect_eq "and labelled with it" "aw" \
+  "$(k get job -n "$NS" aw-side -o jsonpath='{.metadata.labels.workload\.codeflare\.dev/appwrapper}')"
+expect_eq "the pods run with the flavor's node label" "big big big big" \
+  "$(k get pods -n "$NS" -l workload.codeflare.dev/appwrapper=aw -o jsonpath='{.items[*].spec.nodeSelector.kuota\.dev/pool}')"
+contains "and tolerate its taint" "kuota.dev/big" \
+  "$(k get pods -n "$NS" aw-torch-worker-0 -o jsonpath='{.spec.tolerations[*].key}')"
+expect_eq "the components get no Workloads of their own (their parent's covers them)" "1" \
+  "$(k get workloads -n "$NS" -o name | grep -c .)"
+until_eq 10 Running aw '.status.phase'
+expect_eq "phase Running" "Running" "$(aw '.status.phase')"
+until_eq 10 True aw '.status.conditions[?(@.type=="PodsReady")].status'
+expect_eq "PodsReady" "True" "$(aw '.status.conditions[?(@.type=="PodsReady")].status')"
+until_eq 10 True wl '.status.conditions[?(@.type=="PodsReady")].status'
+expect_eq "the Workload's PodsReady follows" "True" "$(wl '.status.conditions[?(@.type=="PodsReady")].status')"
+table=$(k get appwrappers -n "$NS")
+contains "kubectl get appwrappers prints the CRD's columns" "QUOTA RESERVED" "$table"
+contains "and its phase" "Running" "$table"
+logs() { k logs -n "$NS" "$1" 2>&1; }
+wait_for 10 WORLD_SIZE logs aw-torch-worker-0
+master=$(logs aw-torch-master-0)
+worker=$(logs aw-torch-worker-0)
+contains "the PyTorchJob's master has rank 0" "ENV RANK=0" "$master"
+contains "its worker rank 1" "ENV RANK=1" "$worker"
+contains "WORLD_SIZE counts both" "ENV WORLD_SIZE=2" "$worker"
+contains "MASTER_ADDR is this machine" "ENV MASTER_ADDR=127.0.0.1" "$worker"
+contains "MASTER_PORT is the operator's" "ENV MASTER_PORT=23456" "$master"
+side=$(for p in $(k get pods -n "$NS" -l job-name=aw-side -o name); do k logs -n "$NS" "$p"; done 2>&1)
+contains "the Job's pods have their completion index" "ENV JOB_COMPLETION_INDEX=1" "$side"
+out=$(k patch appwrapper -n "$NS" aw --type json -p '[{"op":"replace","path":"/spec/components/0/template/spec/template/spec/containers/0/image","value":"other"}]' 2>&1)
+contains "its components are immutable (the AppWrapper webhook)" \
+  "spec.components[0].template.raw: Forbidden: attempt to change immutable field" "$out"
+
+echo "== Preempted by a high-priority Job: the whole AppWrapper stops, then resumes"
+batch boss 200m high | k create -f - >/dev/null
+until_eq 30 "" pods || bad "the AppWrapper's pods are not gone" "$(pods)"
+expect_eq "preempted: every pod is gone" "" "$(pods)"
+until_eq 10 " " components
+expect_eq "its components are deleted" " " "$(components)"
+until_eq 10 Suspended aw '.status.phase'
+expect_eq "suspended again, phase Suspended" "true Suspended" "$(aw '.spec.suspend') $(aw '.status.phase')"
+contains "the workload says it was preempted" "Preempted" "$(wl '.status.conditions[*].reason')"
+expect_eq "Kueue's podSetInfos are cleared" "" "$(aw '.spec.components[1].podSetInfos')"
+k delete job -n "$NS" boss --wait=false >/dev/null
+until_eq 40 4 running
+expect_eq "resumed after the high-priority job left: components made again" 4 "$(running)"
+
+echo "== Finished: Succeeded, quota released"
+touch "$TMP/release"
+until_eq 30 Succeeded aw '.status.phase'
+expect_eq "the AppWrapper Succeeded" "Succeeded" "$(aw '.status.phase')"
+until_eq 20 0 admitted
+expect_eq "quota released" "0" "$(admitted)"
+until_eq 10 True wl '.status.conditions[?(@.type=="Finished")].status'
+expect_eq "its workload is Finished" "True" "$(wl '.status.conditions[?(@.type=="Finished")].status')"
+k delete appwrapper -n "$NS" aw --wait=false >/dev/null
+until_eq 10 " " components
+expect_eq "deleting the AppWrapper deletes its components" " " "$(components)"
+echo "passed $PASS, failed $FAIL"
+[[ $FAIL -eq 0 ]]

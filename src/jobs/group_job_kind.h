@@ -49,6 +49,18 @@ struct PodSetObservation {
   int64_t failed = 0;  // failed and not (yet) replaced
 };
 
+// One pod the runtime counted, for a kind whose status names its pods
+// (Spark's executorState).
+struct ObservedPod {
+  size_t set = 0;  // in PodSets() order
+  int64_t index = 0;
+  std::string name{};
+  std::string phase{};  // Pending, Running, Succeeded or Failed
+  // A failed pod's first failed container, as kube reports it: "container
+  // c: exit code 128, StartError: <message>"; empty otherwise.
+  std::string failure{};
+};
+
 // Everything a kind needs to write its status.
 struct GroupObservation {
   std::vector<PodSetObservation> sets;  // in PodSets() order
@@ -59,6 +71,8 @@ struct GroupObservation {
   int64_t restarts = 0;     // pod and job restarts so far, this one included
   bool restarting = false;  // the whole job is being restarted now
   std::string now;          // RFC 3339, for condition times
+  // The pods counted in `sets`, and those created now (Pending).
+  std::vector<ObservedPod> pods{};
 };
 
 // What the local runtime does when one of a job's pods ends.

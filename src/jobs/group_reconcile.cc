@@ -42,6 +42,22 @@ bool WasEvicted(const Json& pod) {
 
 bool Terminal(const std::string& phase) { return phase == "Succeeded" || phase == "Failed"; }
 
+// The first container of a failed pod that ended with a non-zero exit code,
+// as kube reports it; empty when there is none.
+std::string ContainerFailure(const Json& pod) {
+  const Json& status = ObjAt(pod, "status");
+  for (const Json& cs : ArrAt(status, "containerStatuses")) {
+    const Json& t = ObjAt(ObjAt(cs, "state"), "terminated");
+    if (t.empty() || IntAt(t, "exitCode", 0) == 0) continue;
+    std::string out =
+        "container " + StrAt(cs, "name") + ": exit code " + std::to_string(IntAt(t, "exitCode", 0));
+    if (!StrAt(t, "reason").empty()) out += ", " + StrAt(t, "reason");
+    if (!StrAt(t, "message").empty()) out += ": " + StrAt(t, "message");
+    return out;
+  }
+  return StrAt(status, "message");
+}
+
 struct PodRef {
   const Json* pod;
   std::string name;
@@ -213,6 +229,8 @@ Result<GroupActions> ReconcileGroup(const GroupJobKind& kind, const Json& stored
   for (size_t s = 0; s < sets.size(); ++s) {
     for (const auto& [i, ref] : by_set[s]) {
       if (ref.deleting) continue;
+      seen.pods.push_back(
+          {s, i, ref.name, ref.phase, ref.phase == "Failed" ? ContainerFailure(*ref.pod) : ""});
       if (ref.phase == "Running") {
         ++seen.sets[s].running;
       } else if (ref.phase == "Succeeded") {
@@ -251,6 +269,7 @@ Result<GroupActions> ReconcileGroup(const GroupJobKind& kind, const Json& stored
           if (it == by_set[s].end()) {
             out.create_pods.push_back(BuildPod(kind, job, sets, s, i));
             ++seen.sets[s].pending;
+            seen.pods.push_back({s, i, MetaStr(out.create_pods.back(), "name"), "Pending", ""});
             stage_up = false;
           } else if (it->second.phase != "Running" && it->second.phase != "Succeeded") {
             stage_up = false;

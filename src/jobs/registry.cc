@@ -11,6 +11,7 @@
 #include "jobs/ray_cluster.h"
 #include "jobs/ray_job.h"
 #include "jobs/ray_service.h"
+#include "jobs/spark_application.h"
 #include "jobs/tf_job.h"
 #include "jobs/train_job.h"
 #include "jobs/volcano_job.h"
@@ -37,6 +38,7 @@ const std::vector<std::unique_ptr<JobKind>>& JobKinds() {
     v.push_back(std::make_unique<TrainJobKind>());
     v.push_back(std::make_unique<LeaderWorkerSetKind>());
     v.push_back(std::make_unique<AppWrapperKind>());
+    v.push_back(std::make_unique<SparkApplicationKind>());
     return v;
   }();
   return kinds;

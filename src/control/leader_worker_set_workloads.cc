@@ -42,7 +42,10 @@ Result<LeaderWorkerSetWorkloads::Changes> LeaderWorkerSetWorkloads::Reconcile(
   Changes changes;
   KUOTA_ASSIGN_OR_RETURN(std::vector<nlohmann::json> existing, WorkloadsOf(lws));
   std::map<std::string, nlohmann::json> by_name;
-  for (auto& wl : existing) by_name[MetaString(wl, "name")] = std::move(wl);
+  for (auto& wl : existing) {
+    const std::string name = MetaString(wl, "name");
+    by_name[name] = std::move(wl);
+  }
   const std::string queue = jobs::JobKind::QueueName(lws);
   const int64_t replicas = jobs::LeaderWorkerSetKind::Replicas(lws);
   for (int64_t i = 0; i < replicas; ++i) {

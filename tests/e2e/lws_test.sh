@@ -6,7 +6,8 @@
 # with LWS's environment (LWS_LEADER_ADDRESS, LWS_GROUP_SIZE,
 # LWS_WORKER_INDEX), a high-priority Job preempts one group whole (both its
 # pods deleted, recreated gated) while the other keeps running, the group
-# resumes, and deleting the set releases the quota. A bad manifest gets 422
+# resumes, scaling the set down to one group deletes the other's Workload
+# and pods, and deleting the set releases the quota. A bad manifest gets 422
 # naming the field.
 # Usage: lws_test.sh PATH/TO/kuotad
 set -uo pipefail
@@ -133,6 +134,17 @@ expect_eq "kubectl get lws: 1 ready of 2" "1/2/2" "$(lws_row)"
 k delete job -n "$NS" boss --wait=false >/dev/null
 until_eq 40 running 4 || bad "the preempted group did not resume" "$(pods)"
 expect_eq "the preempted group resumed" 4 "$(running)"
+
+echo "== scaled down to one group: the other group's Workload and pods go"
+k patch lws -n "$NS" serve --type=merge -p '{"spec":{"replicas":1}}' >/dev/null ||
+  bad "kubectl patch the set's replicas"
+admitted_groups() { workloads | cut -d'|' -f1-3 | tr '\n' ' ' | sed 's/ $//'; }
+until_eq 20 admitted_groups "0|True|big"
+expect_eq "only group 0's Workload is left, admitted" "0|True|big" "$(admitted_groups)"
+pod_names() { pods | cut -d'|' -f1 | sort | tr '\n' ' ' | sed 's/ $//'; }
+until_eq 20 pod_names "serve-0 serve-0-1"
+expect_eq "only group 0's pods are left" "serve-0 serve-0-1" "$(pod_names)"
+expect_eq "the ClusterQueue admits one Workload" 1 "$(admitted)"
 
 echo "== deleted: pods gone, quota released"
 k delete lws -n "$NS" serve --wait=false >/dev/null

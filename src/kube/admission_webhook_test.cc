@@ -111,7 +111,9 @@ TEST(AdmissionWebhookTest, ServesKueuePathsForEveryIntegrationAndKueueKind) {
   for (const char* want :
        {"/mutate-kubeflow-org-v1-jaxjob", "/validate-kubeflow-org-v1-paddlejob",
         "/validate-kubeflow-org-v1-xgboostjob", "/mutate-trainer-kubeflow-org-v1alpha1-trainjob",
-        "/validate-trainer-kubeflow-org-v1alpha1-trainjob"}) {
+        "/validate-trainer-kubeflow-org-v1alpha1-trainjob",
+        "/mutate-leaderworkerset-x-k8s-io-v1-leaderworkerset",
+        "/validate-leaderworkerset-x-k8s-io-v1-leaderworkerset"}) {
     EXPECT_NE(std::find(paths.begin(), paths.end(), want), paths.end()) << want;
   }
   std::vector<std::string> sorted = paths;
@@ -329,6 +331,53 @@ TEST(AdmissionWebhookTest, MalformedReviewsAreAnswered400) {
     EXPECT_NE(response["status"]["message"].get<std::string>().find(c.want), std::string::npos)
         << c.name << ": " << response.dump();
   }
+}
+
+// Kueue's appwrapper webhook on a cluster: a queued AppWrapper is suspended
+// on create; the components the AppWrapper controller creates (a Job it
+// controls) are left alone, as Kueue leaves a child of a managed parent, even
+// with a queue name of their own.
+TEST(AdmissionWebhookTest, QueuedAppWrapperIsSuspendedAndItsComponentsAreNot) {
+  api::Configuration config;
+  config.integrations.frameworks =
+      std::vector<std::string>{"batch/job", "workload.codeflare.dev/appwrapper"};
+  AdmissionWebhook webhook(control::JobManagement::FromConfig(config).value());
+  Json aw = Json::parse(R"({
+    "apiVersion": "workload.codeflare.dev/v1beta2", "kind": "AppWrapper",
+    "metadata": {"name": "aw", "namespace": "team-a",
+                 "labels": {"kueue.x-k8s.io/queue-name": "user-queue"}},
+    "spec": {"components": [{"template": {
+      "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "side"},
+      "spec": {"template": {"spec": {"restartPolicy": "Never",
+        "containers": [{"name": "c", "image": "busybox"}]}}}}}]}})");
+  const std::string path = "/mutate-workload-codeflare-dev-v1beta2-appwrapper";
+  Json review = AwReview(
+      webhook, path, AwRequest("CREATE", "workload.codeflare.dev", "v1beta2", "appwrappers", aw));
+  ASSERT_EQ(review["response"]["allowed"], true) << review.dump();
+  EXPECT_EQ(AwPatched(aw, review["response"])["spec"]["suspend"], true);
+
+  Json bad = aw;
+  bad["spec"]["components"][0]["template"]["metadata"]["namespace"] = "team-b";
+  review = AwReview(webhook, "/validate-workload-codeflare-dev-v1beta2-appwrapper",
+                    AwRequest("CREATE", "workload.codeflare.dev", "v1beta2", "appwrappers", bad));
+  EXPECT_EQ(review["response"]["allowed"], false);
+  EXPECT_NE(review["response"]["status"]["message"].get<std::string>().find(
+                "spec.components[0].template.metadata.namespace: Forbidden"),
+            std::string::npos)
+      << review.dump();
+
+  Json child = AwJob(true);
+  child["metadata"]["ownerReferences"] = Json::parse(R"([{
+    "apiVersion": "workload.codeflare.dev/v1beta2", "kind": "AppWrapper", "name": "aw",
+    "uid": "aw-uid", "controller": true, "blockOwnerDeletion": true}])");
+  review =
+      AwReview(webhook, "/mutate-batch-v1-job", AwRequest("CREATE", "batch", "v1", "jobs", child));
+  ASSERT_EQ(review["response"]["allowed"], true) << review.dump();
+  EXPECT_FALSE(AwPatched(child, review["response"])["spec"].contains("suspend"));
+  // The same Job without the owner is queued.
+  review = AwReview(webhook, "/mutate-batch-v1-job",
+                    AwRequest("CREATE", "batch", "v1", "jobs", AwJob(true)));
+  EXPECT_EQ(AwPatched(AwJob(true), review["response"])["spec"]["suspend"], true);
 }
 
 }  // namespace

@@ -15,7 +15,8 @@ source "$HERE/lib.sh"
 need kubectl python3
 scratch kuota-kinds   # TAG marks this run's processes (in their arguments)
 
-KINDS=(pytorchjob tfjob mpijob jaxjob paddlejob xgboostjob raycluster rayservice rayjob jobset vcjob)
+KINDS=(pytorchjob tfjob mpijob jaxjob paddlejob xgboostjob raycluster rayservice rayjob jobset vcjob
+  sparkapplication)
 
 # CPU: each kind's ClusterQueue has a "tiny" flavor (30m) no pod set fits
 # and a "big" one (150m) a whole job fits; a filler or boss Job takes all of
@@ -274,6 +275,35 @@ spec:
 $(container worker "$kind" "JOB_COMPLETION_INDEX" | sed 's/^/  /')
 YAML
     ;;
+    sparkapplication) cat <<YAML
+apiVersion: sparkoperator.k8s.io/v1beta2
+kind: SparkApplication
+metadata:
+  name: dist
+$meta
+spec:
+  type: Python
+  mode: cluster
+  sparkVersion: "3.5.0"
+  image: probe
+  mainApplicationFile: local:///opt/app/pi.py
+  driver:
+    coreRequest: 40m
+    memory: 64m
+    template:
+      spec:
+        containers:
+$(container spark-kubernetes-driver "$kind" SPARK_APPLICATION_ID SPARK_DRIVER_BIND_ADDRESS | sed 's/^  //')
+  executor:
+    instances: 2
+    coreRequest: 40m
+    memory: 64m
+    template:
+      spec:
+        containers:
+$(container spark-kubernetes-executor "$kind" "SPARK_*" | sed 's/^  //')
+YAML
+    ;;
     vcjob) vcjob_yaml dist "$meta" "  plugins: {svc: [], env: []}" \
       "$(container worker "$kind" VC_TASK_INDEX VK_TASK_INDEX VC_WORKER_HOSTS VC_WORKER_NUM | sed 's/^  //')"
     ;;
@@ -305,7 +335,7 @@ snap() {
   k get pods -A -o jsonpath='{range .items[*]}{.metadata.namespace}|{.metadata.labels.kuota\.dev/job-name}|{.metadata.labels.job-name}|{.metadata.name}|{.status.phase}|{.spec.nodeSelector.kuota\.dev/pool}|{.spec.tolerations[*].key}{"\n"}{end}' >"$TMP/pods" 2>/dev/null
   k get workloads -A -o jsonpath='{range .items[*]}{.metadata.namespace}|{.metadata.ownerReferences[0].name}|{.status.conditions[?(@.type=="QuotaReserved")].status}|{.status.conditions[?(@.type=="Finished")].status}|{.status.admission.podSetAssignments[0].flavors.cpu}|{.status.conditions[*].reason}|{.metadata.name}{"\n"}{end}' >"$TMP/workloads" 2>/dev/null
   { k get pytorchjobs,tfjobs,mpijobs,jaxjobs,paddlejobs,xgboostjobs -A -o jsonpath='{range .items[*]}{.metadata.namespace}|{.spec.runPolicy.suspend}{"\n"}{end}'
-    k get rayclusters,rayjobs,jobsets,jobs.batch.volcano.sh -A -o jsonpath='{range .items[*]}{.metadata.namespace}|{.spec.suspend}{"\n"}{end}'
+    k get rayclusters,rayjobs,jobsets,jobs.batch.volcano.sh,sparkapplications -A -o jsonpath='{range .items[*]}{.metadata.namespace}|{.spec.suspend}{"\n"}{end}'
     k get rayservices -A -o jsonpath='{range .items[*]}{.metadata.namespace}|{.spec.rayClusterConfig.suspend}{"\n"}{end}'
   } >"$TMP/suspend" 2>/dev/null
   k get clusterqueues -o jsonpath='{range .items[*]}{.metadata.name}|{.status.admittedWorkloads}{"\n"}{end}' >"$TMP/cqs" 2>/dev/null
@@ -318,7 +348,7 @@ wl_field() { awk -F'|' -v ns="ns-$1" -v f="$2" '$1==ns && $2=="dist" {print $f}'
 suspended() { awk -F'|' -v ns="ns-$1" '$1==ns {print $2}' "$TMP/suspend"; }
 admitted() { awk -F'|' -v cq="cq-$1" '$1==cq {print $2}' "$TMP/cqs"; }
 want_pods() {
-  case $1 in mpijob) echo 3 ;; rayjob) echo 3 ;; *) echo 2 ;; esac
+  case $1 in mpijob|rayjob|sparkapplication) echo 3 ;; *) echo 2 ;; esac
 }
 # every_kind SECS CHECK...: snapshots until `CHECK kind` succeeds for every kind.
 every_kind() {
@@ -348,8 +378,15 @@ section() { echo "== $1 (at ${SECONDS}s)"; }
 start_kuotad --gpus 0
 # Two flavors: "tiny" is too small for any of the jobs, "big" fits one.
 two_flavors_yaml | k apply -f - >/dev/null || { echo "FAIL apply flavors"; exit 1; }
+# A SparkApplication's pods ask for memory as well (the operator's "memory"):
+# its queue covers memory too, plenty of it on both flavors.
+spark_memory() {
+  sed -e 's/coveredResources: \[cpu\]/coveredResources: [cpu, memory]/' \
+    -e 's/\(nominalQuota: [0-9]*m}\)\]/\1, {name: memory, nominalQuota: 4Gi}]/'
+}
 for kind in "${KINDS[@]}"; do
-  two_flavor_queue_yaml "ns-$kind" "cq-$kind" 30m 150m | k apply -f - >/dev/null ||
+  two_flavor_queue_yaml "ns-$kind" "cq-$kind" 30m 150m |
+    if [[ $kind == sparkapplication ]]; then spark_memory; else cat; fi | k apply -f - >/dev/null ||
     { echo "FAIL apply queues for $kind"; exit 1; }
 done
 
@@ -375,6 +412,12 @@ manifest xgboostjob | sed '/^    Master:/,/^    Worker:/{/^    Worker:/!d}' |
 manifest jaxjob | sed 's/- name: jax$/- name: main/' |
   invalid "a JAXJob without a jax container: 422 naming the field" \
   "spec.jaxReplicaSpecs.Worker.template.spec.containers: Required value"
+manifest sparkapplication | sed 's/mode: cluster/mode: client/' |
+  invalid "a queued SparkApplication in client mode: 422 naming the field (Kueue's rule)" \
+  "spec.mode: Invalid value: \"client\": only Cluster mode is supported for a kueue managed job"
+manifest sparkapplication | sed 's/memory: 64m/memory: lots/' |
+  invalid "a SparkApplication whose memory is no quantity: 422 naming the field" \
+  "spec.driver.memory: Invalid value: \"lots\""
 manifest jobset | sed 's/replicas: 2/replicas: -1/' |
   invalid "a JobSet with negative replicas: 422 naming the field" "spec.replicatedJobs[0].replicas"
 
@@ -453,6 +496,23 @@ contains "rayjob: the entrypoint runs against the cluster" "ENV RAY_ADDRESS=127.
 contains "jobset: each job knows its index" "ENV JOB_COMPLETION_INDEX=0" "$(logs jobset dist-workers-1-0)"
 contains "vcjob: VC_TASK_INDEX" "ENV VC_TASK_INDEX=1" "$(logs vcjob dist-worker-1)"
 contains "vcjob: the svc plugin's host list" "ENV VC_WORKER_NUM=2" "$(logs vcjob dist-worker-1)"
+spark_id=$(k get sparkapplication -n ns-sparkapplication dist -o jsonpath='{.status.sparkApplicationId}')
+contains "sparkapplication: the driver knows the application's id" \
+  "ENV SPARK_APPLICATION_ID=$spark_id" "$(logs sparkapplication dist-driver)"
+contains "sparkapplication: the driver binds here" "ENV SPARK_DRIVER_BIND_ADDRESS=127.0.0.1" \
+  "$(logs sparkapplication dist-driver)"
+spark_exec=$(logs sparkapplication dist-exec-2)
+contains "sparkapplication: executor 2's id" "ENV SPARK_EXECUTOR_ID=2" "$spark_exec"
+contains "sparkapplication: executors reach the driver" \
+  "ENV SPARK_DRIVER_URL=spark://CoarseGrainedScheduler@127.0.0.1:7078" "$spark_exec"
+contains "sparkapplication: executors share the id" "ENV SPARK_APPLICATION_ID=$spark_id" "$spark_exec"
+contains "sparkapplication: the executor's memory, as Spark writes it" \
+  "ENV SPARK_EXECUTOR_MEMORY=64m" "$spark_exec"
+expect_eq "sparkapplication: Spark's role label on the executors" "dist-exec-1 dist-exec-2" \
+  "$(k get pods -n ns-sparkapplication -l spark-role=executor,spark-app-selector="$spark_id" \
+     -o jsonpath='{.items[*].metadata.name}')"
+wait_for 10 RUNNING k get sparkapp -n ns-sparkapplication
+contains "kubectl get sparkapp shows RUNNING" "RUNNING" "$(k get sparkapp -n ns-sparkapplication)"
 
 # --- Preempted by a high-priority Job: the whole job stops, then resumes -------
 section "Preempted by a high-priority Job: the whole job stops, then resumes"
@@ -497,6 +557,27 @@ expect_eq "the MPIJob's Succeeded condition" "True" \
 contains "kubectl get rayjobs shows SUCCEEDED" "SUCCEEDED" "$(k get rayjobs -n ns-rayjob)"
 contains "kubectl get jobsets shows Completed" "True" "$(k get jobsets -n ns-jobset)"
 contains "kubectl get vcjob shows Completed" "Completed" "$(k get jobs.batch.volcano.sh -n ns-vcjob)"
+spark_row=$(k get sparkapplications -n ns-sparkapplication dist)
+contains "kubectl get sparkapplications shows COMPLETED" "COMPLETED" "$spark_row"
+contains "kubectl get sparkapplications prints the operator's columns" \
+  "NAME SUSPEND STATUS ATTEMPTS START FINISH AGE" "$(head -1 <<<"$spark_row" | tr -s ' ')"
+expect_eq "the SparkApplication ran twice (preempted once)" "2" \
+  "$(k get sparkapplication -n ns-sparkapplication dist -o jsonpath='{.status.executionAttempts}')"
+
+# --- A driver with no command of its own runs spark-submit ---------------------
+section "A SparkApplication without a command runs spark-submit, or fails saying so"
+manifest sparkapplication | sed -e 's/name: dist/name: nocmd/' -e '/kueue.x-k8s.io\/queue-name/d' \
+  -e '/^    template:/,/^  executor:/{/^  executor:/!d}' -e '/^  executor:/,$d' >"$TMP/nocmd.yaml"
+printf '  executor: {instances: 1, coreRequest: 40m, memory: 64m}\n' >>"$TMP/nocmd.yaml"
+k create -f "$TMP/nocmd.yaml" >/dev/null || bad "create nocmd" "$(cat "$TMP/nocmd.yaml")"
+if command -v spark-submit >/dev/null; then
+  echo "   (spark-submit is installed here: not checking its absence)"
+else
+  wait_for 30 FAILED k get sparkapp -n ns-sparkapplication nocmd
+  contains "without spark-submit the application FAILS, naming it" \
+    'executable "spark-submit" not found' \
+    "$(k get sparkapp -n ns-sparkapplication nocmd -o jsonpath='{.status.applicationState.errorMessage}')"
+fi
 
 echo "passed $PASS, failed $FAIL"
 [[ $FAIL -eq 0 ]]

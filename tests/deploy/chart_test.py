@@ -633,7 +633,8 @@ JOB_KINDS = [("batch", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org"
              ("ray.io", "rayjobs"), ("ray.io", "rayclusters"), ("ray.io", "rayservices"),
              ("jobset.x-k8s.io", "jobsets"), ("batch.volcano.sh", "jobs"),
              ("trainer.kubeflow.org", "trainjobs"),
-             ("leaderworkerset.x-k8s.io", "leaderworkersets")]
+             ("leaderworkerset.x-k8s.io", "leaderworkersets"),
+             ("workload.codeflare.dev", "appwrappers")]
 
 
 def needed_rules():
@@ -667,6 +668,10 @@ def needed_rules():
         # A TrainJob's pod sets come from the runtime it names.
         ("trainer.kubeflow.org", "trainingruntimes"): READ,
         ("trainer.kubeflow.org", "clustertrainingruntimes"): READ,
+        # Kueue's deployment and statefulset integrations read the sets (their pods are gated).
+        ("apps", "deployments"): READ,
+        ("apps", "replicasets"): READ,
+        ("apps", "statefulsets"): READ,
     }
     for k in KUEUE_KINDS:
         need.setdefault(("kueue.x-k8s.io", k), READ)
@@ -865,6 +870,10 @@ KUEUE_WEBHOOKS = (["clusterqueues", "resourceflavors", "workloads"],
                   ["clusterqueues", "cohorts", "resourceflavors", "workloads"])
 
 
+# Kueue's serving integrations on apps/v1 (their pods are plain pods).
+SERVING_KINDS = [("apps", "deployments"), ("apps", "statefulsets")]
+
+
 def check_admission_webhooks(objs, namespace, job_selector=None):
     """Kueue's webhooks (config/components/webhook + its chart) at kuotad's paths: every job
     kind and plain pods (create mutated; create and update validated, in the managed
@@ -897,7 +906,8 @@ def check_admission_webhooks(objs, namespace, job_selector=None):
             group, version = r["apiGroups"][0], r["apiVersions"][0]
             plural = r["resources"][0]
             ops = r.get("operations")
-            check(ops == (["CREATE"] if mutating else ["CREATE", "UPDATE"]),
+            # Kueue's deployment and statefulset defaulters run on updates too.
+            check(ops == (["CREATE"] if mutating and group != "apps" else ["CREATE", "UPDATE"]),
                   f"{name}/{wn}: operations {ops} are not Kueue's")
             path = svc.get("path") or ""
             check(path.startswith(("/mutate-" if mutating else "/validate-") +
@@ -915,7 +925,7 @@ def check_admission_webhooks(objs, namespace, job_selector=None):
                 check(w.get("objectSelector") == {"matchExpressions": [
                       {"key": "kueue.x-k8s.io/queue-name", "operator": "Exists"}]},
                       f"{name}/{wn}: plain pods must be selected by the queue-name label")
-        wanted = [(g, p) for g, p in JOB_KINDS] + [("", "pods")] + \
+        wanted = [(g, p) for g, p in JOB_KINDS] + [("", "pods")] + SERVING_KINDS + \
             [("kueue.x-k8s.io", p) for p in KUEUE_WEBHOOKS[0 if mutating else 1]]
         check(sorted(covered) == sorted(wanted),
               f"{name}: webhooks for {sorted(covered)}, want {sorted(wanted)}")
@@ -1071,7 +1081,7 @@ def guarded(what, fn, *args):
 
 
 def main():
-    supported = {fw for fw, _, _ in kuota_job_kinds()} | {"pod"}
+    supported = {fw for fw, _, _ in kuota_job_kinds()} | {"pod", "deployment", "statefulset"}
     n_crds = check_crds()
     chart = render_chart.load_chart(CHART)
     guarded("chart lint", lint_chart, chart)

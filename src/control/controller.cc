@@ -13,6 +13,7 @@
 #include "control/meta_string.h"
 #include "control/multikueue_objects.h"
 #include "control/non_tas_pod.h"
+#include "control/stateful_set_pods.h"
 #include "control/topology_gates.h"
 #include "control/workload_status_json.h"
 #include "engine/queue_manager.h"
@@ -634,6 +635,16 @@ void Controller::HandlePod(const Json& pod, bool deleted) {
     // Kueue's LWS controller names the pod's group Workload; the update
     // comes back as an event of a managed pod.
     auto labelled = lws_workloads_.DefaultPod(pod);
+    if (!labelled.ok()) {
+      std::fprintf(stderr, "kuotad: pod %s: %s\n", ObjectKey(pod).c_str(),
+                   labelled.status().message().c_str());
+    }
+    return;
+  }
+  if (!deleted && NeedsStatefulSetLabels(pod)) {
+    // Kueue's StatefulSet pod reconciler names the pod's group; the update
+    // comes back as an event of a managed pod.
+    auto labelled = LabelStatefulSetPod(store_, pod);
     if (!labelled.ok()) {
       std::fprintf(stderr, "kuotad: pod %s: %s\n", ObjectKey(pod).c_str(),
                    labelled.status().message().c_str());

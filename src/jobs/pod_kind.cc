@@ -70,8 +70,13 @@ void DropAdmissionGate(Json& spec) {
 }  // namespace
 
 bool IsPodIntegrationCandidate(const Json& pod) {
+  // A StatefulSet's pods are suspended by their parent alone (Kueue's pod
+  // webhook gates them; its StatefulSet pod reconciler names their queue).
+  if (MetaMapValue(pod, "annotations", kPodSuspendingParentAnnotation) == "statefulset") {
+    return true;
+  }
   if (MetaMapValue(pod, "labels", kQueueNameLabel).empty()) return false;
-  // A Deployment's or StatefulSet's pods: Kueue's webhook on the parent
+  // A Deployment's or LeaderWorkerSet's pods: Kueue's webhook on the parent
   // marked its template, so its controller's pods are managed.
   if (!MetaMapValue(pod, "annotations", kPodSuspendingParentAnnotation).empty()) return true;
   const Json& meta = Meta(pod);
@@ -112,8 +117,10 @@ void DefaultManagedPodOnCreate(Json& pod) {
   // A LeaderWorkerSet's pod is only gated: Kueue's LWS controller labels it
   // managed once it names its group's Workload (LeaderWorkerSetKind::
   // DefaultGroupPod); managed before that, it would make a Workload of its own.
-  if (MetaMapValue(pod, "annotations", kPodSuspendingParentAnnotation) !=
-      kLeaderWorkerSetFramework) {
+  // So is a StatefulSet's until Kueue's StatefulSet pod reconciler names its group.
+  const std::string parent = MetaMapValue(pod, "annotations", kPodSuspendingParentAnnotation);
+  if (parent != kLeaderWorkerSetFramework &&
+      (parent != "statefulset" || !PodGroupName(pod).empty())) {
     meta["labels"][kManagedLabel] = "true";
   }
   if (HasMetaKey(pod, "annotations", kPodGroupPodIndexLabelAnnotation)) {

@@ -42,10 +42,10 @@ void DefaultServingWorkload(const std::string& framework, Json& object) {
   Json& tmpl = MapAt(MapAt(object, "spec"), "template");
   Json& meta = MapAt(tmpl, "metadata");
   MapAt(meta, "annotations")[kPodSuspendingParentAnnotation] = framework;
-  if (framework != kDeploymentFramework) return;
   Json& labels = MapAt(meta, "labels");
-  labels[kManagedLabel] = "true";
   labels[kQueueNameLabel] = queue;
+  if (framework != kDeploymentFramework) return;
+  labels[kManagedLabel] = "true";
   const std::string priority = MetaMapValue(object, "labels", kPriorityClassLabel);
   if (!priority.empty()) labels[kPriorityClassLabel] = priority;
 }

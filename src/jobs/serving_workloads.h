@@ -27,8 +27,11 @@ std::string ServingFramework(const std::string& kind);
 
 // Kueue's webhook Default on a queued Deployment or StatefulSet (one that
 // names a queue): the template gets kueue.x-k8s.io/pod-suspending-parent
-// (the framework), and a Deployment's also the managed label and the queue
-// name and priority class labels, so that every pod is a queued plain pod.
+// (the framework) and the queue name label, and a Deployment's also the
+// managed and priority class labels, so that every pod is a queued plain
+// pod. (Kueue puts no queue label on a StatefulSet's template; its pod
+// reconciler labels the pods. Kuota's does too, so that the pod webhook's
+// objectSelector on kueue.x-k8s.io/queue-name sees the pods at once.)
 void DefaultServingWorkload(const std::string& framework, nlohmann::json& object);
 
 // Kueue's webhook ValidateUpdate: the queue name may change only while no

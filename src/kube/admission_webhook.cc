@@ -108,6 +108,11 @@ const std::vector<AdmissionEndpoint>& AdmissionEndpoints() {
     }
     AddEndpoint(v, true, "", "v1", "pods", "Pod");
     AddEndpoint(v, false, "", "v1", "pods", "Pod");
+    // Kueue's deployment and statefulset webhooks (jobs/serving_workloads.h).
+    AddEndpoint(v, true, "apps", "v1", "deployments", "Deployment");
+    AddEndpoint(v, false, "apps", "v1", "deployments", "Deployment");
+    AddEndpoint(v, true, "apps", "v1", "statefulsets", "StatefulSet");
+    AddEndpoint(v, false, "apps", "v1", "statefulsets", "StatefulSet");
     const std::string version(conversion::kV1beta2);
     AddEndpoint(v, true, kKueueGroupName, version, "clusterqueues", "ClusterQueue");
     AddEndpoint(v, true, kKueueGroupName, version, "resourceflavors", "ResourceFlavor");
@@ -189,7 +194,10 @@ Json AdmissionWebhook::Answer(const AdmissionEndpoint& endpoint, const Json& req
   // Kueue's webhooks admit creates and updates (and a Workload's status).
   const std::string sub = StringMember(request, "subResource");
   if (op == Operation::kDelete || (!sub.empty() && sub != "status")) return AllowedResponse();
-  if (endpoint.mutating && op != Operation::kCreate) return AllowedResponse();
+  // (The deployment and statefulset defaulters run on updates too, as Kueue's.)
+  if (endpoint.mutating && op != Operation::kCreate && endpoint.group != "apps") {
+    return AllowedResponse();
+  }
 
   auto object_it = request.find("object");
   if (object_it == request.end() || !object_it->is_object()) {

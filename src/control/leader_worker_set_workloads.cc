@@ -99,7 +99,6 @@ Result<std::optional<nlohmann::json>> LeaderWorkerSetWorkloads::DefaultPod(
     if (lws.status().code() == StatusCode::kNotFound) return std::optional<nlohmann::json>();
     return lws.status();
   }
-  if (jobs::JobKind::QueueName(*lws).empty()) return std::optional<nlohmann::json>();
   std::optional<nlohmann::json> labelled = jobs::LeaderWorkerSetKind::DefaultGroupPod(*lws, pod);
   if (!labelled) return labelled;
   Result<nlohmann::json> stored = store_.Update("pods", *labelled);

@@ -37,10 +37,11 @@ class LeaderWorkerSetWorkloads {
   // Deletes every Workload of the set `lws` (it is gone: Kubernetes'
   // garbage collector does this on a cluster).
   void DeleteAll(const nlohmann::json& lws);
-  // Kueue's setDefault on `pod`, a pod LWS made for a queued set: the pod as
-  // stored after labelling it for its group's Workload, or nullopt when
-  // there is nothing to do (not such a pod, already labelled, its set is
-  // gone or not queued). A conflict is left to the pod's next event.
+  // Kueue's setDefault on `pod`, a pod LWS made from templates Kueue's
+  // webhook marked: the pod as stored after labelling it for its group's
+  // Workload, or nullopt when there is nothing to do (not such a pod,
+  // already labelled, its set is gone). A conflict is left to the pod's next
+  // event.
   Result<std::optional<nlohmann::json>> DefaultPod(const nlohmann::json& pod);
 
  private:

@@ -380,5 +380,39 @@ TEST(AdmissionWebhookTest, QueuedAppWrapperIsSuspendedAndItsComponentsAreNot) {
   EXPECT_EQ(AwPatched(AwJob(true), review["response"])["spec"]["suspend"], true);
 }
 
+// Kueue's sparkapplication webhooks on a cluster (Kueue's paths): a queued
+// SparkApplication is suspended on create, and refused in client mode.
+TEST(AdmissionWebhookTest, QueuedSparkApplicationIsSuspendedAndClientModeRefused) {
+  api::Configuration config;
+  config.integrations.frameworks =
+      std::vector<std::string>{"batch/job", "sparkoperator.k8s.io/sparkapplication"};
+  AdmissionWebhook webhook(control::JobManagement::FromConfig(config).value());
+  Json app = Json::parse(R"({
+    "apiVersion": "sparkoperator.k8s.io/v1beta2", "kind": "SparkApplication",
+    "metadata": {"name": "spark-pi", "namespace": "team-a",
+                 "labels": {"kueue.x-k8s.io/queue-name": "user-queue"}},
+    "spec": {"type": "Scala", "mode": "cluster", "sparkVersion": "4.0.0",
+             "mainApplicationFile": "local:///opt/spark/examples/jars/spark-examples.jar",
+             "driver": {"coreRequest": "1", "memory": "1g"},
+             "executor": {"instances": 2, "coreRequest": "1", "memory": "1g"}}})");
+  Json review =
+      AwReview(webhook, "/mutate-sparkoperator-k8s-io-v1beta2-sparkapplication",
+               AwRequest("CREATE", "sparkoperator.k8s.io", "v1beta2", "sparkapplications", app));
+  ASSERT_EQ(review["response"]["allowed"], true) << review.dump();
+  EXPECT_EQ(AwPatched(app, review["response"])["spec"]["suspend"], true);
+
+  Json client = app;
+  client["spec"]["mode"] = "client";
+  review =
+      AwReview(webhook, "/validate-sparkoperator-k8s-io-v1beta2-sparkapplication",
+               AwRequest("CREATE", "sparkoperator.k8s.io", "v1beta2", "sparkapplications", client));
+  EXPECT_EQ(review["response"]["allowed"], false);
+  EXPECT_NE(review["response"]["status"]["message"].get<std::string>().find(
+                "spec.mode: Invalid value: \"client\": only Cluster mode is supported for a "
+                "kueue managed job"),
+            std::string::npos)
+      << review.dump();
+}
+
 }  // namespace
 }  // namespace kuota::kube

@@ -634,7 +634,8 @@ JOB_KINDS = [("batch", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org"
              ("jobset.x-k8s.io", "jobsets"), ("batch.volcano.sh", "jobs"),
              ("trainer.kubeflow.org", "trainjobs"),
              ("leaderworkerset.x-k8s.io", "leaderworkersets"),
-             ("workload.codeflare.dev", "appwrappers")]
+             ("workload.codeflare.dev", "appwrappers"),
+             ("sparkoperator.k8s.io", "sparkapplications")]
 
 
 def needed_rules():

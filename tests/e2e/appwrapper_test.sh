@@ -9,6 +9,8 @@
 # the pods print the operators' environment (tests/e2e/job_kinds/probe.py).
 # A high-priority Job preempts the AppWrapper whole (components deleted,
 # Suspended) and it resumes; it finishes Succeeded and its quota is released.
+# One whose component kuotad cannot create fails (CreateFailed) and frees its
+# quota.
 # Usage: appwrapper_test.sh PATH/TO/kuotad
 set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad}
@@ -242,5 +244,33 @@ expect_eq "its workload is Finished" "True" "$(wl '.status.conditions[?(@.type==
 k delete appwrapper -n "$NS" aw --wait=false >/dev/null
 until_eq 10 " " components
 expect_eq "deleting the AppWrapper deletes its components" " " "$(components)"
+echo "== A component kuotad cannot create: the AppWrapper fails and frees its quota"
+cat <<YAML | k create -f - >/dev/null 2>"$TMP/err" || bad "create failed" "$(cat "$TMP/err")"
+apiVersion: workload.codeflare.dev/v1beta2
+kind: AppWrapper
+metadata:
+  name: widget
+  namespace: $NS
+  labels: {kueue.x-k8s.io/queue-name: lq}
+spec:
+  components:
+  - podSets: [{replicas: 1, path: template.spec.template}]
+    template:
+      apiVersion: example.com/v1
+      kind: Widget
+      metadata: {name: widget}
+      spec:
+        template:
+          spec:
+            containers: $(probe main)
+YAML
+widget() { k get appwrapper -n "$NS" widget -o jsonpath="{$1}" 2>/dev/null; }
+until_eq 20 Failed widget '.status.phase'
+expect_eq "an unknown component kind fails the AppWrapper" "Failed" "$(widget '.status.phase')"
+contains "Unhealthy says why (CreateFailed, the API's NoMatch)" \
+  'CreateFailed error creating components: no matches for kind "Widget" in version "example.com/v1"' \
+  "$(widget '.status.conditions[?(@.type=="Unhealthy")].reason') $(widget '.status.conditions[?(@.type=="Unhealthy")].message')"
+until_eq 20 0 admitted
+expect_eq "its quota is released" "0" "$(admitted)"
 echo "passed $PASS, failed $FAIL"
 [[ $FAIL -eq 0 ]]

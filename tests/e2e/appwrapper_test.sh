@@ -10,7 +10,8 @@
 # A high-priority Job preempts the AppWrapper whole (components deleted,
 # Suspended) and it resumes; it finishes Succeeded and its quota is released.
 # One whose component kuotad cannot create fails (CreateFailed) and frees its
-# quota.
+# quota; one whose Job fails is reset (components made again) up to its
+# retryLimit, then fails.
 # Usage: appwrapper_test.sh PATH/TO/kuotad
 set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad}
@@ -201,8 +202,8 @@ until_eq 10 True aw '.status.conditions[?(@.type=="PodsReady")].status'
 expect_eq "PodsReady" "True" "$(aw '.status.conditions[?(@.type=="PodsReady")].status')"
 until_eq 10 True wl '.status.conditions[?(@.type=="PodsReady")].status'
 expect_eq "the Workload's PodsReady follows" "True" "$(wl '.status.conditions[?(@.type=="PodsReady")].status')"
-table=$(k get appwrappers -n "$NS")
-contains "kubectl get appwrappers prints the CRD's columns" "QUOTA RESERVED" "$table"
+table=$(k get aw -n "$NS")
+contains "kubectl get aw (its short name) prints the CRD's columns" "QUOTA RESERVED" "$table"
 contains "and its phase" "Running" "$table"
 logs() { k logs -n "$NS" "$1" 2>&1; }
 wait_for 10 WORLD_SIZE logs aw-torch-worker-0
@@ -270,6 +271,44 @@ expect_eq "an unknown component kind fails the AppWrapper" "Failed" "$(widget '.
 contains "Unhealthy says why (CreateFailed, the API's NoMatch)" \
   'CreateFailed error creating components: no matches for kind "Widget" in version "example.com/v1"' \
   "$(widget '.status.conditions[?(@.type=="Unhealthy")].reason') $(widget '.status.conditions[?(@.type=="Unhealthy")].message')"
+until_eq 20 0 admitted
+expect_eq "its quota is released" "0" "$(admitted)"
+echo "== Fault tolerance: a failed component resets the AppWrapper, up to its retryLimit"
+cat <<YAML | k create -f - >/dev/null 2>"$TMP/err" || bad "create failed" "$(cat "$TMP/err")"
+apiVersion: workload.codeflare.dev/v1beta2
+kind: AppWrapper
+metadata:
+  name: flaky
+  namespace: $NS
+  labels: {kueue.x-k8s.io/queue-name: lq}
+  annotations:
+    workload.codeflare.dev.appwrapper/retryLimit: "1"
+    workload.codeflare.dev.appwrapper/retryPausePeriodDuration: 1s
+spec:
+  components:
+  - template:
+      apiVersion: batch/v1
+      kind: Job
+      metadata: {name: flaky}
+      spec:
+        backoffLimit: 0
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{name: main, image: busybox, command: [sh, -c, "exit 3"],
+                          resources: {requests: {cpu: 40m}}}]
+YAML
+flaky() { k get appwrapper -n "$NS" flaky -o jsonpath="{$1}" 2>/dev/null; }
+until_eq 40 Failed flaky '.status.phase'
+expect_eq "the failed Job reset the AppWrapper once, then it failed" "Failed 1" \
+  "$(flaky '.status.phase') $(flaky '.status.resettingCount')"
+expect_eq "Unhealthy: FailedComponent" "FailedComponent" \
+  "$(flaky '.status.conditions[?(@.type=="Unhealthy")].reason')"
+contains "the reset is in the AppWrapper's events" "Found 1 failed components" \
+  "$(k get events -n "$NS" --field-selector involvedObject.name=flaky 2>&1)"
+flaky_job() { k get job -n "$NS" flaky -o name 2>/dev/null; }
+until_eq 10 "" flaky_job
+expect_eq "its component is deleted" "" "$(flaky_job)"
 until_eq 20 0 admitted
 expect_eq "its quota is released" "0" "$(admitted)"
 echo "passed $PASS, failed $FAIL"

@@ -18,6 +18,7 @@ KindInfo CrdKindInfo(const std::string& group, const std::string& version, const
   i.categories = std::move(extras.categories);
   i.workload_prefix = workload_prefix;
   i.columns = std::move(extras.columns);
+  i.scale = std::move(extras.scale);
   return i;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,13 @@ struct PrinterColumn {
   std::function<nlohmann::json(const nlohmann::json& job)> value;
 };
 
+// A CRD's scale subresource (subresources.scale): dotted JSON paths.
+struct ScaleInfo {
+  std::string spec_replicas;    // ".spec.replicas"
+  std::string status_replicas;  // ".status.replicas"
+  std::string label_selector;   // ".status.hpaPodSelector"; "" for none
+};
+
 struct KindInfo {
   std::string framework;  // Kueue's integration name: "kubeflow.org/pytorchjob"
   std::string group;      // "kubeflow.org"
@@ -37,6 +45,8 @@ struct KindInfo {
   std::string workload_prefix;
   // After NAME (and NAMESPACE); an AGE column is the kind's own to declare.
   std::vector<PrinterColumn> columns;
+  // Set when the CRD serves /scale (kubectl scale, HorizontalPodAutoscalers).
+  std::optional<ScaleInfo> scale{};
 };
 
 // What a kind's CRD declares besides its group, version and kind.
@@ -44,6 +54,7 @@ struct KindExtras {
   std::vector<std::string> short_names{};
   std::vector<std::string> categories{};
   std::vector<PrinterColumn> columns{};
+  std::optional<ScaleInfo> scale{};
 };
 
 // The KindInfo of `kind` served at group/version as its CRD names it: the

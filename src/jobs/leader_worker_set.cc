@@ -241,13 +241,16 @@ const KindInfo& LeaderWorkerSetKind::Info() const {
     return CrdKindInfo(
         "leaderworkerset.x-k8s.io", "v1", "LeaderWorkerSet", "LeaderWorkerSet",
         {.short_names = {"lws"},
-         .columns = {
-             column("Ready", "integer", "/status/readyReplicas", "Number of ready replicas"),
-             column("Desired", "integer", "/spec/replicas", "Number of desired replicas"),
-             column("Up-to-date", "integer", "/status/updatedReplicas",
-                    "Number of up-to-date replicas"),
-             column("Age", "date", "/metadata/creationTimestamp", ""),
-         }});
+         .columns =
+             {
+                 column("Ready", "integer", "/status/readyReplicas", "Number of ready replicas"),
+                 column("Desired", "integer", "/spec/replicas", "Number of desired replicas"),
+                 column("Up-to-date", "integer", "/status/updatedReplicas",
+                        "Number of up-to-date replicas"),
+                 column("Age", "date", "/metadata/creationTimestamp", ""),
+             },
+         // The CRD's subresources.scale: HPA selects the leaders.
+         .scale = ScaleInfo{".spec.replicas", ".status.replicas", ".status.hpaPodSelector"}});
   }();
   return kInfo;
 }

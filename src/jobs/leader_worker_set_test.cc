@@ -47,6 +47,8 @@ TEST(LeaderWorkerSetKind, Info) {
   std::vector<std::string> shown;
   for (const PrinterColumn& c : k.Info().columns) shown.push_back(c.name);
   EXPECT_EQ(shown, (std::vector<std::string>{"Ready", "Desired", "Up-to-date", "Age"}));
+  ASSERT_TRUE(k.Info().scale.has_value());
+  EXPECT_EQ(k.Info().scale->label_selector, ".status.hpaPodSelector");
   Json lws = LwsSample();
   lws["status"] = {{"readyReplicas", 1}, {"updatedReplicas", 2}};
   EXPECT_EQ(ColumnValue(k.Info(), "Ready", lws), 1);

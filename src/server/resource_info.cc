@@ -142,8 +142,13 @@ std::vector<ResourceInfo> BuildServedResources() {
   // Every job kind: batch/v1 Job and the operators' kinds.
   for (const auto& k : jobs::JobKinds()) {
     const jobs::KindInfo& i = k->Info();
-    served.push_back(Make(i.group, i.version, i.kind, i.plural, i.singular, kNamespaced, kStatus,
-                          i.short_names, i.categories));
+    ResourceInfo r = Make(i.group, i.version, i.kind, i.plural, i.singular, kNamespaced, kStatus,
+                          i.short_names, i.categories);
+    if (i.scale) {
+      r.scale =
+          ScalePaths{i.scale->spec_replicas, i.scale->status_replicas, i.scale->label_selector};
+    }
+    served.push_back(std::move(r));
   }
   return served;
 }

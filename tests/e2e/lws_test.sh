@@ -136,8 +136,10 @@ until_eq 40 running 4 || bad "the preempted group did not resume" "$(pods)"
 expect_eq "the preempted group resumed" 4 "$(running)"
 
 echo "== scaled down to one group: the other group's Workload and pods go"
-k patch lws -n "$NS" serve --type=merge -p '{"spec":{"replicas":1}}' >/dev/null ||
-  bad "kubectl patch the set's replicas"
+contains "its scale subresource selects the leaders (for an HPA)" \
+  '"selector":"leaderworkerset.sigs.k8s.io/name=serve,leaderworkerset.sigs.k8s.io/worker-index=0"' \
+  "$(k get --raw "/apis/leaderworkerset.x-k8s.io/v1/namespaces/$NS/leaderworkersets/serve/scale")"
+k scale lws -n "$NS" serve --replicas=1 >/dev/null || bad "kubectl scale the set to one group"
 admitted_groups() { workloads | cut -d'|' -f1-3 | tr '\n' ' ' | sed 's/ $//'; }
 until_eq 20 admitted_groups "0|True|big"
 expect_eq "only group 0's Workload is left, admitted" "0|True|big" "$(admitted_groups)"

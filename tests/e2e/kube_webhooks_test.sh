@@ -60,7 +60,7 @@ apiVersion: config.kueue.x-k8s.io/v1beta1
 kind: Configuration
 integrations:
   frameworks: [batch/job, pod, kubeflow.org/jaxjob, trainer.kubeflow.org/trainjob, ray.io/rayservice,
-               leaderworkerset.x-k8s.io/leaderworkerset]
+               leaderworkerset.x-k8s.io/leaderworkerset, deployment, statefulset]
 EOF2
 # deploy/'s webhook configurations; the stand-in reaches a Service at
 # 127.0.0.1 on its port, here the driver's.
@@ -376,6 +376,48 @@ eventually "the controller names the group's Workload on both pods and ungates t
   "lws-0=/true lws-0-1=/true" lws_pods
 contains "each pod's group is its group's Workload" "leaderworkerset-lws-0-" \
   "$(k get pod lws-0-1 -n team-a -o jsonpath='{.metadata.labels.kueue\.x-k8s\.io/pod-group-name}')"
+
+# A StatefulSet (Kueue's statefulset integration): its template is marked, the
+# pods its controller makes are gated, then named for the set's serving pod
+# group by the controller (Kueue's StatefulSet pod reconciler) and admitted.
+out=$(k create -f - -o jsonpath='{.spec.template.metadata.annotations.kueue\.x-k8s\.io/pod-suspending-parent}' 2>&1 <<'EOF2'
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+spec:
+  replicas: 2
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]}
+EOF2
+)
+expect_eq "kubectl create of a queued StatefulSet: Kueue's webhook marks its template" "statefulset" "$out"
+sts_uid=$(k get sts db -n team-a -o jsonpath='{.metadata.uid}')
+sts_pod() {  # sts_pod ORDINAL: a pod of db as the StatefulSet controller makes it
+  cat <<EOF2
+apiVersion: v1
+kind: Pod
+metadata:
+  name: db-$1
+  namespace: team-a
+  labels: {app: db, kueue.x-k8s.io/queue-name: user-queue, apps.kubernetes.io/pod-index: "$1"}
+  annotations: {kueue.x-k8s.io/pod-suspending-parent: statefulset}
+  ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: db, uid: "$sts_uid", controller: true}]
+spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]}
+EOF2
+}
+out=$(sts_pod 0 | k create -f - -o jsonpath='{.spec.schedulingGates[*].name}' 2>&1)
+expect_eq "a StatefulSet's pod is created gated" "kueue.x-k8s.io/admission" "$out"
+sts_pod 1 | k create -f - >/dev/null || bad "create the set's second pod"
+sts_pods() {
+  k get pods -n team-a -l app=db -o jsonpath='{range .items[*]}{.metadata.name}={.spec.schedulingGates[*].name}/{.metadata.labels.kueue\.x-k8s\.io/managed} {end}'
+}
+eventually "the controller names the set's pod group on both pods and ungates them" 20 \
+  "db-0=/true db-1=/true" sts_pods
+expect_eq "the group is the set's Workload, main × replicas" "main:2" \
+  "$(k get workloads -n team-a "$(k get pod db-1 -n team-a -o jsonpath='{.metadata.labels.kueue\.x-k8s\.io/pod-group-name}')" -o jsonpath='{.spec.podSets[0].name}:{.spec.podSets[0].count}')"
 
 { kill "$DRIVER"; wait "$DRIVER"; } 2>/dev/null
 DRIVER=

@@ -39,8 +39,8 @@ TEST_F(ApiServerTest, LegacyDiscovery) {
             (std::set<std::string>{
                 "admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io",
                 "autoscaling.x-k8s.io", "batch", "batch.volcano.sh", "coordination.k8s.io",
-                "jobset.x-k8s.io", "kubeflow.org", "kueue.x-k8s.io", "ray.io",
-                "rbac.authorization.k8s.io", "scheduling.k8s.io", "scheduling.volcano.sh",
+                "jobset.x-k8s.io", "kubeflow.org", "kueue.x-k8s.io", "leaderworkerset.x-k8s.io",
+                "ray.io", "rbac.authorization.k8s.io", "scheduling.k8s.io", "scheduling.volcano.sh",
                 "trainer.kubeflow.org", "visibility.kueue.x-k8s.io"}));
 
   Reply group = Get("/apis/kueue.x-k8s.io");

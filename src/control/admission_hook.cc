@@ -210,6 +210,8 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
     if (!management_.Manages(*kind, *object)) return Status::Ok();
     KUOTA_RETURN_IF_ERROR(ValidateJobQueueNameLabel(*object));
     if (op == Operation::kCreate) KUOTA_RETURN_IF_ERROR(ValidateJobMaxExecTimeLabel(*object));
+    if (op == Operation::kCreate)
+      KUOTA_RETURN_IF_ERROR(ValidateElasticJobAnnotation(*kind, *object));
     if (op == Operation::kCreate) kind->DefaultOnCreate(*object);
     // A job built from another object (a TrainJob's runtime) is checked
     // once the controller has copied it in.

@@ -54,4 +54,24 @@ Status ValidateJobMaxExecTimeLabel(const nlohmann::json& job) {
   return Status::Ok();
 }
 
+Status ValidateElasticJobAnnotation(const jobs::JobKind& kind, const nlohmann::json& job) {
+  static constexpr const char* kElastic = "kueue.x-k8s.io/elastic-job";
+  auto meta = job.find("metadata");
+  if (meta == job.end() || !meta->is_object()) return Status::Ok();
+  auto annotations = meta->find("annotations");
+  if (annotations == meta->end() || !annotations->is_object()) return Status::Ok();
+  auto it = annotations->find(kElastic);
+  if (it == annotations->end() || *it != "true") return Status::Ok();
+  const jobs::KindInfo& info = kind.Info();
+  const bool supported =
+      (info.group == "batch" && info.version == "v1" && info.kind == "Job") ||
+      (info.group == "ray.io" && info.version == "v1" &&
+       (info.kind == "RayCluster" || info.kind == "RayJob" || info.kind == "RayService"));
+  if (supported) return Status::Ok();
+  // Go's GroupVersionKind.String().
+  return Status::Invalid(std::string("metadata.annotations[") + kElastic +
+                         "]: Forbidden: elastic job is not supported for \"" + info.group + "/" +
+                         info.version + ", Kind=" + info.kind + "\"");
+}
+
 }  // namespace kuota::control

@@ -1,7 +1,8 @@
 // Kueue's rules on a managed job's labels at creation (jobframework's
 // ValidateJobOnCreate): the kueue.x-k8s.io/queue-name label names a
 // LocalQueue, so it must be a DNS-1123 subdomain (also checked on update);
-// kueue.x-k8s.io/max-exec-time-seconds must be a positive integer. One
+// kueue.x-k8s.io/max-exec-time-seconds must be a positive integer; the
+// elastic-job annotation only on kinds that support it. One
 // implementation for kuotad's API and the Kubernetes mode's validating
 // webhooks. Pure; thread-safe.
 #pragma once
@@ -26,5 +27,12 @@ using jobs::kMaxExecTimeSecondsLabel;
 // \"ten\": strconv.Atoi: parsing \"ten\": invalid syntax") and "Invalid
 // value: 0: should be greater than 0" for one that is not positive.
 Status ValidateJobMaxExecTimeLabel(const nlohmann::json& job);
+
+// Kueue's ValidateElasticJobAnnotation: kueue.x-k8s.io/elastic-job: "true"
+// only on a kind that scales through workload slices (batch/v1 Job; ray.io/v1
+// RayCluster, RayJob, RayService); else Invalid as Kueue words it
+// ("metadata.annotations[kueue.x-k8s.io/elastic-job]: Forbidden: elastic job
+// is not supported for \"kubeflow.org/v1, Kind=PyTorchJob\"").
+Status ValidateElasticJobAnnotation(const jobs::JobKind& kind, const nlohmann::json& job);
 
 }  // namespace kuota::control

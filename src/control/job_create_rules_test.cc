@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "jobs/registry.h"
+
 namespace kuota::control {
 namespace {
 
@@ -55,6 +57,21 @@ TEST(JobCreateRulesTest, MaxExecTimeLabelIsAPositiveInteger) {
     Status st = ValidateJobMaxExecTimeLabel(MaxExecJob(c.value));
     EXPECT_EQ(st.ok() ? "" : st.message(), c.want) << c.value;
   }
+}
+
+TEST(JobCreateRulesTest, ElasticJobAnnotationOnlyOnKindsThatScaleBySlices) {
+  auto elastic = [](const char* value) {
+    return nlohmann::json{
+        {"metadata", {{"name", "j"}, {"annotations", {{"kueue.x-k8s.io/elastic-job", value}}}}}};
+  };
+  EXPECT_TRUE(ValidateElasticJobAnnotation(*jobs::FindJobKind("jobs.batch"), elastic("true")).ok());
+  EXPECT_TRUE(
+      ValidateElasticJobAnnotation(*jobs::FindJobKind("rayclusters.ray.io"), elastic("true")).ok());
+  const jobs::JobKind& pytorch = *jobs::FindJobKind("pytorchjobs.kubeflow.org");
+  EXPECT_EQ(ValidateElasticJobAnnotation(pytorch, elastic("true")).message(),
+            "metadata.annotations[kueue.x-k8s.io/elastic-job]: Forbidden: elastic job is not "
+            "supported for \"kubeflow.org/v1, Kind=PyTorchJob\"");
+  EXPECT_TRUE(ValidateElasticJobAnnotation(pytorch, elastic("false")).ok());
 }
 
 }  // namespace

@@ -172,6 +172,24 @@ eventually "the elastic Job is admitted again once the preemptor is gone" 20 "Tr
   k get workload -n ml "$second" -o jsonpath='{.status.conditions[?(@.type=="Admitted")].status}'
 eventually "... and runs its 3 pods again" 20 "3" pid_files
 
+out=$(k apply -f - 2>&1 <<'YAML'
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata:
+  name: tf
+  namespace: ml
+  labels: {kueue.x-k8s.io/queue-name: lq}
+  annotations: {kueue.x-k8s.io/elastic-job: "true"}
+spec:
+  tfReplicaSpecs:
+    Worker:
+      replicas: 1
+      template: {spec: {containers: [{name: tensorflow, image: busybox}]}}
+YAML
+)
+contains "a kind that cannot scale by slices is refused the annotation" \
+  'metadata.annotations[kueue.x-k8s.io/elastic-job]: Forbidden: elastic job is not supported for "kubeflow.org/v1, Kind=TFJob"' "$out"
+
 touch "$DIR/done"
 eventually "the Job completes" 30 "Complete" \
   k get job -n ml elastic -o jsonpath='{.status.conditions[*].type}'

@@ -790,6 +790,12 @@ bool Controller::Schedule() {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - cycle_start).count());
     }
     if (metrics_) {
+      for (const auto& k : r.replaced) {
+        const engine::WorkloadInfo* old = engine_.FindWorkload(k);
+        metrics_->ReplacedSlice(old != nullptr && old->object.status.admission
+                                    ? old->object.status.admission->cluster_queue
+                                    : std::string());
+      }
       for (const auto& p : r.preempted) {
         const engine::WorkloadInfo* by = engine_.FindWorkload(p.preemptor);
         const engine::ClusterQueueNode* cq = by == nullptr     ? nullptr

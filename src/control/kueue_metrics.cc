@@ -86,6 +86,8 @@ KueueMetrics::KueueMetrics(metrics::Registry& r) : registry_(r) {
                    {"preempting_cluster_queue", "reason"});
   r.DeclareCounter("kueue_finished_workloads_total",
                    "The number of finished workloads per 'cluster_queue'", {"cluster_queue"});
+  r.DeclareCounter("kueue_replaced_workload_slices_total",
+                   "The number of replaced workload slices per 'cluster_queue'", {"cluster_queue"});
   r.DeclareCounter("kueue_local_queue_quota_reserved_workloads_total",
                    "The total number of quota reserved workloads per 'local_queue'",
                    {"name", "namespace"});
@@ -142,6 +144,10 @@ void KueueMetrics::Preempted(const std::string& preempting_cq, const std::string
 void KueueMetrics::Finished(const std::string& cq, const std::string& ns, const std::string& lq) {
   registry_.Add("kueue_finished_workloads_total", {cq});
   registry_.Add("kueue_local_queue_finished_workloads_total", {lq, ns});
+}
+
+void KueueMetrics::ReplacedSlice(const std::string& cq) {
+  registry_.Add("kueue_replaced_workload_slices_total", {cq});
 }
 
 void KueueMetrics::Publish(const engine::EngineState& s) {

@@ -38,6 +38,8 @@ class KueueMetrics {
   // InCohortReclaimWhileBorrowing.
   void Preempted(const std::string& preempting_cq, const std::string& reason);
   void Finished(const std::string& cq, const std::string& ns, const std::string& lq);
+  // An elastic job's slice of `cq` replaced by its scaled-up successor.
+  void ReplacedSlice(const std::string& cq);
 
   // Replaces the state gauges with what `state` holds now.
   void Publish(const engine::EngineState& state);

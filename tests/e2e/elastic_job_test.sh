@@ -141,6 +141,9 @@ usage() {
   k get clusterqueue cq -o jsonpath='{range .status.flavorsUsage[*]}{.name}={.resources[0].total}{" "}{end}'
 }
 eventually "the ClusterQueue counts the 4 pods once (400m on big)" 20 "big=400m" usage
+expect_eq "kueue_replaced_workload_slices_total counts the replacement" \
+  'kueue_replaced_workload_slices_total{cluster_queue="cq"} 1' \
+  "$(k get --raw /metrics | grep '^kueue_replaced_workload_slices_total')"
 holding=$(k get workloads -n ml -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Admitted")].status}/{.status.conditions[?(@.type=="Finished")].status}{"\n"}{end}' | grep -c '^True/$')
 expect_eq "one Workload not finished holds the quota" 1 "$holding"
 

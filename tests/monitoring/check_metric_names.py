@@ -41,6 +41,7 @@ METRICS = {
     "kueue_reserving_active_workloads": {"cluster_queue"},
     "kueue_admitted_active_workloads": {"cluster_queue"},
     "kueue_finished_workloads_total": {"cluster_queue"},
+    "kueue_replaced_workload_slices_total": {"cluster_queue"},
     "kueue_cluster_queue_status": {"cluster_queue", "status"},
     "kueue_cluster_queue_resource_reservation": CQ_RES,
     "kueue_cluster_queue_resource_usage": CQ_RES,

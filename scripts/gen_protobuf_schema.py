@@ -33,6 +33,10 @@ ROOTS = [
     ("", "Secret", "k8s.io.api.core.v1", "Secret"),
     ("", "ConfigMap", "k8s.io.api.core.v1", "ConfigMap"),
     ("batch", "Job", "k8s.io.api.batch.v1", "Job"),
+    # kubectl create deployment sends protobuf; the other apps kinds come along.
+    ("apps", "Deployment", "k8s.io.api.apps.v1", "Deployment"),
+    ("apps", "StatefulSet", "k8s.io.api.apps.v1", "StatefulSet"),
+    ("apps", "ReplicaSet", "k8s.io.api.apps.v1", "ReplicaSet"),
     ("scheduling.k8s.io", "PriorityClass", "k8s.io.api.scheduling.v1", "PriorityClass"),
     ("rbac.authorization.k8s.io", "Role", "k8s.io.api.rbac.v1", "Role"),
     ("rbac.authorization.k8s.io", "ClusterRole", "k8s.io.api.rbac.v1", "ClusterRole"),
@@ -54,6 +58,7 @@ ROOTS = [
 PACKAGES = {
     "k8s.io.api.core.v1": "api:core/v1",
     "k8s.io.api.batch.v1": "api:batch/v1",
+    "k8s.io.api.apps.v1": "api:apps/v1",
     "k8s.io.api.scheduling.v1": "api:scheduling/v1",
     "k8s.io.api.rbac.v1": "api:rbac/v1",
     "k8s.io.api.coordination.v1": "api:coordination/v1",

@@ -38,7 +38,7 @@ TEST_F(ApiServerTest, LegacyDiscovery) {
   EXPECT_EQ(groups,
             (std::set<std::string>{
                 "admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io",
-                "autoscaling.x-k8s.io", "batch", "batch.volcano.sh", "coordination.k8s.io",
+                "apps", "autoscaling.x-k8s.io", "batch", "batch.volcano.sh", "coordination.k8s.io",
                 "jobset.x-k8s.io", "kubeflow.org", "kueue.x-k8s.io", "leaderworkerset.x-k8s.io",
                 "ray.io", "rbac.authorization.k8s.io", "scheduling.k8s.io", "scheduling.volcano.sh",
                 "trainer.kubeflow.org", "visibility.kueue.x-k8s.io"}));

@@ -6,7 +6,8 @@ std::optional<Json::json_pointer> ManagedByPointer(const JobKind& kind) {
   const KindInfo& i = kind.Info();
   if (i.group == "kubeflow.org") return Json::json_pointer("/spec/runPolicy/managedBy");
   if ((i.group == "batch" && i.kind == "Job") || i.group == "jobset.x-k8s.io" ||
-      i.group == "ray.io" || i.group == "trainer.kubeflow.org") {
+      i.group == "ray.io" || i.group == "trainer.kubeflow.org" ||
+      i.group == "workload.codeflare.dev") {
     return Json::json_pointer("/spec/managedBy");
   }
   return std::nullopt;

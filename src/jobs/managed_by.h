@@ -1,5 +1,6 @@
 // Which controller runs a job: the kinds' managedBy fields (batch/v1 Job,
-// JobSet, RayJob, RayCluster, RayService and Trainer's TrainJob: spec.managedBy; Kubeflow's jobs:
+// JobSet, RayJob, RayCluster, RayService, Trainer's TrainJob and CodeFlare's
+// AppWrapper: spec.managedBy; Kubeflow's jobs:
 // spec.runPolicy.managedBy) and Kueue's MultiKueue value. A job whose
 // managedBy is kueue.x-k8s.io/multikueue runs on a worker cluster: the
 // manager queues it but never creates its pods. Pure functions; thread-safe.

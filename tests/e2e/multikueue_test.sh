@@ -11,6 +11,8 @@
 #     exactly one worker each (pods are processes there, none on the
 #     manager), the check says where, and their status (Complete /
 #     Succeeded) comes back to the manager's job;
+#   * an AppWrapper's component runs on one worker (created there by its
+#     AppWrapper controller), its status (Succeeded) comes back;
 #   * a plain pod runs on a worker while the manager's copy stays gated, and
 #     its status (Succeeded) comes back;
 #   * a second Job lands on the other worker when the first is full;
@@ -79,7 +81,7 @@ cat >"$TMP/worker-config.yaml" <<EOF
 apiVersion: config.kueue.x-k8s.io/v1beta1
 kind: Configuration
 integrations:
-  frameworks: [batch/job, kubeflow.org/pytorchjob, pod]
+  frameworks: [batch/job, kubeflow.org/pytorchjob, pod, workload.codeflare.dev/appwrapper]
 EOF
 
 # --- two workers: queues, and the manager's identity there -------------------
@@ -102,6 +104,9 @@ rules:
 - apiGroups: [kubeflow.org]
   resources: [pytorchjobs, pytorchjobs/status]
   verbs: [create, delete, get, list, watch]
+- apiGroups: [workload.codeflare.dev]
+  resources: [appwrappers, appwrappers/status]
+  verbs: [create, delete, get, list, watch]
 - apiGroups: [""]
   resources: [pods]
   verbs: [create, delete, get, list, watch]
@@ -121,7 +126,7 @@ cat >"$TMP/manager-config.yaml" <<EOF
 apiVersion: config.kueue.x-k8s.io/v1beta1
 kind: Configuration
 integrations:
-  frameworks: [batch/job, kubeflow.org/pytorchjob, pod]
+  frameworks: [batch/job, kubeflow.org/pytorchjob, pod, workload.codeflare.dev/appwrapper]
 multiKueue:
   gcInterval: 3s
   workerLostTimeout: 5s
@@ -254,6 +259,34 @@ eventually "the copy is removed from $where once finished" 15 gone gone "$where"
 contains "an Event on the manager says where it ran" "The workload was admitted on \"$where\"" \
   "$(kc m get events -n team-a --field-selector reason=MultiKueue -o jsonpath='{.items[*].message}')"
 kc m delete job hello -n team-a >/dev/null
+
+# --- an AppWrapper: its component runs on one worker, its status comes back ------
+kc m apply -f - >/dev/null <<EOF
+apiVersion: workload.codeflare.dev/v1beta2
+kind: AppWrapper
+metadata: {name: wrapped, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: team-a-queue}}
+spec:
+  components:
+  - template:
+      apiVersion: batch/v1
+      kind: Job
+      metadata: {name: wrapped-side}
+      spec:
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{name: c, image: busybox, command: [sh, -c, "echo wrapped; sleep 2; : $TAG"],
+                          resources: {requests: {cpu: 500m}}}]
+EOF
+eventually "the manager's AppWrapper gets managedBy kueue.x-k8s.io/multikueue" 5 \
+  "kueue.x-k8s.io/multikueue" kc m get appwrapper wrapped -n team-a -o jsonpath='{.spec.managedBy}'
+both_jobs() { kc w1 get jobs -n team-a --no-headers 2>/dev/null; kc w2 get jobs -n team-a --no-headers 2>/dev/null; }
+eventually "a worker's AppWrapper controller creates its component Job" 20 wrapped-side both_jobs
+expect_eq "on one worker only" 1 "$(both_jobs | grep -c wrapped-side)"
+expect_eq "no component on the manager" "" "$(kc m get jobs -n team-a --no-headers 2>/dev/null | grep wrapped)"
+eventually "the manager's AppWrapper turns Succeeded (its status came back)" 30 Succeeded \
+  kc m get appwrapper wrapped -n team-a -o jsonpath='{.status.phase}'
+kc m delete appwrapper wrapped -n team-a >/dev/null
 
 # --- a plain pod: run on a worker, gated on the manager, status back -------------
 kc m apply -f - >/dev/null <<EOF

@@ -341,6 +341,10 @@ Status LeaderWorkerSetKind::Validate(const Json& job) const {
     return InvalidValue(std::string(kLwsTemplatePath) + ".size", size,
                         "size must be equal or greater than 1");
   }
+  if (size > INT32_MAX) {  // the CRD's int32
+    return InvalidValue(std::string(kLwsTemplatePath) + ".size", size,
+                        "must be less than or equal to 2147483647");
+  }
   if (replicas * size > INT32_MAX) {
     return InvalidValue("spec.replicas", replicas,
                         "the product of replicas and worker replicas must not exceed 2147483647");

@@ -15,6 +15,9 @@ namespace {
 
 // Every pod runs on this machine: the leader's Service address is this one.
 constexpr const char* kLwsLeaderAddress = "127.0.0.1";
+// Pods made in one pass at most (a StatefulSet controller's burst): the
+// next pass, on their creation events, makes the rest.
+constexpr size_t kLwsCreateBurst = 256;
 
 std::string LwsHash(const std::string& s) {
   char hex[17];
@@ -175,13 +178,11 @@ Result<GroupActions> ReconcileLeaderWorkerSet(const Json& lws, const std::vector
       if (MetaMapValue(*leader->second, "labels", kLwsRevisionLabel) == revision) ++updated_groups;
     }
     const bool workers_due = !leader_ready_first || (has_leader && PodRunning(*leader->second));
-    bool lost = false;  // a pod of a started group is gone
-    if (recreate_group) {
-      if (!has_leader && !members.empty()) lost = true;
-      if (has_leader && workers_due) {
-        for (int64_t w = 1; w < size; ++w) lost = lost || members.count(w) == 0;
-      }
-    }
+    // A pod of a made group is gone: the leader while workers remain, or
+    // some of the workers (a group's workers are made together, in one pass).
+    const int64_t workers = static_cast<int64_t>(members.size()) - (leader != members.end());
+    const bool lost =
+        (!has_leader && !members.empty()) || (has_leader && workers > 0 && workers < size - 1);
     if (recreate_group && (failed || lost || deleting)) {
       // RecreateGroupOnPodRestart: the group is recreated whole, once every
       // one of its pods is gone.
@@ -196,6 +197,9 @@ Result<GroupActions> ReconcileLeaderWorkerSet(const Json& lws, const std::vector
       continue;
     }
     bool ready = has_leader && PodRunning(*leader->second);
+    // A group's missing pods are made in one pass; other groups wait once a
+    // pass has made a burst.
+    const bool may_create = out.create_pods.size() < kLwsCreateBurst;
     for (int64_t w = 0; w < size; ++w) {
       auto it = members.find(w);
       if (it != members.end()) {
@@ -206,7 +210,7 @@ Result<GroupActions> ReconcileLeaderWorkerSet(const Json& lws, const std::vector
         continue;
       }
       ready = false;
-      if (w > 0 && !workers_due) continue;
+      if (!may_create || (w > 0 && !workers_due)) break;  // a later pass makes it
       out.create_pods.push_back(LeaderWorkerSetPod(lws, g, w));
     }
     if (ready) ++ready_groups;

@@ -2,12 +2,13 @@
 // this machine, given the set and its pods as stored: each group's leader
 // "<lws>-<g>" and workers "<lws>-<g>-<w>" made from the templates with LWS's
 // labels, annotations and environment (LWS_LEADER_ADDRESS, LWS_GROUP_SIZE,
-// LWS_WORKER_INDEX), recreated when deleted (a preempted group comes back
-// gated and queues again), the whole group recreated on a pod's failure or
-// loss under RecreateGroupOnPodRestart, groups beyond spec.replicas deleted,
-// and LWS's status (replicas, readyReplicas, updatedReplicas, hpaPodSelector,
-// the Available / Progressing conditions). Kuota runs no StatefulSets: the
-// pods are the set's own. Pure function; thread-safe.
+// LWS_WORKER_INDEX), a group's pods at once (about 256 pods a pass),
+// recreated when deleted (a preempted group comes back gated and queues
+// again), the whole group recreated on a pod's failure or loss under
+// RecreateGroupOnPodRestart, groups beyond spec.replicas deleted, and LWS's
+// status (replicas, readyReplicas, updatedReplicas, hpaPodSelector, the
+// Available / Progressing conditions). Kuota runs no StatefulSets: the pods
+// are the set's own. Pure function; thread-safe.
 #pragma once
 
 #include <string>

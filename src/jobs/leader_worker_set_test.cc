@@ -106,6 +106,10 @@ TEST(LeaderWorkerSetKind, ValidationErrors) {
        "equal to 1000000"},
       {"size 0", [](Json& j) { j["spec"]["leaderWorkerTemplate"]["size"] = 0; },
        "spec.leaderWorkerTemplate.size: Invalid value: 0: size must be equal or greater than 1"},
+      {"size beyond int32",
+       [](Json& j) { j["spec"]["leaderWorkerTemplate"]["size"] = int64_t{1} << 40; },
+       "spec.leaderWorkerTemplate.size: Invalid value: 1099511627776: must be less than or equal "
+       "to 2147483647"},
       {"bad restart policy",
        [](Json& j) { j["spec"]["leaderWorkerTemplate"]["restartPolicy"] = "Always"; },
        "spec.leaderWorkerTemplate.restartPolicy: Unsupported value: \"Always\": supported "
@@ -356,6 +360,31 @@ TEST(LeaderWorkerSetPods, RecreatesAGroupWhole) {
   a = ReconcileLeaderWorkerSet(none, pods, "t5");
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->delete_pods, (std::vector<std::string>{"nginx-leaderworkerset-0-1"}));
+}
+
+TEST(LeaderWorkerSetPods, LeaderReadyAndBursts) {
+  Json lws = LwsSample();
+  lws["spec"]["startupPolicy"] = "LeaderReady";
+  lws["spec"]["replicas"] = 1;
+  Result<GroupActions> a = ReconcileLeaderWorkerSet(lws, {}, "t0");
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->create_pods.size(), 1u);  // the leader first
+  Json leader = a->create_pods[0];
+  leader["status"] = {{"phase", "Pending"}};
+  a = ReconcileLeaderWorkerSet(lws, {leader}, "t1");
+  ASSERT_TRUE(a.ok());
+  EXPECT_TRUE(a->create_pods.empty());
+  EXPECT_TRUE(a->delete_pods.empty());  // not a lost group
+  leader["status"]["phase"] = "Running";
+  a = ReconcileLeaderWorkerSet(lws, {leader}, "t2");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->create_pods.size(), 2u);  // then its workers
+  // Many groups: whole groups, about 256 pods a pass.
+  Json many = LwsSample();
+  many["spec"]["replicas"] = 200;
+  a = ReconcileLeaderWorkerSet(many, {}, "t3");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->create_pods.size(), 258u);  // 86 groups of 3
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ TEST_F(ApiServerTest, LegacyDiscovery) {
                 "apps", "autoscaling.x-k8s.io", "batch", "batch.volcano.sh", "coordination.k8s.io",
                 "jobset.x-k8s.io", "kubeflow.org", "kueue.x-k8s.io", "leaderworkerset.x-k8s.io",
                 "ray.io", "rbac.authorization.k8s.io", "scheduling.k8s.io", "scheduling.volcano.sh",
-                "trainer.kubeflow.org", "visibility.kueue.x-k8s.io"}));
+                "trainer.kubeflow.org", "visibility.kueue.x-k8s.io", "workload.codeflare.dev"}));
 
   Reply group = Get("/apis/kueue.x-k8s.io");
   ASSERT_EQ(group.status, 200);
@@ -194,6 +194,106 @@ TEST_F(ApiServerTest, TrainingOperatorKindsAreServed) {
   ASSERT_EQ(table.body["rows"].size(), 1u);
   EXPECT_EQ(table.body["rows"][0]["cells"][0], "jax");
   EXPECT_EQ(table.body["rows"][0]["cells"][1], "Running");
+}
+
+// The Spark operator's SparkApplication: listed by discovery (short name
+// sparkapp, status subresource), in OpenAPI, and printed with its CRD's
+// columns (kuotad's admission, which refuses invalid ones, is not here:
+// job_kinds_test.sh checks its 422s).
+TEST_F(ApiServerTest, SparkApplicationsAreServed) {
+  Reply group = Get("/apis/sparkoperator.k8s.io/v1beta2");
+  ASSERT_EQ(group.status, 200) << group.raw;
+  std::set<std::string> names;
+  for (const Json& r : group.body["resources"]) {
+    names.insert(r["name"].get<std::string>());
+    if (r["name"] == "sparkapplications") {
+      EXPECT_EQ(r["kind"], "SparkApplication");
+      EXPECT_EQ(r["shortNames"], Json::array({"sparkapp"}));
+      EXPECT_EQ(r["namespaced"], true);
+    }
+  }
+  EXPECT_EQ(names.count("sparkapplications"), 1u);
+  EXPECT_EQ(names.count("sparkapplications/status"), 1u);
+  Reply index = Get("/openapi/v3");
+  ASSERT_TRUE(index.body["paths"].contains("apis/sparkoperator.k8s.io/v1beta2"));
+  Reply doc = Get(index.body["paths"]["apis/sparkoperator.k8s.io/v1beta2"]["serverRelativeURL"]);
+  EXPECT_TRUE(doc.body["paths"].contains(
+      "/apis/sparkoperator.k8s.io/v1beta2/namespaces/{namespace}/sparkapplications/{name}"));
+
+  Json app = Json::parse(R"({
+    "apiVersion": "sparkoperator.k8s.io/v1beta2", "kind": "SparkApplication",
+    "metadata": {"name": "spark-pi", "namespace": "default"},
+    "spec": {"type": "Scala", "mode": "cluster", "sparkVersion": "3.5.0",
+             "mainApplicationFile": "local:///opt/spark/examples/jars/spark-examples.jar",
+             "driver": {"coreRequest": "100m", "memory": "512m"},
+             "executor": {"instances": 1, "coreRequest": "100m", "memory": "512m"}}})");
+  const std::string apps =
+      "/apis/sparkoperator.k8s.io/v1beta2/namespaces/default/sparkapplications";
+  Reply created = Post(apps, app);
+  ASSERT_EQ(created.status, 201) << created.raw;
+  Reply st =
+      MergePatch(apps + "/spark-pi/status", R"({"status":{"applicationState":{"state":"RUNNING"},)"
+                                            R"("executionAttempts":1}})");
+  ASSERT_EQ(st.status, 200) << st.raw;
+  Reply table = Get(apps, "application/json;as=Table;v=v1;g=meta.k8s.io");
+  ASSERT_EQ(table.status, 200) << table.raw;
+  std::vector<std::string> columns;
+  for (const Json& c : table.body["columnDefinitions"]) columns.push_back(c["name"]);
+  EXPECT_EQ(columns, (std::vector<std::string>{"Name", "Suspend", "Status", "Attempts", "Start",
+                                               "Finish", "Age"}));
+  ASSERT_EQ(table.body["rows"].size(), 1u);
+  EXPECT_EQ(table.body["rows"][0]["cells"][0], "spark-pi");
+  EXPECT_EQ(table.body["rows"][0]["cells"][2], "RUNNING");
+}
+
+// CodeFlare's AppWrapper: listed by discovery (short name aw, status
+// subresource), in OpenAPI, and printed with its CRD's columns (Status,
+// Quota Reserved, Resources Deployed, Unhealthy, Age).
+TEST_F(ApiServerTest, AppWrappersAreServed) {
+  Reply group = Get("/apis/workload.codeflare.dev/v1beta2");
+  ASSERT_EQ(group.status, 200) << group.raw;
+  std::set<std::string> names;
+  for (const Json& r : group.body["resources"]) {
+    names.insert(r["name"].get<std::string>());
+    if (r["name"] == "appwrappers") {
+      EXPECT_EQ(r["kind"], "AppWrapper");
+      EXPECT_EQ(r["shortNames"], Json::array({"aw"}));
+      EXPECT_EQ(r["namespaced"], true);
+    }
+  }
+  EXPECT_EQ(names.count("appwrappers"), 1u);
+  EXPECT_EQ(names.count("appwrappers/status"), 1u);
+  Reply index = Get("/openapi/v3");
+  ASSERT_TRUE(index.body["paths"].contains("apis/workload.codeflare.dev/v1beta2"));
+  Reply doc =
+      Get(index.body["paths"]["apis/workload.codeflare.dev/v1beta2"]["serverRelativeURL"]);
+  EXPECT_TRUE(doc.body["paths"].contains(
+      "/apis/workload.codeflare.dev/v1beta2/namespaces/{namespace}/appwrappers/{name}/status"));
+
+  const Json aw = Json::parse(R"({
+    "apiVersion": "workload.codeflare.dev/v1beta2", "kind": "AppWrapper",
+    "metadata": {"name": "wrapped", "namespace": "default"},
+    "spec": {"components": [{"template": {
+      "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+      "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}]}})");
+  const std::string aws = "/apis/workload.codeflare.dev/v1beta2/namespaces/default/appwrappers";
+  Reply created = Post(aws, aw);
+  ASSERT_EQ(created.status, 201) << created.raw;
+  Reply st = MergePatch(aws + "/wrapped/status",
+                        R"({"status":{"phase":"Running","conditions":[)"
+                        R"({"type":"QuotaReserved","status":"True"},)"
+                        R"({"type":"Unhealthy","status":"False"}]}})");
+  ASSERT_EQ(st.status, 200) << st.raw;
+  Reply table = Get(aws, "application/json;as=Table;v=v1;g=meta.k8s.io");
+  ASSERT_EQ(table.status, 200) << table.raw;
+  std::vector<std::string> columns;
+  for (const Json& c : table.body["columnDefinitions"]) columns.push_back(c["name"]);
+  EXPECT_EQ(columns, (std::vector<std::string>{"Name", "Status", "Quota Reserved",
+                                               "Resources Deployed", "Unhealthy", "Age"}));
+  ASSERT_EQ(table.body["rows"].size(), 1u);
+  EXPECT_EQ(table.body["rows"][0]["cells"][1], "Running");
+  EXPECT_EQ(table.body["rows"][0]["cells"][2], "True");
+  EXPECT_EQ(table.body["rows"][0]["cells"][4], "False");
 }
 
 TEST_F(ApiServerTest, DefaultNamespacesExist) {

@@ -120,8 +120,8 @@ int main(int argc, char** argv) {
                  "Kubernetes mode: serve the CRDs' conversion webhook (HTTPS POST /convert, "
                  "kueue.x-k8s.io v1beta1 <-> v1beta2) and Kueue's admission webhooks "
                  "(/mutate-..., /validate-...) on this port of --address (0: any free port, -1: "
-                 "none, and no plain-pod or LeaderWorkerSet integration); its certificate is kept "
-                 "in the Secret "
+                 "none, and no plain-pod, LeaderWorkerSet, Deployment or StatefulSet "
+                 "integration); its certificate is kept in the Secret "
                  "--webhook-secret and its CA set in the Kueue CRDs' and the two webhook "
                  "configurations' caBundle")
       ->check(CLI::Range(-1, 65535))

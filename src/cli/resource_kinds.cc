@@ -86,6 +86,9 @@ std::vector<KindInfo> BuildKinds() {
        "leaderworkerset",
        kNamespaced,
        {"lws"}},
+      // Kueue's serving integrations (kuotad plays their controllers).
+      {"Deployment", "apps", "v1", "deployments", "deployment", kNamespaced, {"deploy"}},
+      {"StatefulSet", "apps", "v1", "statefulsets", "statefulset", kNamespaced, {"sts"}},
       {"TrainingRuntime",
        "trainer.kubeflow.org",
        "v1alpha1",

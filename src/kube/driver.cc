@@ -22,6 +22,7 @@
 #include "jobs/leader_worker_set.h"
 #include "jobs/pod_kind.h"
 #include "jobs/registry.h"
+#include "jobs/serving_workloads.h"
 #include "kube/admission_webhook.h"
 #include "kube/api_service_ca.h"
 #include "kube/cluster_target.h"
@@ -212,10 +213,11 @@ Status RunDriver(const DriverOptions& options) {
   if (management->PodIntegrationRuns() && options.webhook_port < 0) {
     // Kueue's plain-pod integration needs its pod webhook (to gate pods as
     // they are created), which --webhook-port -1 turns off: pods are then
-    // watched for topology-aware scheduling only. So does the
-    // LeaderWorkerSet's, whose groups are pod groups.
+    // watched for topology-aware scheduling only. So do the
+    // LeaderWorkerSet's, Deployment's and StatefulSet's, whose pods are plain pods.
     std::fprintf(stderr,
-                 "kuotad: integration pod skipped (and leaderworkerset.x-k8s.io/leaderworkerset): "
+                 "kuotad: integration pod skipped (and leaderworkerset.x-k8s.io/leaderworkerset, "
+                 "deployment, statefulset): "
                  "plain pods are held back by Kueue's pod webhook, which --webhook-port -1 "
                  "turns off\n");
     api::Configuration without_pods = config;
@@ -227,7 +229,8 @@ Status RunDriver(const DriverOptions& options) {
       }
     }
     auto& frameworks = *without_pods.integrations.frameworks;
-    for (const char* f : {jobs::kPodFramework, jobs::kLeaderWorkerSetFramework}) {
+    for (const char* f : {jobs::kPodFramework, jobs::kLeaderWorkerSetFramework,
+                          jobs::kDeploymentFramework, jobs::kStatefulSetFramework}) {
       frameworks.erase(std::remove(frameworks.begin(), frameworks.end(), f), frameworks.end());
     }
     management = control::JobManagement::FromConfig(without_pods);

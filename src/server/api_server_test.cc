@@ -35,13 +35,26 @@ TEST_F(ApiServerTest, LegacyDiscovery) {
   EXPECT_EQ(apis.body["kind"], "APIGroupList");
   std::set<std::string> groups;
   for (const Json& g : apis.body["groups"]) groups.insert(g["name"].get<std::string>());
-  EXPECT_EQ(groups,
-            (std::set<std::string>{
-                "admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io",
-                "apps", "autoscaling.x-k8s.io", "batch", "batch.volcano.sh", "coordination.k8s.io",
-                "jobset.x-k8s.io", "kubeflow.org", "kueue.x-k8s.io", "leaderworkerset.x-k8s.io",
-                "ray.io", "rbac.authorization.k8s.io", "scheduling.k8s.io", "scheduling.volcano.sh",
-                "trainer.kubeflow.org", "visibility.kueue.x-k8s.io", "workload.codeflare.dev"}));
+  EXPECT_EQ(groups, (std::set<std::string>{"admissionregistration.k8s.io",
+                                           "apiextensions.k8s.io",
+                                           "apiregistration.k8s.io",
+                                           "apps",
+                                           "autoscaling.x-k8s.io",
+                                           "batch",
+                                           "batch.volcano.sh",
+                                           "coordination.k8s.io",
+                                           "jobset.x-k8s.io",
+                                           "kubeflow.org",
+                                           "kueue.x-k8s.io",
+                                           "leaderworkerset.x-k8s.io",
+                                           "ray.io",
+                                           "rbac.authorization.k8s.io",
+                                           "scheduling.k8s.io",
+                                           "scheduling.volcano.sh",
+                                           "sparkoperator.k8s.io",
+                                           "trainer.kubeflow.org",
+                                           "visibility.kueue.x-k8s.io",
+                                           "workload.codeflare.dev"}));
 
   Reply group = Get("/apis/kueue.x-k8s.io");
   ASSERT_EQ(group.status, 200);
@@ -265,8 +278,7 @@ TEST_F(ApiServerTest, AppWrappersAreServed) {
   EXPECT_EQ(names.count("appwrappers/status"), 1u);
   Reply index = Get("/openapi/v3");
   ASSERT_TRUE(index.body["paths"].contains("apis/workload.codeflare.dev/v1beta2"));
-  Reply doc =
-      Get(index.body["paths"]["apis/workload.codeflare.dev/v1beta2"]["serverRelativeURL"]);
+  Reply doc = Get(index.body["paths"]["apis/workload.codeflare.dev/v1beta2"]["serverRelativeURL"]);
   EXPECT_TRUE(doc.body["paths"].contains(
       "/apis/workload.codeflare.dev/v1beta2/namespaces/{namespace}/appwrappers/{name}/status"));
 
@@ -279,10 +291,9 @@ TEST_F(ApiServerTest, AppWrappersAreServed) {
   const std::string aws = "/apis/workload.codeflare.dev/v1beta2/namespaces/default/appwrappers";
   Reply created = Post(aws, aw);
   ASSERT_EQ(created.status, 201) << created.raw;
-  Reply st = MergePatch(aws + "/wrapped/status",
-                        R"({"status":{"phase":"Running","conditions":[)"
-                        R"({"type":"QuotaReserved","status":"True"},)"
-                        R"({"type":"Unhealthy","status":"False"}]}})");
+  Reply st = MergePatch(aws + "/wrapped/status", R"({"status":{"phase":"Running","conditions":[)"
+                                                 R"({"type":"QuotaReserved","status":"True"},)"
+                                                 R"({"type":"Unhealthy","status":"False"}]}})");
   ASSERT_EQ(st.status, 200) << st.raw;
   Reply table = Get(aws, "application/json;as=Table;v=v1;g=meta.k8s.io");
   ASSERT_EQ(table.status, 200) << table.raw;

@@ -22,7 +22,8 @@
 #     ClusterQueue Kueue refuses is refused with Kueue's message; with quota
 #     the controller unsuspends the Job and ungates the pod (the plain-pod
 #     integration runs in the Kubernetes mode once its webhook is served)
-#   * a JAXJob and a TrainJob are created suspended and started once admitted;
+#   * a JAXJob, a TrainJob and a SparkApplication are created suspended and
+#     started once admitted;
 #     a queued RayService with autoscaling is refused; a LeaderWorkerSet's
 #     templates are marked by Kueue's webhook, its group gets a Workload, and
 #     the group's pods (made here as LWS's StatefulSets make them) are created
@@ -60,7 +61,8 @@ apiVersion: config.kueue.x-k8s.io/v1beta1
 kind: Configuration
 integrations:
   frameworks: [batch/job, pod, kubeflow.org/jaxjob, trainer.kubeflow.org/trainjob, ray.io/rayservice,
-               leaderworkerset.x-k8s.io/leaderworkerset, deployment, statefulset]
+               leaderworkerset.x-k8s.io/leaderworkerset, deployment, statefulset,
+               sparkoperator.k8s.io/sparkapplication]
 EOF2
 # deploy/'s webhook configurations; the stand-in reaches a Service at
 # 127.0.0.1 on its port, here the driver's.
@@ -335,6 +337,27 @@ eventually "the TrainJob is admitted and started" 20 "false" \
   k get trainjob tj -n team-a -o jsonpath='{.spec.suspend}'
 contains "its placement went through Kueue's runtime patch" "kueue.x-k8s.io/manager" \
   "$(k get trainjob tj -n team-a -o jsonpath='{.spec.runtimePatches[*].manager}')"
+# A SparkApplication (sparkConf sets the memory, so its Workload asks for cpu
+# only, all this queue covers).
+out=$(k create -f - -o jsonpath='{.spec.suspend}' 2>&1 <<'EOF2'
+apiVersion: sparkoperator.k8s.io/v1beta2
+kind: SparkApplication
+metadata: {name: pi, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+spec:
+  type: Scala
+  mode: cluster
+  sparkVersion: "3.5.0"
+  mainApplicationFile: local:///opt/spark/examples/jars/spark-examples.jar
+  sparkConf: {spark.driver.memory: 512m, spark.executor.memory: 512m}
+  driver: {coreRequest: 100m}
+  executor: {instances: 2, coreRequest: 100m}
+EOF2
+)
+expect_eq "kubectl create of a queued SparkApplication: created suspended" "true" "$out"
+eventually "the SparkApplication is admitted and started" 20 "false" \
+  k get sparkapplication pi -n team-a -o jsonpath='{.spec.suspend}'
+expect_eq "its Workload has Kueue's driver and executor pod sets" "driver:1 executor:2" \
+  "$(k get workloads -n team-a -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].name=="pi")]}{.spec.podSets[0].name}:{.spec.podSets[0].count} {.spec.podSets[1].name}:{.spec.podSets[1].count}{end}')"
 
 # A LeaderWorkerSet: one Workload per group; LWS's controllers make the pods.
 out=$(k create -f - -o jsonpath='{.spec.leaderWorkerTemplate.workerTemplate.metadata.annotations.kueue\.x-k8s\.io/pod-suspending-parent}' 2>&1 <<'EOF2'

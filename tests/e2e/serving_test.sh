@@ -102,7 +102,15 @@ job() { job_yaml web "$1" queue=lq priority="$2" "requests=cpu: $3" "cmd=sleep 6
 count() { pgrep -f -- "$TAG-$1" | wc -l; }
 pods_of() { k get pods -n web -l app="$1" -o jsonpath='{range .items[*]}{.metadata.name}{" "}{.spec.schedulingGates[*].name}{"\n"}{end}'; }
 gated() { pods_of "$1" | grep -c 'kueue.x-k8s.io/admission'; }
-usage() { k get cq cq -o jsonpath='{.status.flavorsUsage[?(@.name=="big")].resources[?(@.name=="cpu")].total}'; }
+# "none" when no Workload's name matches the regular expression, else their names.
+workloads_like() {
+  local names
+  names=$(k get workloads -n web -o name | grep -E "$1")
+  echo "${names:-none}"
+}
+both_counts() { echo "$(count web) $(count db)"; }
+# The cpu used on flavor big, bracketed so that a needle matches it whole: [300m].
+usage() { echo "[$(k get cq cq -o jsonpath='{.status.flavorsUsage[?(@.name=="big")].resources[?(@.name=="cpu")].total}')]"; }
 
 start_kuotad --config "$TMP/config.yaml" --no-cgroups
 k create namespace web >/dev/null
@@ -155,7 +163,7 @@ eventually "a Deployment pod prints its environment" 10 "ROLE=web-server POD=$we
 eventually "a StatefulSet pod prints its environment" 10 "ROLE=db-server POD=db-1" k logs -n web db-1
 expect_eq "db-1 has its ordinal label and hostname" "1 db-1 db" \
   "$(k get pod -n web db-1 -o jsonpath='{.metadata.labels.apps\.kubernetes\.io/pod-index} {.spec.hostname} {.spec.subdomain}')"
-expect_eq "the quota used is 400m" 400m "$(usage)"
+eventually "the quota used is 400m" 10 "[400m]" usage
 
 # --- kubectl scale ----------------------------------------------------------
 k scale deploy/web -n web --replicas=3 >/dev/null
@@ -166,18 +174,18 @@ contains "a queued StatefulSet cannot change size but to or from zero (Kueue)" \
   "spec.replicas: Invalid value: 3: field is immutable" "$out"
 k scale sts/db -n web --replicas=0 >/dev/null
 eventually "scale down to zero: the StatefulSet's pods go" 15 0 count db
-eventually "and its Workload with them" 10 "" sh -c "k get workloads -n web -o name | grep statefulset-db- || true"
+eventually "and its Workload with them" 10 none workloads_like statefulset-db-
 eventually "the freed quota admits the Deployment's waiting pod" 15 3 count web
 k scale deploy/web -n web --replicas=1 >/dev/null
-eventually "scale down frees the Deployment's quota at once" 10 100m usage
+eventually "scale down frees the Deployment's quota at once" 10 "[100m]" usage
 k scale sts/db -n web --replicas=2 >/dev/null
 eventually "scale up from zero: the StatefulSet queues again and runs" 20 2 count db
-expect_eq "quota used: 100m + 200m" 300m "$(usage)"
+eventually "quota used: 100m + 200m" 10 "[300m]" usage
 
 # --- Preempted by a high-priority Job, then resumed --------------------------
 job urgent high 400m | k create -f - >/dev/null
 eventually "the urgent Job runs" 20 1 count urgent
-expect_eq "the serving pods were stopped" "0 0" "$(count web) $(count db)"
+eventually "the serving pods were stopped" 15 "0 0" both_counts
 eventually "the Deployment's pod is made again, gated" 10 1 gated web
 eventually "so is the StatefulSet's first pod" 10 1 gated db
 contains "the StatefulSet's Workload was preempted" "statefulset-db-" \
@@ -191,8 +199,8 @@ k delete deploy -n web web >/dev/null
 k delete sts -n web db >/dev/null
 eventually "the Deployment's pods end" 15 0 count web
 eventually "the StatefulSet's pods end" 15 0 count db
-eventually "their Workloads are gone" 15 "" sh -c "k get workloads -n web -o name | grep -E 'pod-web-|statefulset-db-' || true"
-eventually "the quota is released" 10 "0" usage
+eventually "their Workloads are gone" 15 none workloads_like 'pod-web-|statefulset-db-'
+eventually "the quota is released" 10 "[0]" usage
 
 echo "$PASS passed, $FAIL failed"
 [[ $FAIL -eq 0 ]]

@@ -94,6 +94,8 @@ Json PathParam3(const std::string& name) {
           {"schema", {{"type", "string"}, {"uniqueItems", true}}}};
 }
 
+constexpr const char* kScaleSchema = "io.k8s.api.autoscaling.v1.Scale";
+
 Json JsonContent3(const std::string& ref) {
   return {{"application/json", {{"schema", {{"$ref", ref}}}}}};
 }
@@ -189,6 +191,46 @@ void AddPaths3(const ResourceInfo& r, Json& paths) {
   };
   item_ops("", "");
   if (r.has_status) item_ops("/status", "Status");
+  if (r.scale) {
+    // The scale subresource reads and writes an autoscaling/v1 Scale.
+    item_ops("/scale", "Scale");
+    Json& scale = paths[collection + "/{name}/scale"];
+    const Json ref = JsonContent3("#/components/schemas/" + std::string(kScaleSchema));
+    const Json scale_gvk = {{"group", "autoscaling"}, {"version", "v1"}, {"kind", "Scale"}};
+    for (const char* verb : {"get", "put", "patch"}) {
+      scale[verb]["responses"]["200"]["content"] = ref;
+      scale[verb]["x-kubernetes-group-version-kind"] = scale_gvk;
+    }
+    scale["put"]["requestBody"] = {{"content", ref}, {"required", true}};
+  }
+}
+
+// autoscaling/v1 Scale, the body of every kind's scale subresource.
+Json ScaleSchema() {
+  Json props = {{"apiVersion", {{"type", "string"}}},
+                {"kind", {{"type", "string"}}},
+                {"metadata", PreservedObject("Standard object metadata.")},
+                {"spec",
+                 {{"type", "object"},
+                  {"description", "ScaleSpec describes the attributes of a scale subresource."},
+                  {"properties",
+                   {{"replicas",
+                     {{"type", "integer"},
+                      {"format", "int32"},
+                      {"description",
+                       "replicas is the desired "
+                       "number of instances for "
+                       "the scaled object."}}}}}}},
+                {"status",
+                 {{"type", "object"},
+                  {"properties",
+                   {{"replicas", {{"type", "integer"}, {"format", "int32"}}},
+                    {"selector", {{"type", "string"}}}}}}}};
+  return {{"type", "object"},
+          {"description", "Scale represents a scaling request for a resource."},
+          {"properties", props},
+          {"x-kubernetes-group-version-kind",
+           Json::array({{{"group", "autoscaling"}, {"version", "v1"}, {"kind", "Scale"}}})}};
 }
 
 Json CommonSchemas() {
@@ -228,6 +270,7 @@ Json OpenApiV3Document(const std::string& group, const std::string& version) {
     AddPaths3(r, paths);
     schemas[DefinitionName(r, r.kind)] = KindSchema(r);
     schemas[DefinitionName(r, r.kind + "List")] = ListSchema(r, "#/components/schemas/");
+    if (r.scale) schemas[kScaleSchema] = ScaleSchema();
   }
   if (!any) return nullptr;
   return {{"openapi", "3.0.0"},

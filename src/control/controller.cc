@@ -339,9 +339,20 @@ void Controller::ApplyObject(const std::string& resource, const Json& object) {
       if (ref.value("controller", false)) job_workload_[ref.value("uid", "")] = key;
     }
     NoteElasticSlice(object, false);
+    const bool known = engine_.FindWorkload(key) != nullptr;
     Status st = engine_.Apply(*decoded);
     if (!st.ok()) std::fprintf(stderr, "kuotad: %s\n", st.ToString().c_str());
     SyncWorkloadStatus(key);
+    // Pods that waited for their prebuilt Workload (a LeaderWorkerSet's
+    // group, MultiKueue's copies on a worker) join it now.
+    if (!known && pod_groups_.Owns(key)) {
+      const jobs::PodGroup group = pod_groups_.Group(key);
+      if (!group.pods().empty() &&
+          !jobs::MetaMapValue(group.pods().front(), "labels", jobs::kPrebuiltWorkloadLabel)
+               .empty()) {
+        ReconcilePodWorkload(key);
+      }
+    }
     return;
   }
   if (resource == kPods) {
@@ -515,9 +526,7 @@ void Controller::ReconcileLeaderWorkerSet(const jobs::LeaderWorkerSetKind& kind,
   for (const Json& wl : changes->created) {
     NoteOwnWrite(kWorkloads, wl);
     RecordEvent(lws, "Normal", "CreatedWorkload", "Created Workload: " + ObjectKey(wl));
-    ApplyObject(kWorkloads, wl);
-    // Its pods may be labelled already (the Workload was recreated).
-    if (pod_groups_.Owns(ObjectKey(wl))) ReconcilePodWorkload(ObjectKey(wl));
+    ApplyObject(kWorkloads, wl);  // (its pods, when labelled already, join it there)
   }
 }
 
@@ -1078,7 +1087,8 @@ void Controller::StartJobUnsafe(const std::string& workload_key) {
     if (!owned->owner.kind->IsSuspended(owned->job)) return;
     const engine::WorkloadInfo* wl = owned->wl;
     const Owner& owner = owned->owner;
-    const std::vector<jobs::PodSetPlacement> placement = PlacementOf(*wl);
+    std::vector<jobs::PodSetPlacement> placement = PlacementOf(*wl);
+    if (owner.kind->TopologyGatesInPlacement()) AddTopologyGatesToPlacement(wl->object, placement);
     Json started = owner.kind->Start(owned->job, placement);
     AddTopologyGates(*owner.kind, wl->object, started);
     auto updated = store_.Update(owner.kind->Resource(), started);

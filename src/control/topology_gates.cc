@@ -93,7 +93,7 @@ bool AdmittedByTopology(const api::Workload& wl) {
 }
 
 void AddTopologyGates(const jobs::JobKind& kind, const api::Workload& wl, Json& started) {
-  if (!AdmittedByTopology(wl)) return;
+  if (!AdmittedByTopology(wl) || kind.TopologyGatesInPlacement()) return;
   for (size_t i = 0; i < wl.spec.pod_sets.size(); ++i) {
     const api::PodSet& ps = wl.spec.pod_sets[i];
     Json* tmpl = GatedTemplateOf(kind, started, i);
@@ -114,7 +114,24 @@ void AddTopologyGates(const jobs::JobKind& kind, const api::Workload& wl, Json& 
   }
 }
 
+void AddTopologyGatesToPlacement(const api::Workload& wl,
+                                 std::vector<jobs::PodSetPlacement>& placement) {
+  if (!AdmittedByTopology(wl)) return;
+  for (const api::PodSet& ps : wl.spec.pod_sets) {
+    for (jobs::PodSetPlacement& p : placement) {
+      if (p.name != ps.name) continue;
+      p.annotations[kWorkloadAnnotation] = wl.metadata.name;
+      p.labels[kPodSetLabel] = ps.name;
+      const api::PodSetAssignment* psa = TopologyAssignmentOf(wl, ps.name);
+      if (psa == nullptr || !psa->topology_assignment) continue;
+      if (ImpliedTopology(ps)) p.annotations[kUnconstrainedTopologyAnnotation] = "true";
+      p.scheduling_gates.push_back(kTopologySchedulingGate);
+    }
+  }
+}
+
 void RemoveTopologyGates(const jobs::JobKind& kind, const api::Workload& wl, Json& stopped) {
+  if (kind.TopologyGatesInPlacement()) return;
   for (size_t i = 0; i < wl.spec.pod_sets.size(); ++i) {
     const api::PodSet& ps = wl.spec.pod_sets[i];
     Json* tmpl = GatedTemplateOf(kind, stopped, i);

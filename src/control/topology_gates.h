@@ -9,6 +9,8 @@
 // when the job is stopped. Pure functions over the job's JSON; thread-safe.
 #pragma once
 
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "api/workload.h"
@@ -22,6 +24,12 @@ bool AdmittedByTopology(const api::Workload& wl);
 // Adds the gates and names above to `started` (what kind.Start made of the
 // job) when `wl` is admitted by topology; does nothing otherwise.
 void AddTopologyGates(const jobs::JobKind& kind, const api::Workload& wl, nlohmann::json& started);
+
+// The same marks as labels, annotations and scheduling gates of each pod
+// set's placement, for a kind whose TopologyGatesInPlacement is true (its
+// Stop drops the whole placement, so there is nothing to take off).
+void AddTopologyGatesToPlacement(const api::Workload& wl,
+                                 std::vector<jobs::PodSetPlacement>& placement);
 
 // Takes them off `stopped` (what kind.Stop made of the job): the topology
 // gate always, each label and annotation unless `wl`'s own pod set template

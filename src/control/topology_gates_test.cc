@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "control/topology_ungating.h"
+#include "jobs/app_wrapper.h"
 #include "jobs/registry.h"
 
 namespace kuota::control {
@@ -122,6 +123,41 @@ TEST(TopologyGatesTest, EachJobSetReplicatedJobGetsItsPodSet) {
   RemoveTopologyGates(*kind, wl, js);
   EXPECT_FALSE(js["spec"]["replicatedJobs"][1]["template"]["spec"]["template"]["spec"].contains(
       "schedulingGates"));
+}
+
+// An AppWrapper's templates are immutable: Kueue passes the topology gate,
+// the workload annotation and the pod set label in its podSetInfos, which
+// its controller injects into the components it creates.
+TEST(TopologyGatesTest, AppWrapperGetsThemThroughPodSetInfos) {
+  const jobs::JobKind* kind = jobs::FindJobKind("appwrappers.workload.codeflare.dev");
+  ASSERT_NE(kind, nullptr);
+  ASSERT_TRUE(kind->TopologyGatesInPlacement());
+  api::Workload wl = GateWorkload({"aw-0"}, true, false);
+  std::vector<jobs::PodSetPlacement> placement(1);
+  placement[0].name = "aw-0";
+  AddTopologyGatesToPlacement(wl, placement);
+  EXPECT_EQ(placement[0].scheduling_gates, std::vector<std::string>{kTopologySchedulingGate});
+  EXPECT_EQ(placement[0].labels[kPodSetLabel], "aw-0");
+  EXPECT_EQ(placement[0].annotations[kWorkloadAnnotation], "job-sample-abcde");
+  EXPECT_EQ(placement[0].annotations[kUnconstrainedTopologyAnnotation], "true");
+
+  Json aw = Json::parse(R"({"apiVersion": "workload.codeflare.dev/v1beta2", "kind": "AppWrapper",
+    "metadata": {"name": "aw", "namespace": "ns", "uid": "u"},
+    "spec": {"suspend": true, "components": [{"template": {
+      "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+      "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c"}]}}}}}]}})");
+  Json started = kind->Start(aw, placement);
+  const Json before = started;
+  AddTopologyGates(*kind, wl, started);
+  EXPECT_EQ(started, before) << "the templates are left alone";
+  const Json& info = started["spec"]["components"][0]["podSetInfos"][0];
+  EXPECT_EQ(info["schedulingGates"], Json::parse(R"([{"name": "kueue.x-k8s.io/topology"}])"));
+  EXPECT_EQ(info["labels"][kPodSetLabel], "aw-0");
+  Result<Json> component = jobs::AppWrapperKind::ComponentObject(started, 0);
+  ASSERT_TRUE(component.ok()) << component.status().message();
+  const Json& tmpl = (*component)["spec"]["template"];
+  EXPECT_EQ(tmpl["spec"]["schedulingGates"][0]["name"], kTopologySchedulingGate);
+  EXPECT_EQ(tmpl["metadata"]["annotations"][kWorkloadAnnotation], "job-sample-abcde");
 }
 
 }  // namespace

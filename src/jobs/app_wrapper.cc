@@ -591,6 +591,9 @@ Json AppWrapperKind::Start(const Json& job, const std::vector<PodSetPlacement>& 
         if (p.tolerations.is_array() && !p.tolerations.empty()) info["tolerations"] = p.tolerations;
         if (!p.labels.empty()) info["labels"] = AwStringMap(p.labels);
         if (!p.annotations.empty()) info["annotations"] = AwStringMap(p.annotations);
+        for (const std::string& g : p.scheduling_gates) {
+          info["schedulingGates"].push_back({{"name", g}});
+        }
       }
       Json& infos = comps[ps.component]["podSetInfos"];
       while (infos.size() <= ps.index) infos.push_back(Json::object());

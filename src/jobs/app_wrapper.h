@@ -74,6 +74,10 @@ class AppWrapperKind final : public JobKind {
   bool PodsReady(const Json& job) const override;
   // "spec.components[c].template.<path after template>".
   std::string PodSetTemplateField(const Json& job, size_t index) const override;
+  // True: Kueue's topology gate, workload annotation and pod set label go
+  // into podSetInfos (schedulingGates, annotations, labels), as Kueue's
+  // RunWithPodSetsInfo passes them; the templates are immutable.
+  bool TopologyGatesInPlacement() const override { return true; }
 
   // The AppWrapper's pod sets in order (component by component): declared,
   // else inferred for the known kinds. Invalid naming the field when a path

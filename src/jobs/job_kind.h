@@ -40,6 +40,9 @@ struct PodSetPlacement {
   // (pod_set_update.h).
   std::map<std::string, std::string> labels{};
   std::map<std::string, std::string> annotations{};
+  // Scheduling gates for the pod template: filled only for a kind whose
+  // TopologyGatesInPlacement is true (Kueue's topology gate).
+  std::vector<std::string> scheduling_gates{};
 };
 
 // A stored object, besides the job, that a job's Workload and pods are built
@@ -115,6 +118,12 @@ class JobKind {
   // `index` ("spec.template"), so that errors found in the Workload name the
   // job's own field.
   virtual std::string PodSetTemplateField(const Json& job, size_t index) const;
+  // Whether Kueue's topology-aware scheduling marks (the topology gate, the
+  // workload annotation, the pod set label) reach the pods through Start's
+  // placement (its labels, annotations and scheduling_gates), as for a kind
+  // whose own controller injects Kueue's PodSetInfo (AppWrapper), instead of
+  // being written into the pod templates after Start. Default: false.
+  virtual bool TopologyGatesInPlacement() const { return false; }
 };
 
 // Name of the Workload for a job, as Kueue names it: "<prefix>-<name>-<hash5>"

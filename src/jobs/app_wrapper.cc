@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include "jobctl/submitter.h"
 #include "jobs/job_fields.h"
 #include "jobs/topology_request.h"
 
@@ -22,6 +23,22 @@ constexpr size_t kAwMaxPodSets = 8;
 constexpr const char* kAwJobCompletionIndex = "batch.kubernetes.io/job-completion-index";
 constexpr const char* kAwKubeflowReplicaIndex = "training.kubeflow.org/replica-index";
 constexpr const char* kAwJobSetJobIndex = "jobset.sigs.k8s.io/job-index";
+// The labels the AppWrapper webhook puts on every AppWrapper it admits.
+constexpr const char* kAwUserLabel = "workload.codeflare.dev/user";
+constexpr const char* kAwUserIdLabel = "workload.codeflare.dev/userid";
+
+// The AppWrapper's SanitizeLabel: at most 63 characters, each not in
+// [-_.A-Za-z0-9] replaced by '_', then '-', '_' and '.' trimmed at both ends.
+std::string AwSanitizeLabel(std::string v) {
+  if (v.size() > 63) v.resize(63);
+  for (char& ch : v) {
+    const unsigned char u = static_cast<unsigned char>(ch);
+    if (!(std::isalnum(u) || ch == '-' || ch == '_' || ch == '.')) ch = '_';
+  }
+  const size_t b = v.find_first_not_of("-_.");
+  if (b == std::string::npos) return "";
+  return v.substr(b, v.find_last_not_of("-_.") - b + 1);
+}
 
 std::string AwComponentPath(size_t i) {
   return std::string(kAwComponentsPath) + "[" + std::to_string(i) + "]";
@@ -513,7 +530,24 @@ Status AppWrapperKind::ValidateUpdate(const Json& old_job, const Json& job) cons
   if (old_spec.value("managedBy", Json()) != new_spec.value("managedBy", Json())) {
     return Status::Invalid("spec.managedBy" + msg);
   }
+  for (const char* label : {kAwUserLabel, kAwUserIdLabel}) {
+    if (MetaMapValue(old_job, "labels", label) != MetaMapValue(job, "labels", label)) {
+      return Status::Invalid(std::string("metadata.labels[") + label + "]" + msg);
+    }
+  }
   return Status::Ok();
+}
+
+void AppWrapperKind::Default(Json& job) const {
+  if (!job.is_object() || !job["metadata"].is_object()) return;
+  const std::string user = MetaMapValue(job, "annotations", jobctl::kSubmittedByAnnotation);
+  const std::string uid = MetaMapValue(job, "annotations", jobctl::kSubmitterUidAnnotation);
+  if (user.empty() && uid.empty()) return;
+  Json& labels = job["metadata"]["labels"];
+  if (!labels.is_object()) labels = Json::object();
+  // The webhook's values win over the user's (MergeKeepFirst, its map first).
+  labels[kAwUserLabel] = AwSanitizeLabel(user);
+  labels[kAwUserIdLabel] = AwSanitizeLabel(uid);
 }
 
 void AppWrapperKind::DefaultOnCreate(Json& job) const { job["spec"]["suspend"] = true; }

@@ -57,8 +57,12 @@ class AppWrapperKind final : public JobKind {
   // topology annotations on every pod set's template.
   Status Validate(const Json& job) const override;
   // The webhook's deep immutability: components' templates and declared pod
-  // sets, managedBy.
+  // sets, managedBy, the user labels.
   Status ValidateUpdate(const Json& old_job, const Json& job) const override;
+  // The AppWrapper webhook's defaulting: the workload.codeflare.dev/user and
+  // /userid labels name who created it (sanitized as label values), here the
+  // submitter kuotad's API server recorded (jobctl/submitter.h).
+  void Default(Json& job) const override;
   void DefaultOnCreate(Json& job) const override;
   Result<Json> BuildWorkload(const Json& job) const override;
   bool IsSuspended(const Json& job) const override;

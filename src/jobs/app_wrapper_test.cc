@@ -152,6 +152,26 @@ TEST(AppWrapperKind, UpdateKeepsComponentsImmutable) {
   EXPECT_EQ(AwErrorOf(k.ValidateUpdate(old, changed)), "OK");
 }
 
+TEST(AppWrapperKind, DefaultLabelsTheSubmitter) {
+  AppWrapperKind k;
+  Json aw = AwSample();
+  aw["metadata"]["labels"]["workload.codeflare.dev/user"] = "someone-else";
+  aw["metadata"]["annotations"] = {{"kuota.dev/submitted-by", "alice@lab"},
+                                   {"kuota.dev/submitter-uid", "1001"}};
+  k.Default(aw);
+  EXPECT_EQ(aw["metadata"]["labels"]["workload.codeflare.dev/user"], "alice_lab");
+  EXPECT_EQ(aw["metadata"]["labels"]["workload.codeflare.dev/userid"], "1001");
+  Json changed = aw;
+  changed["metadata"]["labels"]["workload.codeflare.dev/user"] = "bob";
+  EXPECT_EQ(AwErrorOf(k.ValidateUpdate(aw, changed)),
+            "metadata.labels[workload.codeflare.dev/user]: Forbidden: attempt to change "
+            "immutable field");
+  // Nothing recorded (a cluster's webhook request has the user instead): no labels.
+  Json plain = AwSample();
+  k.Default(plain);
+  EXPECT_FALSE(plain["metadata"]["labels"].contains("workload.codeflare.dev/userid"));
+}
+
 TEST(AppWrapperKind, WorkloadHasOnePodSetPerAppWrapperPodSet) {
   AppWrapperKind k;
   const Json wl = testing::WorkloadOf(k, AwSample());

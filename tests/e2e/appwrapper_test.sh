@@ -175,6 +175,8 @@ expect_eq "one Workload pod set per AppWrapper pod set (Job 2, Master 1, Worker 
 expect_eq "the PyTorchJob's pod sets carry its index label for topology" \
   "training.kubeflow.org/replica-index" "$(wl '.spec.podSets[1].topologyRequest.podIndexLabel')"
 expect_eq "suspended while queued" "true" "$(aw '.spec.suspend')"
+expect_eq "labelled with its submitter, as the AppWrapper webhook does" "root 0" \
+  "$(aw '.metadata.labels.workload\.codeflare\.dev/user') $(aw '.metadata.labels.workload\.codeflare\.dev/userid')"
 until_eq 10 Suspended aw '.status.phase'
 expect_eq "the AppWrapper controller says Suspended" "Suspended" "$(aw '.status.phase')"
 expect_eq "no components while queued" " " "$(components)"

@@ -22,6 +22,7 @@
 #include "jobs/managed_by.h"
 #include "jobs/pod_kind.h"
 #include "jobs/registry.h"
+#include "store/list_all.h"
 
 namespace kuota::control {
 namespace {
@@ -154,13 +155,8 @@ Status Controller::InitialSync() {
   topology_pods_.clear();
   order.push_back(kPods);  // managed plain pods, and every pod's use of its node
   for (const auto& resource : order) {
-    store::ListOptions lo;
-    lo.limit = 1000;
-    do {
-      KUOTA_ASSIGN_OR_RETURN(store::ListResult page, store_.List(resource, lo));
-      for (const auto& item : page.items) ApplyObjectSafely(resource, item);
-      lo.continue_token = page.continue_token;
-    } while (!lo.continue_token.empty());
+    KUOTA_RETURN_IF_ERROR(
+        store::ListEach(store_, resource, [&](Json& item) { ApplyObjectSafely(resource, item); }));
   }
   for (const auto& [key, hash] : previous_pods) {
     if (topology_pods_.count(key) != 0) continue;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <set>
 #include <vector>
 
 #include "control/events.h"
@@ -12,6 +14,7 @@
 #include "jobs/job_fields.h"
 #include "jobs/registry.h"
 #include "server/resource_info.h"
+#include "store/list_all.h"
 
 namespace kuota::standalone {
 namespace {
@@ -166,7 +169,42 @@ Json AwrInitialComponentStatus(const Json& aw) {
 // What the pods labelled with the AppWrapper are doing.
 struct AwrPodSummary {
   int64_t expected = 0, pending = 0, running = 0, succeeded = 0, failed = 0;
+  // A failed pod's exit code says retrying is pointless (the terminal and
+  // retryable exit codes annotations).
+  bool terminal_failure = false;
 };
+
+// The exit codes a comma-separated annotation lists (the controller's
+// terminalExitCodes / retryableExitCodes); malformed entries are skipped.
+std::set<int64_t> AwrExitCodes(const Json& aw, const char* annotation) {
+  std::set<int64_t> out;
+  const std::string v = jobs::MetaMapValue(aw, "annotations", annotation);
+  size_t start = 0;
+  while (start <= v.size()) {
+    size_t end = v.find(',', start);
+    if (end == std::string::npos) end = v.size();
+    const std::string item = v.substr(start, end - start);
+    char* stop = nullptr;
+    const long long code = item.empty() ? 0 : std::strtoll(item.c_str(), &stop, 10);
+    if (!item.empty() && stop != nullptr && *stop == '\0') out.insert(code);
+    start = end + 1;
+  }
+  return out;
+}
+
+// Whether failed `pod`'s non-zero exit codes make its failure terminal: one
+// of `terminal`, or one not among a non-empty `retryable`.
+bool AwrTerminalFailure(const Json& pod, const std::set<int64_t>& terminal,
+                        const std::set<int64_t>& retryable) {
+  for (const Json& cs : jobs::ArrAt(jobs::ObjAt(pod, "status"), "containerStatuses")) {
+    const Json& t = jobs::ObjAt(jobs::ObjAt(cs, "state"), "terminated");
+    const int64_t code = jobs::IntAt(t, "exitCode", 0);
+    if (code == 0) continue;
+    if (terminal.count(code) != 0) return true;
+    if (!retryable.empty() && retryable.count(code) == 0) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -203,13 +241,8 @@ bool AppWrapperReconciler::WaitIdle(std::chrono::milliseconds timeout) {
 
 Status AppWrapperReconciler::Sync() {
   const int64_t rv = store_.CurrentResourceVersion();
-  store::ListOptions lo;
-  lo.limit = 1000;
-  do {
-    KUOTA_ASSIGN_OR_RETURN(store::ListResult page, store_.List(kAwrResource, lo));
-    for (const Json& aw : page.items) dirty_.insert(AwrKey(aw));
-    lo.continue_token = page.continue_token;
-  } while (!lo.continue_token.empty());
+  KUOTA_RETURN_IF_ERROR(
+      store::ListEach(store_, kAwrResource, [&](Json& aw) { dirty_.insert(AwrKey(aw)); }));
   KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch(store::kAllButEvents, "", rv));
   processed_rv_ = rv;
   return Status::Ok();
@@ -483,6 +516,36 @@ bool AppWrapperReconciler::Reconcile(const std::string& key) {
       Event(aw, kAwrSuspending, "Externally suspended while in the Running phase");
       return transition(kAwrSuspending);
     }
+    // The pods.
+    const std::set<int64_t> terminal_codes =
+        AwrExitCodes(aw, "workload.codeflare.dev.appwrapper/terminalExitCodes");
+    const std::set<int64_t> retryable_codes =
+        AwrExitCodes(aw, "workload.codeflare.dev.appwrapper/retryableExitCodes");
+    AwrPodSummary pods;
+    for (const Json& cs : jobs::ArrAt(status, "componentStatus")) {
+      for (const Json& ps : jobs::ArrAt(cs, "podSets"))
+        pods.expected += jobs::IntAt(ps, "replicas", 1);
+    }
+    store::ListOptions lo;
+    lo.ns = ns;
+    lo.label_selector = std::string(jobs::kAppWrapperLabel) + "=" + name;
+    Result<store::ListResult> listed = store_.List(kAwrPods, lo);
+    if (!listed.ok()) return false;
+    for (const Json& pod : listed->items) {
+      const std::string p = jobs::StrAt(jobs::ObjAt(pod, "status"), "phase");
+      if (p == "Pending" || p.empty()) {
+        ++pods.pending;
+      } else if (p == "Running") {
+        if (control::MetaString(pod, "deletionTimestamp").empty()) ++pods.running;
+      } else if (p == "Succeeded") {
+        ++pods.succeeded;
+      } else if (p == "Failed") {
+        ++pods.failed;
+        if (AwrTerminalFailure(pod, terminal_codes, retryable_codes)) {
+          pods.terminal_failure = true;
+        }
+      }
+    }
     // The components: deployed, failed.
     int64_t deployed = 0, failed_components = 0, succeeded_components = 0;
     const size_t n = jobs::ArrAt(spec, "components").size();
@@ -508,30 +571,7 @@ bool AppWrapperReconciler::Reconcile(const std::string& key) {
       const std::string msg = "Found " + std::to_string(failed_components) + " failed components";
       AwrSetCondition(status, kAwrUnhealthy, "True", "FailedComponent", msg, now_s);
       Event(aw, kAwrUnhealthy, "FailedComponent: " + msg);
-      return reset_or_fail(false);
-    }
-    // The pods.
-    AwrPodSummary pods;
-    for (const Json& cs : jobs::ArrAt(status, "componentStatus")) {
-      for (const Json& ps : jobs::ArrAt(cs, "podSets"))
-        pods.expected += jobs::IntAt(ps, "replicas", 1);
-    }
-    store::ListOptions lo;
-    lo.ns = ns;
-    lo.label_selector = std::string(jobs::kAppWrapperLabel) + "=" + name;
-    Result<store::ListResult> listed = store_.List(kAwrPods, lo);
-    if (!listed.ok()) return false;
-    for (const Json& pod : listed->items) {
-      const std::string p = jobs::StrAt(jobs::ObjAt(pod, "status"), "phase");
-      if (p == "Pending" || p.empty()) {
-        ++pods.pending;
-      } else if (p == "Running") {
-        if (control::MetaString(pod, "deletionTimestamp").empty()) ++pods.running;
-      } else if (p == "Succeeded") {
-        ++pods.succeeded;
-      } else if (p == "Failed") {
-        ++pods.failed;
-      }
+      return reset_or_fail(pods.terminal_failure);
     }
     // Every expected pod succeeded, or (Kuota's addition) every component
     // succeeded: an operator may delete the pods it no longer needs once its
@@ -558,7 +598,7 @@ bool AppWrapperReconciler::Reconcile(const std::string& key) {
         return false;
       }
       Event(aw, kAwrUnhealthy, "FoundFailedPods: " + std::to_string(pods.failed) + " failed pods");
-      return reset_or_fail(false);
+      return reset_or_fail(pods.terminal_failure);
     }
     AwrClearCondition(status, kAwrUnhealthy, "FoundNoFailedPods", "", now_s);
     if (pods.running + pods.succeeded >= pods.expected) {
@@ -588,7 +628,7 @@ bool AppWrapperReconciler::Reconcile(const std::string& key) {
     }
     AwrSetCondition(status, kAwrUnhealthy, "True", "InsufficientPodsReady", details, now_s);
     Event(aw, kAwrUnhealthy, "InsufficientPodsReady: " + details);
-    return reset_or_fail(false);
+    return reset_or_fail(pods.terminal_failure);
   }
   if (phase == kAwrSuspending) {
     if (AwrConditionTrue(status, kAwrResourcesDeployed)) {

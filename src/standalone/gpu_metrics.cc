@@ -4,6 +4,7 @@
 #include <map>
 
 #include "control/meta_string.h"
+#include "store/list_all.h"
 
 namespace kuota::standalone {
 namespace {
@@ -27,20 +28,12 @@ void Put(MetricFamily& f, Labels labels, double value) {
 }
 
 // Every item of `resource` (all namespaces, or `ns`), paged.
-std::vector<Json> ListAll(store::ObjectStore& store, const std::string& resource,
-                          const std::string& ns = "") {
-  std::vector<Json> out;
+std::vector<Json> GmListOrEmpty(store::ObjectStore& store, const std::string& resource,
+                                const std::string& ns = "") {
   store::ListOptions lo;
   lo.ns = ns;
-  lo.limit = 1000;
-  lo.count_remaining = false;
-  do {
-    Result<store::ListResult> page = store.List(resource, lo);
-    if (!page.ok()) break;
-    for (Json& item : page->items) out.push_back(std::move(item));
-    lo.continue_token = page->continue_token;
-  } while (!lo.continue_token.empty());
-  return out;
+  Result<std::vector<Json>> all = store::ListAll(store, resource, lo);
+  return all.ok() ? std::move(*all) : std::vector<Json>{};
 }
 
 // Where a GPU-holding pod belongs: its Workload's queue, ClusterQueue and flavor.
@@ -106,7 +99,7 @@ std::vector<MetricFamily> GpuMetrics::Collect() {
   if (!holders.empty()) {
     std::map<std::string, Placement> by_uid;                // pod uid -> placement
     std::map<std::string, std::vector<Json>> workloads_in;  // namespace -> workloads
-    for (const Json& pod : ListAll(store_, "pods")) {
+    for (const Json& pod : GmListOrEmpty(store_, "pods")) {
       const std::string uid = control::MetaString(pod, "uid");
       bool wanted = false;
       for (const auto& [index, owner] : holders) wanted |= owner == uid;
@@ -121,7 +114,7 @@ std::vector<MetricFamily> GpuMetrics::Collect() {
         if (ref.value("controller", false)) owner = ref.value("uid", "");
       }
       auto [it, fresh] = workloads_in.try_emplace(p.ns);
-      if (fresh) it->second = ListAll(store_, "workloads.kueue.x-k8s.io", p.ns);
+      if (fresh) it->second = GmListOrEmpty(store_, "workloads.kueue.x-k8s.io", p.ns);
       for (const Json& wl : it->second) {
         bool owned = false;
         for (const Json& ref : wl["metadata"].value("ownerReferences", Json::array())) {

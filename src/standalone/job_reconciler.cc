@@ -13,6 +13,7 @@
 #include "jobs/managed_by.h"
 #include "jobs/registry.h"
 #include "standalone/pod_runner.h"
+#include "store/list_all.h"
 
 namespace kuota::standalone {
 namespace {
@@ -107,19 +108,13 @@ Status JobReconciler::Sync() {
   }
   resources.push_back(kPods);
   for (const std::string& resource : resources) {
-    store::ListOptions lo;
-    lo.limit = 1000;
-    do {
-      KUOTA_ASSIGN_OR_RETURN(store::ListResult page, store_.List(resource, lo));
-      for (auto& item : page.items) {
-        store::WatchEvent ev;
-        ev.type = store::EventType::kAdded;
-        ev.resource = resource;
-        ev.object = std::move(item);
-        HandleSafely(ev);
-      }
-      lo.continue_token = page.continue_token;
-    } while (!lo.continue_token.empty());
+    KUOTA_RETURN_IF_ERROR(store::ListEach(store_, resource, [&](Json& item) {
+      store::WatchEvent ev;
+      ev.type = store::EventType::kAdded;
+      ev.resource = resource;
+      ev.object = std::move(item);
+      HandleSafely(ev);
+    }));
   }
   KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch(store::kAllButEvents, "", rv));
   processed_rv_ = rv;

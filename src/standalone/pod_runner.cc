@@ -27,6 +27,7 @@
 #include "standalone/pod_command.h"
 #include "standalone/pod_config_objects.h"
 #include "standalone/pod_volumes.h"
+#include "store/list_all.h"
 
 namespace kuota::standalone {
 
@@ -326,13 +327,8 @@ Status PodRunner::PublishNode() {
 
 Status PodRunner::Sync() {
   const int64_t rv = store_.CurrentResourceVersion();
-  store::ListOptions lo;
-  lo.limit = 1000;
-  do {
-    KUOTA_ASSIGN_OR_RETURN(store::ListResult page, store_.List(kPods, lo));
-    for (const auto& item : page.items) HandleSafely("ADDED", item);
-    lo.continue_token = page.continue_token;
-  } while (!lo.continue_token.empty());
+  KUOTA_RETURN_IF_ERROR(
+      store::ListEach(store_, kPods, [&](Json& item) { HandleSafely("ADDED", item); }));
   KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch(kPods, "", rv));
   CollectOrphanDirs();
   return Status::Ok();

@@ -11,6 +11,7 @@
 #include "jobs/pod_kind.h"
 #include "standalone/deployment_controller.h"
 #include "standalone/stateful_set_controller.h"
+#include "store/list_all.h"
 
 namespace kuota::standalone {
 namespace {
@@ -66,19 +67,13 @@ Status ServingReconciler::Sync() {
   by_uid_.clear();
   pods_.clear();
   for (const char* resource : {kDeployments, kStatefulSets, kServingPods}) {
-    store::ListOptions lo;
-    lo.limit = 1000;
-    do {
-      KUOTA_ASSIGN_OR_RETURN(store::ListResult page, store_.List(resource, lo));
-      for (auto& item : page.items) {
-        store::WatchEvent ev;
-        ev.type = store::EventType::kAdded;
-        ev.resource = resource;
-        ev.object = std::move(item);
-        Handle(ev);
-      }
-      lo.continue_token = page.continue_token;
-    } while (!lo.continue_token.empty());
+    KUOTA_RETURN_IF_ERROR(store::ListEach(store_, resource, [&](Json& item) {
+      store::WatchEvent ev;
+      ev.type = store::EventType::kAdded;
+      ev.resource = resource;
+      ev.object = std::move(item);
+      Handle(ev);
+    }));
   }
   KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch(store::kAllButEvents, "", rv));
   return Status::Ok();

@@ -7,6 +7,7 @@
 #include "control/meta_string.h"
 #include "control/object_errors.h"
 #include "control/volcano_queue.h"
+#include "store/list_all.h"
 
 namespace kuota::standalone {
 namespace {
@@ -19,18 +20,11 @@ constexpr const char* kResourceFlavors = "resourceflavors.kueue.x-k8s.io";
 constexpr const char* kNamespaces = "namespaces";
 constexpr const char* kVolcanoJobs = "jobs.batch.volcano.sh";
 
-Result<std::vector<Json>> ListAll(store::ObjectStore& store, const std::string& resource,
-                                  const std::string& label_selector = "") {
-  std::vector<Json> out;
+Result<std::vector<Json>> VqListLabelled(store::ObjectStore& store, const std::string& resource,
+                                         const std::string& label_selector) {
   store::ListOptions lo;
-  lo.limit = 1000;
   lo.label_selector = label_selector;
-  do {
-    KUOTA_ASSIGN_OR_RETURN(store::ListResult page, store.List(resource, lo));
-    for (Json& item : page.items) out.push_back(std::move(item));
-    lo.continue_token = page.continue_token;
-  } while (!lo.continue_token.empty());
-  return out;
+  return store::ListAll(store, resource, lo);
 }
 
 std::string Label(const Json& object) {
@@ -176,8 +170,8 @@ Status VolcanoQueueReconciler::Apply(const std::string& resource, const Json& de
 }
 
 Status VolcanoQueueReconciler::ReconcileAll() {
-  KUOTA_ASSIGN_OR_RETURN(std::vector<Json> queues, ListAll(store_, control::kVolcanoQueues));
-  KUOTA_ASSIGN_OR_RETURN(std::vector<Json> namespaces, ListAll(store_, kNamespaces));
+  KUOTA_ASSIGN_OR_RETURN(std::vector<Json> queues, store::ListAll(store_, control::kVolcanoQueues));
+  KUOTA_ASSIGN_OR_RETURN(std::vector<Json> namespaces, store::ListAll(store_, kNamespaces));
   std::map<std::string, const Json*> by_name;
   size_t not_reclaimable = 0;
   for (const Json& q : queues) {
@@ -223,7 +217,7 @@ Status VolcanoQueueReconciler::ReconcileAll() {
   // What a deleted Queue left behind.
   for (const char* resource : {kLocalQueues, kClusterQueues}) {
     KUOTA_ASSIGN_OR_RETURN(std::vector<Json> owned,
-                           ListAll(store_, resource, control::kVolcanoQueueLabel));
+                           VqListLabelled(store_, resource, control::kVolcanoQueueLabel));
     for (const Json& o : owned) {
       auto it = by_name.find(Label(o));
       if (it != by_name.end() && !Terminating(*it->second)) continue;

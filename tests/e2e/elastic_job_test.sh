@@ -18,40 +18,8 @@ source "$HERE/lib.sh"
 need kubectl
 scratch kuota-elastic
 start_kuotad
-k create namespace ml >/dev/null
-k apply -f - >/dev/null <<'YAML'
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: tiny}
-spec: {nodeLabels: {kuota.dev/pool: tiny}}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: big}
-spec: {nodeLabels: {kuota.dev/pool: big}}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  preemption: {withinClusterQueue: LowerPriority}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - {name: tiny, resources: [{name: cpu, nominalQuota: 100m}]}
-    - {name: big, resources: [{name: cpu, nominalQuota: 500m}]}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: WorkloadPriorityClass
-metadata: {name: high}
-value: 1000
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: LocalQueue
-metadata: {name: lq, namespace: ml}
-spec: {clusterQueue: cq}
-YAML
+{ two_flavors_yaml; echo ---; two_flavor_queue_yaml ml cq 100m 500m; } | k apply -f - >/dev/null ||
+  { echo "FAIL apply queues"; exit 1; }
 DIR=$TMP/pods
 mkdir -p "$DIR"
 # A filler of all of big's 500m.

@@ -25,46 +25,6 @@ integrations:
   frameworks: ["batch/job", "deployment", "statefulset"]
 YAML
 # Flavor "tiny" (10m) fits no pod; "big" (400m) fits 4 serving pods of 100m.
-cat >"$TMP/queues.yaml" <<YAML
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: tiny}
-spec: {nodeLabels: {kuota.dev/pool: tiny}}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: big}
-spec: {nodeLabels: {kuota.dev/pool: big}}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  preemption: {withinClusterQueue: LowerPriority}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: tiny
-      resources: [{name: cpu, nominalQuota: 10m}]
-    - name: big
-      resources: [{name: cpu, nominalQuota: 400m}]
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: LocalQueue
-metadata: {name: lq, namespace: web}
-spec: {clusterQueue: cq}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: WorkloadPriorityClass
-metadata: {name: high}
-value: 1000
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: WorkloadPriorityClass
-metadata: {name: low}
-value: 10
-YAML
 
 # serving KIND NAME REPLICAS: a queued Deployment or StatefulSet of 100m pods
 # that print their environment and serve (sleep) until stopped.
@@ -113,8 +73,8 @@ both_counts() { echo "$(count web) $(count db)"; }
 usage() { echo "[$(k get cq cq -o jsonpath='{.status.flavorsUsage[?(@.name=="big")].resources[?(@.name=="cpu")].total}')]"; }
 
 start_kuotad --config "$TMP/config.yaml" --no-cgroups
-k create namespace web >/dev/null
-k apply -f "$TMP/queues.yaml" >/dev/null || { echo "FAIL apply queues"; exit 1; }
+{ two_flavors_yaml; echo ---; two_flavor_queue_yaml web cq 10m 400m; } | k apply -f - >/dev/null ||
+  { echo "FAIL apply queues"; exit 1; }
 
 # --- apps/v1 served as kube-apiserver serves it ------------------------------
 contains "discovery lists deployments/scale as an autoscaling/v1 Scale" "deployments/scale" \

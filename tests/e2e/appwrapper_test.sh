@@ -11,7 +11,7 @@
 # Suspended) and it resumes; it finishes Succeeded and its quota is released.
 # One whose component kuotad cannot create fails (CreateFailed) and frees its
 # quota; one whose Job fails is reset (components made again) up to its
-# retryLimit, then fails.
+# retryLimit, then fails, at once when its exit code is declared terminal.
 # Usage: appwrapper_test.sh PATH/TO/kuotad
 set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad}
@@ -313,5 +313,13 @@ until_eq 10 "" flaky_job
 expect_eq "its component is deleted" "" "$(flaky_job)"
 until_eq 20 0 admitted
 expect_eq "its quota is released" "0" "$(admitted)"
+# The same with exit code 3 declared terminal: no reset at all.
+k get appwrapper -n "$NS" flaky -o json |
+  python3 -c 'import json,sys; o=json.load(sys.stdin); a=o["metadata"]["annotations"]; a.pop("workload.codeflare.dev.appwrapper/retryLimit"); a["workload.codeflare.dev.appwrapper/terminalExitCodes"]="3"; print(json.dumps({"apiVersion": o["apiVersion"], "kind": o["kind"], "metadata": {"name": "terminal", "namespace": o["metadata"]["namespace"], "labels": {"kueue.x-k8s.io/queue-name": "lq"}, "annotations": a}, "spec": {"components": [{"template": dict(o["spec"]["components"][0]["template"], metadata={"name": "terminal"})}]}}))' |
+  k create -f - >/dev/null 2>"$TMP/err" || bad "create failed" "$(cat "$TMP/err")"
+terminal() { k get appwrapper -n "$NS" terminal -o jsonpath="{$1}" 2>/dev/null; }
+until_eq 40 Failed terminal '.status.phase'
+expect_eq "a terminal exit code (terminalExitCodes) fails it without a reset" "Failed " \
+  "$(terminal '.status.phase') $(terminal '.status.resettingCount')"
 echo "passed $PASS, failed $FAIL"
 [[ $FAIL -eq 0 ]]

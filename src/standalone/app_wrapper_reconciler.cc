@@ -687,8 +687,26 @@ bool AppWrapperReconciler::Reconcile(const std::string& key) {
     if (status != before) return WriteStatus(aw);
     return false;
   }
-  // Succeeded: the components stay (the controller deletes them after its
-  // success TTL, 7 days by default).
+  // Succeeded: the components stay until the success TTL passed (counted,
+  // as the controller counts it, from when they were deployed).
+  if (phase == kAwrSucceeded && AwrConditionTrue(status, kAwrResourcesDeployed)) {
+    const char* kTtl = "workload.codeflare.dev.appwrapper/successTTLDuration";
+    const Duration ttl = AwrDuration(aw, kTtl, options_.success_ttl);
+    const Time deadline = AwrSince(status, kAwrResourcesDeployed, now) + ttl;
+    if (now < deadline) {
+      timers_[key] = deadline;
+      return false;
+    }
+    if (!DeleteComponents(aw)) {
+      timers_[key] = now + Duration{500};
+      return false;
+    }
+    std::string shown = jobs::MetaMapValue(aw, "annotations", kTtl);
+    if (shown.empty()) shown = std::to_string(ttl.ms / 1000) + "s";
+    AwrSetCondition(status, kAwrResourcesDeployed, "False", kAwrSucceeded,
+                    "Time to live after success of " + shown + " expired", now_s);
+    return WriteStatus(aw);
+  }
   return false;
 }
 

@@ -9,8 +9,9 @@
 // succeeded, Unhealthy and a reset or Failed when a component fails or is
 // gone, or pods fail past the failure grace period), Suspending (components
 // deleted, back to Suspended when they and their pods are gone), Resetting
-// (components deleted, a pause, Resuming again, at most retryLimit times)
-// and Failed (components deleted). The fault-tolerance durations and limits
+// (components deleted, a pause, Resuming again, at most retryLimit times),
+// Succeeded (components deleted once its success TTL passed) and Failed
+// (components deleted). The fault-tolerance durations and limits
 // are the controller's defaults unless the AppWrapper's annotations say
 // otherwise. A deleted AppWrapper's components are deleted. AppWrappers
 // whose spec.managedBy names another controller (MultiKueue) are left
@@ -42,6 +43,8 @@ struct AppWrapperReconcilerOptions {
   std::chrono::milliseconds failure_grace{60'000};
   std::chrono::milliseconds retry_pause{90'000};
   int64_t retry_limit = 3;
+  // How long a Succeeded AppWrapper keeps its components (7 days).
+  std::chrono::milliseconds success_ttl{7LL * 24 * 3600 * 1000};
   // How long the loop waits for events before checking timers.
   std::chrono::milliseconds idle_tick{200};
 };

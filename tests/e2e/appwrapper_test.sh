@@ -247,6 +247,36 @@ expect_eq "its workload is Finished" "True" "$(wl '.status.conditions[?(@.type==
 k delete appwrapper -n "$NS" aw --wait=false >/dev/null
 until_eq 10 " " components
 expect_eq "deleting the AppWrapper deletes its components" " " "$(components)"
+echo "== Success TTL: a Succeeded AppWrapper's components are deleted once it passed"
+cat <<YAML | k create -f - >/dev/null 2>"$TMP/err" || bad "create failed" "$(cat "$TMP/err")"
+apiVersion: workload.codeflare.dev/v1beta2
+kind: AppWrapper
+metadata:
+  name: brief
+  namespace: $NS
+  labels: {kueue.x-k8s.io/queue-name: lq}
+  annotations: {workload.codeflare.dev.appwrapper/successTTLDuration: 2s}
+spec:
+  components:
+  - template:
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: brief}
+      spec:
+        restartPolicy: Never
+        containers: [{name: main, image: busybox, command: [sh, -c, "true $TAG"],
+                      resources: {requests: {cpu: 40m}}}]
+YAML
+brief() { k get appwrapper -n "$NS" brief -o jsonpath="{$1}" 2>/dev/null; }
+brief_pod() { k get pod -n "$NS" brief -o name 2>/dev/null; }
+until_eq 30 Succeeded brief '.status.phase'
+expect_eq "a Pod component that exits 0: Succeeded" "Succeeded" "$(brief '.status.phase')"
+until_eq 15 "" brief_pod
+expect_eq "its pod is deleted once the 2s success TTL passed" "" "$(brief_pod)"
+until_eq 5 False brief '.status.conditions[?(@.type=="ResourcesDeployed")].status'
+contains "ResourcesDeployed says so" "Time to live after success of 2s expired" \
+  "$(brief '.status.conditions[?(@.type=="ResourcesDeployed")].message')"
+
 echo "== A component kuotad cannot create: the AppWrapper fails and frees its quota"
 cat <<YAML | k create -f - >/dev/null 2>"$TMP/err" || bad "create failed" "$(cat "$TMP/err")"
 apiVersion: workload.codeflare.dev/v1beta2

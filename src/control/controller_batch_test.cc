@@ -13,8 +13,7 @@
 
 #include "control/controller.h"
 #include "metrics/registry.h"
-#include "store/sqlite_object_store.h"
-#include "testing/temp_dir.h"
+#include "testing/sqlite_store_test.h"
 
 namespace kuota::control {
 namespace {
@@ -110,18 +109,14 @@ Json Workload(const std::string& name, int priority) {
                        {"template", {{"spec", {{"containers", Json::array({container})}}}}}}})}}}};
 }
 
-class ControllerBatchTest : public ::testing::Test {
+class ControllerBatchTest : public testing::SqliteStoreTest {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(dir_.ok());
-    store::StoreOptions options;
-    options.path = dir_.File("kuota.db");
-    auto opened = store::SqliteObjectStore::Open(options);
-    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-    sqlite_ = std::move(opened).value();
-    counting_ = std::make_unique<CountingStore>(*sqlite_);
+    SqliteStoreTest::SetUp();
+    if (HasFatalFailure()) return;
+    counting_ = std::make_unique<CountingStore>(*store_);
     auto must = [&](const std::string& resource, Json obj) {
-      auto r = sqlite_->Create(resource, std::move(obj));
+      auto r = store_->Create(resource, std::move(obj));
       ASSERT_TRUE(r.ok()) << resource << ": " << r.status().ToString();
     };
     must("namespaces",
@@ -150,13 +145,13 @@ class ControllerBatchTest : public ::testing::Test {
   void TearDown() override {
     controller_.reset();
     counting_.reset();
-    sqlite_.reset();
+    store_.reset();
   }
 
   // Workload name -> whether its QuotaReserved condition is true.
   std::map<std::string, bool> Reserved() {
     std::map<std::string, bool> out;
-    auto list = sqlite_->List(kWorkloads, {});
+    auto list = store_->List(kWorkloads, {});
     EXPECT_TRUE(list.ok());
     for (const Json& wl : list->items) {
       bool reserved = false;
@@ -172,7 +167,7 @@ class ControllerBatchTest : public ::testing::Test {
   void AddLocalQueues(int n) {
     for (int i = 0; i < n; ++i) {
       ASSERT_TRUE(
-          sqlite_
+          store_
               ->Create("localqueues.kueue.x-k8s.io",
                        {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
                         {"kind", "LocalQueue"},
@@ -194,8 +189,6 @@ class ControllerBatchTest : public ::testing::Test {
   }
 
   RealClock clock_;
-  kuota::testing::TempDir dir_{"kuota-ctl"};
-  std::unique_ptr<store::SqliteObjectStore> sqlite_;
   std::unique_ptr<CountingStore> counting_;
   std::unique_ptr<Controller> controller_;
 };
@@ -217,10 +210,10 @@ TEST_F(ControllerBatchTest, ABurstsStatusesAreOneBatchAndPreemptionsFollowAdmiss
   // Higher-priority work preempts: each victim's eviction is written after
   // the admission it ends, and the preemptors are admitted.
   std::map<std::string, bool> held = Reserved();  // as a watcher sees it from here
-  auto watch = sqlite_->Watch(kWorkloads, "", sqlite_->CurrentResourceVersion());
+  auto watch = store_->Watch(kWorkloads, "", store_->CurrentResourceVersion());
   ASSERT_TRUE(watch.ok());
   for (int i = 0; i < 5; ++i) {
-    ASSERT_TRUE(sqlite_->Create(kWorkloads, Workload("high-" + std::to_string(i), 100)).ok());
+    ASSERT_TRUE(store_->Create(kWorkloads, Workload("high-" + std::to_string(i), 100)).ok());
   }
   bool all_in = false;
   for (int attempt = 0; attempt < 400 && !all_in; ++attempt) {
@@ -304,7 +297,7 @@ TEST_F(ControllerBatchTest, QueueStatusWritesArePaced) {
   for (int i = 0; i < 30; ++i) {
     Json wl = Workload("w-" + std::to_string(i), 10);
     wl["spec"]["queueName"] = "lq-" + std::to_string(i % 10);
-    ASSERT_TRUE(sqlite_->Create(kWorkloads, wl).ok());
+    ASSERT_TRUE(store_->Create(kWorkloads, wl).ok());
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   auto batches = counting_->queue_batches();
@@ -360,7 +353,7 @@ TEST_F(ControllerBatchTest, GaugesDoNotWaitForPacedQueueStatuses) {
   ASSERT_FALSE(counting_->queue_batches().empty());
   // Five more arrive while the queue statuses wait.
   for (int i = 0; i < 5; ++i) {
-    ASSERT_TRUE(sqlite_->Create(kWorkloads, Workload("more-" + std::to_string(i), 10)).ok());
+    ASSERT_TRUE(store_->Create(kWorkloads, Workload("more-" + std::to_string(i), 10)).ok());
   }
   const auto start = std::chrono::steady_clock::now();
   while (CqGauge(registry, "kueue_pending_workloads") != 15 &&

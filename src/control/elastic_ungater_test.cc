@@ -8,25 +8,15 @@
 
 #include <optional>
 
-#include "store/sqlite_object_store.h"
-#include "testing/temp_dir.h"
+#include "testing/sqlite_store_test.h"
 
 namespace kuota::control {
 namespace {
 
 using Json = nlohmann::json;
 
-class ElasticUngaterTest : public ::testing::Test {
+class ElasticUngaterTest : public testing::SqliteStoreTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(dir_.ok());
-    store::StoreOptions options;
-    options.path = dir_.File("kuota.db");
-    auto opened = store::SqliteObjectStore::Open(options);
-    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-    store_ = std::move(opened).value();
-  }
-
   // A pod of Job "job-uid", gated by the elastic gate (and "other") or not.
   Json Pod(const std::string& name, bool gated, const std::string& phase = "") {
     Json pod = {{"apiVersion", "v1"},
@@ -66,9 +56,6 @@ class ElasticUngaterTest : public ::testing::Test {
       return uid == "job-uid" ? count : std::nullopt;
     };
   }
-
-  testing::TempDir dir_{"kuota-elastic-ungater"};
-  std::unique_ptr<store::SqliteObjectStore> store_;
 };
 
 TEST_F(ElasticUngaterTest, UngatesUpToTheAdmittedCount) {

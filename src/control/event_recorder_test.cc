@@ -11,25 +11,16 @@
 #include <vector>
 
 #include "store/sqlite_object_store.h"
-#include "testing/temp_dir.h"
+#include "testing/sqlite_store_test.h"
 
 namespace kuota::control {
 namespace {
 
 using Json = nlohmann::json;
 
-class EventRecorderTest : public ::testing::Test {
+class EventRecorderTest : public testing::SqliteStoreTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(dir_.ok());
-    store::StoreOptions options;
-    options.path = dir_.File("kuota.db");
-    options.clock = &clock_;
-    auto opened = store::SqliteObjectStore::Open(options);
-    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-    store_ = std::move(opened).value();
-  }
-  void TearDown() override { store_.reset(); }
+  void SetUp() override { OpenStore(&clock_); }
 
   std::vector<Json> Events() {
     auto list = store_->List("events", {});
@@ -43,9 +34,7 @@ class EventRecorderTest : public ::testing::Test {
             {"metadata", {{"name", name}, {"namespace", "ns"}, {"uid", "uid-" + name}}}};
   }
 
-  kuota::testing::TempDir dir_{"kuota-events"};
   ManualClock clock_{Time::FromMillis(1767225600000)};
-  std::unique_ptr<store::SqliteObjectStore> store_;
 };
 
 TEST_F(EventRecorderTest, RepeatsBecomeOneEventsCount) {

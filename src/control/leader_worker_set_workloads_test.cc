@@ -9,8 +9,7 @@
 #include "control/job_management.h"
 #include "jobs/leader_worker_set_pods.h"
 #include "jobs/pod_kind.h"
-#include "store/sqlite_object_store.h"
-#include "testing/temp_dir.h"
+#include "testing/sqlite_store_test.h"
 
 namespace kuota::control {
 namespace {
@@ -19,15 +18,11 @@ using Json = nlohmann::json;
 constexpr char kLwsWl[] = "workloads.kueue.x-k8s.io";
 constexpr char kLwsSets[] = "leaderworkersets.leaderworkerset.x-k8s.io";
 
-class LeaderWorkerSetWorkloadsTest : public ::testing::Test {
+class LeaderWorkerSetWorkloadsTest : public testing::SqliteStoreTest {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(dir_.ok());
-    store::StoreOptions options;
-    options.path = dir_.File("kuota.db");
-    auto opened = store::SqliteObjectStore::Open(options);
-    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-    store_ = std::move(opened).value();
+    SqliteStoreTest::SetUp();
+    if (HasFatalFailure()) return;
     Json lws = Json::parse(R"({
       "apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
       "metadata": {"name": "serve", "namespace": "ns",
@@ -56,8 +51,6 @@ class LeaderWorkerSetWorkloadsTest : public ::testing::Test {
   }
 
   jobs::LeaderWorkerSetKind kind_;
-  kuota::testing::TempDir dir_{"kuota-lws"};
-  std::unique_ptr<store::SqliteObjectStore> store_;
   Json lws_;
 };
 

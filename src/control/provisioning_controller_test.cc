@@ -6,8 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "store/sqlite_object_store.h"
-#include "testing/temp_dir.h"
+#include "testing/sqlite_store_test.h"
 
 namespace kuota::control {
 namespace {
@@ -18,15 +17,11 @@ constexpr char kPr[] = "provisioningrequests.autoscaling.x-k8s.io";
 constexpr char kPt[] = "podtemplates";
 constexpr char kAc[] = "admissionchecks.kueue.x-k8s.io";
 
-class ProvisioningControllerTest : public ::testing::Test {
+class ProvisioningControllerTest : public testing::SqliteStoreTest {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(dir_.ok());
-    store::StoreOptions options;
-    options.path = dir_.File("kuota.db");
-    auto opened = store::SqliteObjectStore::Open(options);
-    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-    store_ = std::move(opened).value();
+    SqliteStoreTest::SetUp();
+    if (HasFatalFailure()) return;
     Must("admissionchecks.kueue.x-k8s.io",
          {{"apiVersion", "kueue.x-k8s.io/v1beta2"},
           {"kind", "AdmissionCheck"},
@@ -119,8 +114,6 @@ class ProvisioningControllerTest : public ::testing::Test {
   }
 
   ManualClock clock_{Time::FromSeconds(1000)};
-  kuota::testing::TempDir dir_{"kuota-prov"};
-  std::unique_ptr<store::SqliteObjectStore> store_;
 };
 
 TEST_F(ProvisioningControllerTest, WithoutItsConfigTheCheckIsInactive) {

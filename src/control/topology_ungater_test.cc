@@ -6,23 +6,18 @@
 
 #include <gtest/gtest.h>
 
-#include "store/sqlite_object_store.h"
-#include "testing/temp_dir.h"
+#include "testing/sqlite_store_test.h"
 
 namespace kuota::control {
 namespace {
 
 using Json = nlohmann::json;
 
-class TopologyUngaterTest : public ::testing::Test {
+class TopologyUngaterTest : public testing::SqliteStoreTest {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(dir_.ok());
-    store::StoreOptions options;
-    options.path = dir_.File("kuota.db");
-    auto opened = store::SqliteObjectStore::Open(options);
-    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-    store_ = std::move(opened).value();
+    SqliteStoreTest::SetUp();
+    if (HasFatalFailure()) return;
     wl_.metadata.name = "wl";
     wl_.metadata.namespace_ = "ns";
     api::PodSet ps;
@@ -66,8 +61,6 @@ class TopologyUngaterTest : public ::testing::Test {
     return got.ok() ? *got : Json();
   }
 
-  testing::TempDir dir_{"kuota-ungater"};
-  std::unique_ptr<store::SqliteObjectStore> store_;
   api::Workload wl_;
 };
 

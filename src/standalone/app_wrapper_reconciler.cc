@@ -673,6 +673,22 @@ bool AppWrapperReconciler::Reconcile(const std::string& key) {
     return transition(kAwrResuming);
   }
   if (phase == kAwrFailed) {
+    // Debugging: the annotation keeps a failed AppWrapper's components (and
+    // its quota) for a while, unless Kueue suspends it.
+    const char* kDelay = "workload.codeflare.dev.appwrapper/deletionOnFailureGracePeriodDuration";
+    const Duration delay = AwrDuration(aw, kDelay, std::chrono::milliseconds(0));
+    if (delay.ms > 0 && !suspend && AwrConditionTrue(status, kAwrResourcesDeployed)) {
+      AwrSetCondition(
+          status, "DeletingResources", "False", "DeletionPaused",
+          std::string(kDelay) + " has value " + jobs::MetaMapValue(aw, "annotations", kDelay),
+          now_s);
+      const Time deadline = AwrSince(status, "DeletingResources", now) + delay;
+      if (now < deadline) {
+        if (status != before) (void)WriteStatus(aw);
+        timers_[key] = deadline;
+        return false;
+      }
+    }
     if (AwrConditionTrue(status, kAwrResourcesDeployed)) {
       if (!DeleteComponents(aw)) {
         timers_[key] = now + Duration{500};

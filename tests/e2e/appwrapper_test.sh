@@ -345,11 +345,19 @@ until_eq 20 0 admitted
 expect_eq "its quota is released" "0" "$(admitted)"
 # The same with exit code 3 declared terminal: no reset at all.
 k get appwrapper -n "$NS" flaky -o json |
-  python3 -c 'import json,sys; o=json.load(sys.stdin); a=o["metadata"]["annotations"]; a.pop("workload.codeflare.dev.appwrapper/retryLimit"); a["workload.codeflare.dev.appwrapper/terminalExitCodes"]="3"; print(json.dumps({"apiVersion": o["apiVersion"], "kind": o["kind"], "metadata": {"name": "terminal", "namespace": o["metadata"]["namespace"], "labels": {"kueue.x-k8s.io/queue-name": "lq"}, "annotations": a}, "spec": {"components": [{"template": dict(o["spec"]["components"][0]["template"], metadata={"name": "terminal"})}]}}))' |
+  python3 -c 'import json,sys; o=json.load(sys.stdin); a=o["metadata"]["annotations"]; a.pop("workload.codeflare.dev.appwrapper/retryLimit"); a["workload.codeflare.dev.appwrapper/terminalExitCodes"]="3"; a["workload.codeflare.dev.appwrapper/deletionOnFailureGracePeriodDuration"]="3s"; print(json.dumps({"apiVersion": o["apiVersion"], "kind": o["kind"], "metadata": {"name": "terminal", "namespace": o["metadata"]["namespace"], "labels": {"kueue.x-k8s.io/queue-name": "lq"}, "annotations": a}, "spec": {"components": [{"template": dict(o["spec"]["components"][0]["template"], metadata={"name": "terminal"})}]}}))' |
   k create -f - >/dev/null 2>"$TMP/err" || bad "create failed" "$(cat "$TMP/err")"
 terminal() { k get appwrapper -n "$NS" terminal -o jsonpath="{$1}" 2>/dev/null; }
 until_eq 40 Failed terminal '.status.phase'
 expect_eq "a terminal exit code (terminalExitCodes) fails it without a reset" "Failed " \
   "$(terminal '.status.phase') $(terminal '.status.resettingCount')"
+terminal_job() { k get job -n "$NS" terminal -o name 2>/dev/null; }
+expect_eq "deletionOnFailureGracePeriodDuration keeps its Job for debugging" "job.batch/terminal" \
+  "$(terminal_job)"
+expect_eq "and its quota meanwhile" "1" "$(admitted)"
+until_eq 15 "" terminal_job
+expect_eq "then deletes it" "" "$(terminal_job)"
+until_eq 10 0 admitted
+expect_eq "and releases the quota" "0" "$(admitted)"
 echo "passed $PASS, failed $FAIL"
 [[ $FAIL -eq 0 ]]

@@ -405,6 +405,11 @@ void Controller::DeleteObject(const std::string& resource, const Json& object) {
     (void)engine_.Delete("Workload", ns, name);
     last_status_.erase(ns + "/" + name);
     workload_rv_.erase(ns + "/" + name);
+    // Pods that came while the Workload was on its way out (a StatefulSet's
+    // pod made again after a preemption deleted them all, which deletes
+    // their Workload) saw it still there: their group makes a new one now.
+    const std::string key = ns + "/" + name;
+    if (options_.jobs.PodIntegrationRuns() && pod_groups_.Owns(key)) ReconcilePodWorkload(key);
     return;
   }
   if (resource == kPods) {

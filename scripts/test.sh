@@ -2,7 +2,7 @@
 # The test command: installs what is needed, then one build — clang, with
 # AddressSanitizer + UndefinedBehaviorSanitizer and libFuzzer's coverage —
 # that runs every test (unit, end-to-end, load, fault, fuzz replay), the
-# libFuzzer targets for 15 s each, and the Kueue conformance scenarios
+# libFuzzer targets for 10 s each, and the Kueue conformance scenarios
 # through `kuota simulate`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,8 +38,8 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 # output of failed tests only).
 grep -h -E '^(fault|disk full|security|kube mode|deploy|metrics|ui|monitoring): ' build-ci/Testing/Temporary/LastTest.log || true
 
-echo "== libFuzzer: every target for ${KUOTA_FUZZ_SECONDS:-15} s (docs/fuzzing.md)"
-bash scripts/fuzz.sh "${KUOTA_FUZZ_SECONDS:-15}" build-ci
+echo "== libFuzzer: every target for ${KUOTA_FUZZ_SECONDS:-10} s (docs/fuzzing.md)"
+bash scripts/fuzz.sh "${KUOTA_FUZZ_SECONDS:-10}" build-ci
 
 echo "== Kueue conformance scenarios"
 if [[ ! -d "$SHARED/conformance/cases" ]]; then

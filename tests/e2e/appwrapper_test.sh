@@ -23,52 +23,8 @@ scratch kuota-appwrapper
 
 NS=team-aw
 start_kuotad --gpus 0
-cat <<YAML | k apply -f - >/dev/null || { echo "FAIL apply queues"; exit 1; }
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: tiny}
-spec: {nodeLabels: {kuota.dev/pool: tiny}}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: big}
-spec:
-  nodeLabels: {kuota.dev/pool: big}
-  tolerations: [{key: kuota.dev/big, operator: Exists, effect: NoSchedule}]
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: WorkloadPriorityClass
-metadata: {name: low}
-value: 10
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: WorkloadPriorityClass
-metadata: {name: high}
-value: 1000
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: $NS}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: cq-aw}
-spec:
-  namespaceSelector: {}
-  preemption: {withinClusterQueue: LowerPriority}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: tiny
-      resources: [{name: cpu, nominalQuota: 30m}]
-    - name: big
-      resources: [{name: cpu, nominalQuota: 200m}]
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: LocalQueue
-metadata: {name: lq, namespace: $NS}
-spec: {clusterQueue: cq-aw}
-YAML
+{ two_flavors_yaml; echo ---; two_flavor_queue_yaml "$NS" cq-aw 30m 200m; } |
+  k apply -f - >/dev/null || { echo "FAIL apply queues"; exit 1; }
 
 # probe NAME ARGS...: a probe container (40m CPU) waiting for the release
 # file; ARGS are the environment patterns it prints.

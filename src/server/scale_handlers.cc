@@ -15,6 +15,8 @@
 namespace kuota::server {
 namespace {
 
+using Json = nlohmann::json;
+
 constexpr int kScaleWriteAttempts = 5;  // a patch that lost a race is retried, as kube does
 
 HttpReply ScaleReply(int status, const Json& scale) {

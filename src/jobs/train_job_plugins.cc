@@ -78,21 +78,6 @@ void TpAddTrainerPort(Json& container) {
   container["ports"].push_back({{"containerPort", kTrainerMasterPort}});
 }
 
-// The container named "node" of the replicated job `rjob`, or null.
-Json* TpNodeContainer(Json& rjob) {
-  Json* containers = nullptr;
-  try {
-    containers = &rjob.at("template").at("spec").at("template").at("spec").at("containers");
-  } catch (const Json::exception&) {
-    return nullptr;
-  }
-  if (!containers->is_array()) return nullptr;
-  for (Json& c : *containers) {
-    if (c.is_object() && StrAt(c, "name") == kTpNode) return &c;
-  }
-  return nullptr;
-}
-
 // The replicated job that is the trainer step (its ancestor label), or the
 // one named `name` when `name` is given.
 Json* TpReplicatedJob(Json& spec, const char* name) {
@@ -163,7 +148,7 @@ int64_t MpiSlots(const TrainerPolicyInput& in) {
 
 void EnforceMpi(Json& spec, const TrainerPolicyInput& in) {
   Json* launcher = TpReplicatedJob(spec, kTpLauncher);
-  Json* launcher_node = launcher == nullptr ? nullptr : TpNodeContainer(*launcher);
+  Json* launcher_node = launcher == nullptr ? nullptr : TrainerNodeContainer(*launcher);
   if (launcher_node == nullptr) return;
   const int64_t slots = MpiSlots(in);
   int64_t hosts = 0;
@@ -182,6 +167,20 @@ void EnforceMpi(Json& spec, const TrainerPolicyInput& in) {
 }
 
 }  // namespace
+
+Json* TrainerNodeContainer(Json& rjob) {
+  Json* containers = nullptr;
+  try {
+    containers = &rjob.at("template").at("spec").at("template").at("spec").at("containers");
+  } catch (const Json::exception&) {
+    return nullptr;
+  }
+  if (!containers->is_array()) return nullptr;
+  for (Json& c : *containers) {
+    if (c.is_object() && StrAt(c, "name") == kTpNode) return &c;
+  }
+  return nullptr;
+}
 
 Status CheckTrainerReservedEnv(const TrainerPolicyInput& in) {
   if (!in.has_trainer) return Status::Ok();
@@ -223,7 +222,7 @@ void EnforceTrainerPolicy(Json& spec, const TrainerPolicyInput& in) {
     return;
   }
   Json* trainer_step = TpReplicatedJob(spec, nullptr);
-  Json* node = trainer_step == nullptr ? nullptr : TpNodeContainer(*trainer_step);
+  Json* node = trainer_step == nullptr ? nullptr : TrainerNodeContainer(*trainer_step);
   if (node == nullptr) return;
   if (in.policy == "torch") EnforceTorch(*node, in);
   if (in.policy == "jax") EnforceJax(*node, in);

@@ -25,6 +25,10 @@ struct TrainerPolicyInput {
   std::string address = "127.0.0.1";     // where the pods reach each other
 };
 
+// The container named "node" of a JobSet replicated job (where Trainer puts
+// the trainer), or null when it has none; never adds fields.
+Json* TrainerNodeContainer(Json& rjob);
+
 // The plugins' webhook checks of spec.trainer.env: torch's and MPI's
 // reserved names ("spec.trainer.env: Invalid value: ...: must not have
 // reserved envs, invalid envs configured: [PET_NNODES]") and XGBoost's

@@ -1,7 +1,6 @@
 #include "jobs/train_job_runtime.h"
 
 #include <algorithm>
-#include <set>
 #include <vector>
 
 #include "jobs/job_fields.h"
@@ -109,18 +108,6 @@ void TjApplyPatch(Json& spec, const Json& patch) {
   }
 }
 
-// The container named "node" of a replicated job, or null.
-Json* TjNodeContainer(Json& rjob) {
-  Json& tmpl = rjob["template"]["spec"]["template"];
-  if (!tmpl.is_object() || !tmpl.contains("spec") || !tmpl["spec"].is_object()) return nullptr;
-  Json& containers = tmpl["spec"]["containers"];
-  if (!containers.is_array()) return nullptr;
-  for (Json& c : containers) {
-    if (c.is_object() && StrAt(c, "name") == kTjNodeContainer) return &c;
-  }
-  return nullptr;
-}
-
 // Trainer's MergeResourceRequirements: the TrainJob's requests and limits
 // replace the runtime's resource by resource.
 Json TjMergeResources(const Json& base, const Json& over) {
@@ -180,7 +167,7 @@ Result<Json> BuildTrainJobSet(const Json& train_job, const Json& runtime,
     const bool is_launcher_node = launcher_as_node && StrAt(rjob, "name") == kTjNodeContainer;
     int64_t count = IntAt(ObjAt(ObjAt(rjob, "template"), "spec"), "parallelism", 1);
     if (is_trainer && has_ml) count = IntAt(ml, "numNodes", 1);
-    Json* node = TjNodeContainer(rjob);
+    Json* node = TrainerNodeContainer(rjob);
     if (is_trainer && node != nullptr) runtime_node_resources = ObjAt(*node, "resources");
     if (has_trainer && trainer.contains("resourcesPerNode") && node != nullptr &&
         ((is_trainer && has_ml) || is_launcher_node)) {

@@ -139,7 +139,11 @@ for w in w1 w2; do
     --from-file=kubeconfig="$TMP/$U-$w.kubeconfig" >/dev/null
 done
 # A credential w1 did not issue (the token's signature altered): refused.
-sed 's/\(token: *"\{0,1\}kuota1\.[0-9]*\.\)[0-9a-f]/\1f/' "$TMP/$U-w1.kubeconfig" >"$TMP/forged.kubeconfig"
+# The first signature digit becomes another one (0 if it was f, else f): never
+# the same token by chance.
+sed -e 's/\(token: *"\{0,1\}kuota1\.[0-9]*\.\)f/\1F/' \
+  -e 's/\(token: *"\{0,1\}kuota1\.[0-9]*\.\)[0-9a-e]/\1f/' \
+  -e 's/\(token: *"\{0,1\}kuota1\.[0-9]*\.\)F/\10/' "$TMP/$U-w1.kubeconfig" >"$TMP/forged.kubeconfig"
 grep -q 'kuota1\.' "$TMP/forged.kubeconfig" && ! cmp -s "$TMP/forged.kubeconfig" "$TMP/$U-w1.kubeconfig" ||
   bad "make a forged kubeconfig"
 kc m create secret generic forged-secret -n kueue-system --from-file=kubeconfig="$TMP/forged.kubeconfig" >/dev/null

@@ -8,7 +8,6 @@
 
 #include "control/events.h"
 #include "control/meta_string.h"
-#include "control/object_errors.h"
 #include "jobctl/submitter.h"
 #include "jobs/app_wrapper.h"
 #include "jobs/job_fields.h"
@@ -210,42 +209,15 @@ bool AwrTerminalFailure(const Json& pod, const std::set<int64_t>& terminal,
 
 AppWrapperReconciler::AppWrapperReconciler(store::ObjectStore& store, const Clock& clock,
                                            AppWrapperReconcilerOptions options)
-    : store_(store), clock_(clock), options_(options) {}
+    : StoreLoop(store, clock, "appwrapper controller", options.idle_tick),
+      store_(store),
+      clock_(clock),
+      options_(options) {}
 
 AppWrapperReconciler::~AppWrapperReconciler() { Stop(); }
 
-Status AppWrapperReconciler::Start() {
-  Status synced;
-  std::string err = control::CatchAll([&] { synced = Sync(); });
-  if (!err.empty()) return Status::Internal("appwrapper controller: initial sync: " + err);
-  KUOTA_RETURN_IF_ERROR(synced);
-  thread_ = std::thread([this] { Run(); });
-  return Status::Ok();
-}
-
-void AppWrapperReconciler::Stop() {
-  stop_ = true;
-  if (watcher_) watcher_->Stop();
-  if (thread_.joinable()) thread_.join();
-}
-
-bool AppWrapperReconciler::WaitIdle(std::chrono::milliseconds timeout) {
-  const int64_t target = store_.CurrentResourceVersion();
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (!busy_ && processed_rv_ >= target) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return false;
-}
-
-Status AppWrapperReconciler::Sync() {
-  const int64_t rv = store_.CurrentResourceVersion();
-  KUOTA_RETURN_IF_ERROR(
-      store::ListEach(store_, kAwrResource, [&](Json& aw) { dirty_.insert(AwrKey(aw)); }));
-  KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch(store::kAllButEvents, "", rv));
-  processed_rv_ = rv;
-  return Status::Ok();
+Status AppWrapperReconciler::List() {
+  return store::ListEach(store_, kAwrResource, [&](Json& aw) { MarkDirty(AwrKey(aw)); });
 }
 
 void AppWrapperReconciler::Handle(const store::WatchEvent& ev) {
@@ -256,76 +228,22 @@ void AppWrapperReconciler::Handle(const store::WatchEvent& ev) {
       // Its components go with it (kube's garbage collector would take them
       // by their owner reference).
       (void)DeleteComponents(obj);
-      dirty_.erase(AwrKey(obj));
-      timers_.erase(AwrKey(obj));
+      Forget(AwrKey(obj));
       return;
     }
-    dirty_.insert(AwrKey(obj));
+    MarkDirty(AwrKey(obj));
     return;
   }
   if (ev.resource == kAwrPods) {
     const std::string aw = jobs::MetaMapValue(obj, "labels", jobs::kAppWrapperLabel);
-    if (!aw.empty()) dirty_.insert(ns + "/" + aw);
+    if (!aw.empty()) MarkDirty(ns + "/" + aw);
     return;
   }
   for (const Json& r : jobs::ArrAt(jobs::ObjAt(obj, "metadata"), "ownerReferences")) {
     if (r.value("controller", false) && jobs::StrAt(r, "kind") == "AppWrapper" &&
         jobs::StrAt(r, "apiVersion") == kAwrApiVersion) {
-      dirty_.insert(ns + "/" + jobs::StrAt(r, "name"));
+      MarkDirty(ns + "/" + jobs::StrAt(r, "name"));
     }
-  }
-}
-
-void AppWrapperReconciler::Run() {
-  while (!stop_) {
-    std::string err = control::CatchAll([&] { RunLoop(); });
-    if (err.empty()) break;
-    std::fprintf(stderr, "kuotad: appwrapper controller: %s; resynchronizing\n", err.c_str());
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-    err = control::CatchAll([&] { (void)Sync(); });
-    if (!err.empty()) std::fprintf(stderr, "kuotad: appwrapper controller: %s\n", err.c_str());
-  }
-}
-
-void AppWrapperReconciler::RunLoop() {
-  while (!stop_) {
-    busy_ = true;
-    store::EventPtr ev;
-    auto wait = dirty_.empty() ? options_.idle_tick : std::chrono::milliseconds(0);
-    while (!stop_ && watcher_->Next(&ev, wait)) {
-      std::string err = control::CatchAll([&] { Handle(*ev); });
-      if (!err.empty()) std::fprintf(stderr, "kuotad: appwrapper controller: %s\n", err.c_str());
-      processed_rv_ = std::max<int64_t>(processed_rv_, ev->resource_version);
-      wait = std::chrono::milliseconds(0);
-    }
-    if (stop_) break;
-    if (!watcher_->Alive()) {
-      if (!Sync().ok()) std::this_thread::sleep_for(std::chrono::seconds(1));
-      continue;
-    }
-    const Time now = clock_.Now();
-    for (auto it = timers_.begin(); it != timers_.end();) {
-      if (it->second <= now) {
-        dirty_.insert(it->first);
-        it = timers_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    std::set<std::string> work;
-    work.swap(dirty_);
-    for (const std::string& key : work) {
-      if (stop_) break;
-      std::string err = control::CatchAll([&] {
-        if (Reconcile(key)) dirty_.insert(key);
-      });
-      if (!err.empty()) {
-        std::fprintf(stderr, "kuotad: appwrapper %s: %s\n", key.c_str(), err.c_str());
-        timers_[key] = clock_.Now() + Duration{1000};
-      }
-    }
-    busy_ = !dirty_.empty();
-    if (!busy_) processed_rv_ = std::max<int64_t>(processed_rv_, store_.CurrentResourceVersion());
   }
 }
 
@@ -500,7 +418,7 @@ bool AppWrapperReconciler::Reconcile(const std::string& key) {
                         options_.admission_grace);
         if (now < since + grace) {
           (void)WriteStatus(aw);
-          timers_[key] = now + Duration{1000};
+          WakeAt(key, now + Duration{1000});
           return false;
         }
       }
@@ -594,7 +512,7 @@ bool AppWrapperReconciler::Reconcile(const std::string& key) {
                       options_.failure_grace);
       if (now < deadline) {
         if (status != before) (void)WriteStatus(aw);
-        timers_[key] = deadline;
+        WakeAt(key, deadline);
         return false;
       }
       Event(aw, kAwrUnhealthy, "FoundFailedPods: " + std::to_string(pods.failed) + " failed pods");
@@ -623,7 +541,7 @@ bool AppWrapperReconciler::Reconcile(const std::string& key) {
     const Time deadline = AwrSince(status, kAwrResourcesDeployed, now) + grace;
     if (now < deadline) {
       if (status != before) (void)WriteStatus(aw);
-      timers_[key] = std::min(deadline, now + Duration{5000});
+      WakeAt(key, std::min(deadline, now + Duration{5000}));
       return false;
     }
     AwrSetCondition(status, kAwrUnhealthy, "True", "InsufficientPodsReady", details, now_s);
@@ -633,7 +551,7 @@ bool AppWrapperReconciler::Reconcile(const std::string& key) {
   if (phase == kAwrSuspending) {
     if (AwrConditionTrue(status, kAwrResourcesDeployed)) {
       if (!DeleteComponents(aw)) {
-        timers_[key] = now + Duration{500};
+        WakeAt(key, now + Duration{500});
         return false;
       }
       AwrSetCondition(status, kAwrResourcesDeployed, "False", kAwrSuspended, "Suspend is true",
@@ -652,7 +570,7 @@ bool AppWrapperReconciler::Reconcile(const std::string& key) {
     AwrClearCondition(status, kAwrPodsReady, kAwrResetting, "", now_s);
     if (AwrConditionTrue(status, kAwrResourcesDeployed)) {
       if (!DeleteComponents(aw)) {
-        timers_[key] = now + Duration{500};
+        WakeAt(key, now + Duration{500});
         return false;
       }
       AwrSetCondition(status, kAwrResourcesDeployed, "False", kAwrResetting,
@@ -664,7 +582,7 @@ bool AppWrapperReconciler::Reconcile(const std::string& key) {
                     options_.retry_pause);
     if (now < deadline) {
       if (status != before) (void)WriteStatus(aw);
-      timers_[key] = deadline;
+      WakeAt(key, deadline);
       return false;
     }
     AwrSetCondition(status, kAwrResourcesDeployed, "True", kAwrResuming, "Reset complete; resuming",
@@ -685,13 +603,13 @@ bool AppWrapperReconciler::Reconcile(const std::string& key) {
       const Time deadline = AwrSince(status, "DeletingResources", now) + delay;
       if (now < deadline) {
         if (status != before) (void)WriteStatus(aw);
-        timers_[key] = deadline;
+        WakeAt(key, deadline);
         return false;
       }
     }
     if (AwrConditionTrue(status, kAwrResourcesDeployed)) {
       if (!DeleteComponents(aw)) {
-        timers_[key] = now + Duration{500};
+        WakeAt(key, now + Duration{500});
         return false;
       }
       AwrSetCondition(status, kAwrResourcesDeployed, "False", kAwrFailed,
@@ -710,11 +628,11 @@ bool AppWrapperReconciler::Reconcile(const std::string& key) {
     const Duration ttl = AwrDuration(aw, kTtl, options_.success_ttl);
     const Time deadline = AwrSince(status, kAwrResourcesDeployed, now) + ttl;
     if (now < deadline) {
-      timers_[key] = deadline;
+      WakeAt(key, deadline);
       return false;
     }
     if (!DeleteComponents(aw)) {
-      timers_[key] = now + Duration{500};
+      WakeAt(key, now + Duration{500});
       return false;
     }
     std::string shown = jobs::MetaMapValue(aw, "annotations", kTtl);

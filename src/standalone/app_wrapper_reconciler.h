@@ -15,21 +15,17 @@
 // are the controller's defaults unless the AppWrapper's annotations say
 // otherwise. A deleted AppWrapper's components are deleted. AppWrappers
 // whose spec.managedBy names another controller (MultiKueue) are left
-// alone. Owns one thread; Start/Stop/WaitIdle are thread-safe.
+// alone. A StoreLoop: Start/Stop/WaitIdle are thread-safe.
 #pragma once
 
-#include <atomic>
 #include <chrono>
-#include <map>
-#include <memory>
-#include <set>
 #include <string>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "base/clock.h"
 #include "base/status.h"
+#include "standalone/store_loop.h"
 #include "store/object_store.h"
 
 namespace kuota::standalone {
@@ -49,32 +45,21 @@ struct AppWrapperReconcilerOptions {
   std::chrono::milliseconds idle_tick{200};
 };
 
-class AppWrapperReconciler {
+class AppWrapperReconciler : public StoreLoop {
  public:
   // `store` and `clock` must outlive the reconciler.
   AppWrapperReconciler(store::ObjectStore& store, const Clock& clock,
                        AppWrapperReconcilerOptions options = {});
-  ~AppWrapperReconciler();
-  AppWrapperReconciler(const AppWrapperReconciler&) = delete;
-  AppWrapperReconciler& operator=(const AppWrapperReconciler&) = delete;
-
-  // Lists the AppWrappers and starts the loop thread.
-  Status Start();
-  // Ends the loop and joins its thread. Idempotent.
-  void Stop();
-  // Waits until every change stored before the call has been handled. False
-  // on timeout.
-  bool WaitIdle(std::chrono::milliseconds timeout);
+  ~AppWrapperReconciler() override;
 
  private:
-  using Json = nlohmann::json;
-  Status Sync();
-  void Run();
-  void RunLoop();  // Run's body; may throw (Run catches)
-  void Handle(const store::WatchEvent& ev);
+  // StoreLoop: AppWrappers, their components and pods; a key is the
+  // AppWrapper's "ns/name".
+  Status List() override;
+  void Handle(const store::WatchEvent& ev) override;
   // One step of the AppWrapper "ns/name"'s phases; true when it changed
   // something and should be looked at again at once.
-  bool Reconcile(const std::string& key);
+  bool Reconcile(const std::string& key) override;
   // Creates the components not created yet: Ok, or an error and whether
   // it is fatal (the AppWrapper fails) rather than retried.
   Status CreateComponents(Json& aw, bool* fatal);
@@ -87,15 +72,6 @@ class AppWrapperReconciler {
   store::ObjectStore& store_;
   const Clock& clock_;
   AppWrapperReconcilerOptions options_;
-  std::unique_ptr<store::Watcher> watcher_;
-  std::thread thread_;
-  std::atomic<bool> stop_{false};
-  std::atomic<int64_t> processed_rv_{0};
-  std::atomic<bool> busy_{true};
-
-  // Loop-thread state.
-  std::set<std::string> dirty_;         // "ns/name" of AppWrappers to reconcile
-  std::map<std::string, Time> timers_;  // "ns/name" -> when to look again
 };
 
 }  // namespace kuota::standalone

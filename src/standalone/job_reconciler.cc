@@ -65,40 +65,15 @@ std::string OwnerJobUid(const nlohmann::json& pod) {
 
 JobReconciler::JobReconciler(store::ObjectStore& store, const Clock& clock,
                              JobReconcilerOptions options)
-    : store_(store),
+    : StoreLoop(store, clock, "job controller", options.idle_tick),
+      store_(store),
       clock_(clock),
       options_(std::move(options)),
       errors_(store, clock, kComponent) {}
 
 JobReconciler::~JobReconciler() { Stop(); }
 
-Status JobReconciler::Start() {
-  Status synced;
-  std::string err = control::CatchAll([&] { synced = Sync(); });
-  if (!err.empty()) return Status::Internal("job controller: initial sync: " + err);
-  KUOTA_RETURN_IF_ERROR(synced);
-  thread_ = std::thread([this] { Run(); });
-  return Status::Ok();
-}
-
-void JobReconciler::Stop() {
-  stop_ = true;
-  if (watcher_) watcher_->Stop();
-  if (thread_.joinable()) thread_.join();
-}
-
-bool JobReconciler::WaitIdle(std::chrono::milliseconds timeout) {
-  const int64_t target = store_.CurrentResourceVersion();
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (!busy_ && processed_rv_ >= target) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return false;
-}
-
-Status JobReconciler::Sync() {
-  const int64_t rv = store_.CurrentResourceVersion();
+Status JobReconciler::List() {
   jobs_.clear();
   job_by_uid_.clear();
   pods_.clear();
@@ -108,22 +83,27 @@ Status JobReconciler::Sync() {
   }
   resources.push_back(kPods);
   for (const std::string& resource : resources) {
-    KUOTA_RETURN_IF_ERROR(store::ListEach(store_, resource, [&](Json& item) {
-      store::WatchEvent ev;
-      ev.type = store::EventType::kAdded;
-      ev.resource = resource;
-      ev.object = std::move(item);
-      HandleSafely(ev);
-    }));
+    KUOTA_RETURN_IF_ERROR(
+        store::ListEach(store_, resource, [&](Json& item) { Replay(resource, std::move(item)); }));
   }
-  KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch(store::kAllButEvents, "", rv));
-  processed_rv_ = rv;
   return Status::Ok();
 }
 
-void JobReconciler::HandleSafely(const store::WatchEvent& ev) {
-  std::string err = control::CatchAll([&] { Handle(ev); });
-  if (!err.empty()) errors_.Report(ev.resource, ev.object, "InvalidObject", err);
+void JobReconciler::HandleFailed(const store::WatchEvent& ev, const std::string& error) {
+  errors_.Report(ev.resource, ev.object, "InvalidObject", error);
+}
+
+void JobReconciler::ReconcileFailed(const std::string& key, const std::string& error) {
+  auto jit = jobs_.find(key);
+  if (jit != jobs_.end()) errors_.Report(ResourceOfKey(key), jit->second, "InvalidJob", error);
+}
+
+void JobReconciler::AfterList() {
+  // Pods whose Job no longer exists (deleted while kuotad was down).
+  for (const auto& [uid, pods] : pods_) {
+    if (job_by_uid_.count(uid) || pods.empty()) continue;
+    CascadeDelete(uid, control::MetaString(pods.begin()->second, "namespace"));
+  }
 }
 
 void JobReconciler::Handle(const store::WatchEvent& ev) {
@@ -133,15 +113,14 @@ void JobReconciler::Handle(const store::WatchEvent& ev) {
     if (ev.type == store::EventType::kDeleted) {
       jobs_.erase(key);
       job_by_uid_.erase(uid);
-      timers_.erase(key);
-      dirty_.erase(key);
+      Forget(key);
       errors_.Forget(ev.resource, ev.object);
       CascadeDelete(uid, control::MetaString(ev.object, "namespace"));
       return;
     }
     jobs_[key] = ev.object;
     job_by_uid_[uid] = key;
-    dirty_.insert(key);
+    MarkDirty(key);
     return;
   }
   if (ev.resource != kPods) return;
@@ -159,7 +138,7 @@ void JobReconciler::Handle(const store::WatchEvent& ev) {
   }
   auto job = job_by_uid_.find(owner);
   if (job != job_by_uid_.end()) {
-    dirty_.insert(job->second);
+    MarkDirty(job->second);
   } else if (ev.type != store::EventType::kDeleted && !jobs_.empty()) {
     // The owner is gone (or not seen yet): orphans are collected once the
     // initial list is complete; see Run().
@@ -175,75 +154,12 @@ void JobReconciler::CascadeDelete(const std::string& job_uid, const std::string&
   }
 }
 
-void JobReconciler::Run() {
-  // No exception may end the loop: per-object failures are reported on the
-  // object; anything else is logged, and the reconciler lists again.
-  while (!stop_) {
-    std::string err = control::CatchAll([&] { RunLoop(); });
-    if (err.empty()) break;
-    std::fprintf(stderr, "kuotad: job controller: %s; resynchronizing\n", err.c_str());
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-    err = control::CatchAll([&] { (void)Sync(); });
-    if (!err.empty()) std::fprintf(stderr, "kuotad: job controller: %s\n", err.c_str());
-  }
+bool JobReconciler::Reconcile(const std::string& key) {
+  ReconcileJob(key);
+  return false;
 }
 
-void JobReconciler::RunLoop() {
-  // Pods whose Job no longer exists (deleted while kuotad was down).
-  for (const auto& [uid, pods] : pods_) {
-    if (job_by_uid_.count(uid) || pods.empty()) continue;
-    CascadeDelete(uid, control::MetaString(pods.begin()->second, "namespace"));
-  }
-  while (!stop_) {
-    busy_ = true;
-    store::EventPtr ev;
-    auto wait = dirty_.empty() ? options_.idle_tick : std::chrono::milliseconds(0);
-    if (!timers_.empty()) {
-      const Time now = clock_.Now();
-      Time first = timers_.begin()->second;
-      for (const auto& [k, t] : timers_) first = std::min(first, t);
-      if (first <= now) {
-        wait = std::chrono::milliseconds(0);
-      } else {
-        wait = std::min(wait, std::chrono::milliseconds((first - now).ms));
-      }
-    }
-    while (!stop_ && watcher_->Next(&ev, wait)) {
-      HandleSafely(*ev);
-      processed_rv_ = std::max<int64_t>(processed_rv_, ev->resource_version);
-      wait = std::chrono::milliseconds(0);
-    }
-    if (stop_) break;
-    if (!watcher_->Alive()) {
-      std::fprintf(stderr, "kuotad: job controller watch ended; resynchronizing\n");
-      if (!Sync().ok()) std::this_thread::sleep_for(std::chrono::seconds(1));
-      continue;
-    }
-    const Time now = clock_.Now();
-    for (auto it = timers_.begin(); it != timers_.end();) {
-      if (it->second <= now) {
-        dirty_.insert(it->first);
-        it = timers_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    std::set<std::string> work;
-    work.swap(dirty_);
-    for (const auto& key : work) {
-      if (stop_) break;
-      std::string err = control::CatchAll([&] { Reconcile(key); });
-      if (!err.empty()) {
-        auto jit = jobs_.find(key);
-        if (jit != jobs_.end()) errors_.Report(ResourceOfKey(key), jit->second, "InvalidJob", err);
-      }
-    }
-    busy_ = !dirty_.empty();
-    if (!busy_) processed_rv_ = std::max<int64_t>(processed_rv_, store_.CurrentResourceVersion());
-  }
-}
-
-void JobReconciler::Reconcile(const std::string& key) {
+void JobReconciler::ReconcileJob(const std::string& key) {
   auto jit = jobs_.find(key);
   if (jit == jobs_.end()) return;
   // Dispatched by MultiKueue: its pods run on a worker, never here.
@@ -283,9 +199,9 @@ void JobReconciler::Reconcile(const std::string& key) {
     return;  // the DELETED event cascades to the pods
   }
   if (actions->requeue_at) {
-    timers_[key] = *actions->requeue_at;
+    WakeAt(key, *actions->requeue_at);
   } else {
-    timers_.erase(key);
+    CancelWake(key);
   }
 }
 
@@ -306,7 +222,7 @@ void JobReconciler::CreatePods(const std::string& key, const Json& job, std::vec
     if (!stored.ok()) {
       control::RecordEvent(store_, clock_, job, "Warning", "FailedCreate",
                            "Error creating: " + stored.status().message(), kComponent);
-      timers_[key] = clock_.Now() + Duration{1000};
+      WakeAt(key, clock_.Now() + Duration{1000});
       continue;
     }
     pods_[uid][control::MetaString(*stored, "name")] = *stored;  // read our own writes

@@ -5,17 +5,13 @@
 // jobctl::ReconcileJob (batch/v1) or jobs::ReconcileGroup (the other kinds): creates and deletes
 // pods, writes the Job's status (Suspended, Complete, Failed, counters), records Events, and
 // deletes a Job whose TTL ran out together with its pods. Pods of a deleted Job are deleted too
-// (background cascading deletion). Owns one thread; Start/Stop/WaitIdle are thread-safe.
+// (background cascading deletion). A StoreLoop: Start/Stop/WaitIdle are thread-safe.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <map>
-#include <memory>
-#include <mutex>
-#include <set>
 #include <string>
-#include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +20,7 @@
 #include "control/object_errors.h"
 #include "jobctl/job_controller.h"
 #include "jobs/group_job_kind.h"
+#include "standalone/store_loop.h"
 #include "store/object_store.h"
 
 namespace kuota::standalone {
@@ -37,31 +34,25 @@ struct JobReconcilerOptions {
   std::chrono::milliseconds idle_tick{200};
 };
 
-class JobReconciler {
+class JobReconciler : public StoreLoop {
  public:
   // `store` and `clock` must outlive the reconciler.
   JobReconciler(store::ObjectStore& store, const Clock& clock, JobReconcilerOptions options);
-  ~JobReconciler();
-  JobReconciler(const JobReconciler&) = delete;
-  JobReconciler& operator=(const JobReconciler&) = delete;
-
-  // Lists Jobs and Pods and starts the loop thread.
-  Status Start();
-  // Ends the loop and joins its thread. Idempotent.
-  void Stop();
-  // Waits until every change stored before the call has been handled. False
-  // on timeout.
-  bool WaitIdle(std::chrono::milliseconds timeout);
+  ~JobReconciler() override;
 
  private:
-  using Json = nlohmann::json;
-  Status Sync();
-  void Run();
-  void RunLoop();  // Run's body; may throw (Run catches)
-  void Handle(const store::WatchEvent& ev);
-  // Handle, reporting an exception as the object's error.
-  void HandleSafely(const store::WatchEvent& ev);
-  void Reconcile(const std::string& job_key);
+  // StoreLoop: jobs of every kind run here and their pods; a key is
+  // "resource/ns/name" of a job.
+  Status List() override;
+  void Handle(const store::WatchEvent& ev) override;
+  bool Reconcile(const std::string& job_key) override;
+  // Reported as the object's error (an Event and an Invalid condition).
+  void HandleFailed(const store::WatchEvent& ev, const std::string& error) override;
+  void ReconcileFailed(const std::string& job_key, const std::string& error) override;
+  // Deletes pods whose job was deleted while kuotad was down.
+  void AfterList() override;
+
+  void ReconcileJob(const std::string& job_key);
   // A job of a GroupJobKind: pods and status from jobs::ReconcileGroup.
   void ReconcileGroup(const jobs::GroupJobKind& kind, const std::string& job_key);
   // A LeaderWorkerSet: its groups' pods and its status, as LWS's
@@ -76,18 +67,11 @@ class JobReconciler {
   store::ObjectStore& store_;
   const Clock& clock_;
   JobReconcilerOptions options_;
-  std::unique_ptr<store::Watcher> watcher_;
-  std::thread thread_;
-  std::atomic<bool> stop_{false};
-  std::atomic<int64_t> processed_rv_{0};
-  std::atomic<bool> busy_{true};
 
   // Loop-thread state.
   std::map<std::string, Json> jobs_;                         // "resource/ns/name" -> job
   std::map<std::string, std::string> job_by_uid_;            // uid -> "ns/name"
   std::map<std::string, std::map<std::string, Json>> pods_;  // job uid -> pod name -> Pod
-  std::set<std::string> dirty_;                              // job keys to reconcile
-  std::map<std::string, Time> timers_;                       // job key -> when
   control::ObjectErrors errors_;  // stored objects the reconciler could not use
 };
 

@@ -298,7 +298,7 @@ Status RunKuotad(const KuotadOptions& options) {
   // Volcano Queues become ClusterQueues when Volcano Jobs are managed.
   VolcanoQueueReconcilerOptions vopts;
   vopts.machine = MachineAmounts(machine);
-  VolcanoQueueReconciler volcano_queues(*store, vopts);
+  VolcanoQueueReconciler volcano_queues(*store, clock, vopts);
   if (st.ok() && engine && management->Enabled(jobs::VolcanoJobKind())) {
     st = volcano_queues.Start();
   }

@@ -6,7 +6,6 @@
 #include "base/time.h"
 #include "control/events.h"
 #include "control/meta_string.h"
-#include "control/object_errors.h"
 #include "jobctl/submitter.h"
 #include "jobs/pod_kind.h"
 #include "standalone/deployment_controller.h"
@@ -45,37 +44,21 @@ std::string ServingOwnerUid(const nlohmann::json& pod) {
 
 ServingReconciler::ServingReconciler(store::ObjectStore& store, const Clock& clock,
                                      ServingReconcilerOptions options)
-    : store_(store), clock_(clock), options_(std::move(options)) {}
+    : StoreLoop(store, clock, "deployment/statefulset controller", options.idle_tick),
+      store_(store),
+      clock_(clock),
+      options_(std::move(options)) {}
 
 ServingReconciler::~ServingReconciler() { Stop(); }
 
-Status ServingReconciler::Start() {
-  KUOTA_RETURN_IF_ERROR(Sync());
-  thread_ = std::thread([this] { Run(); });
-  return Status::Ok();
-}
-
-void ServingReconciler::Stop() {
-  stop_ = true;
-  if (watcher_) watcher_->Stop();
-  if (thread_.joinable()) thread_.join();
-}
-
-Status ServingReconciler::Sync() {
-  const int64_t rv = store_.CurrentResourceVersion();
+Status ServingReconciler::List() {
   objects_.clear();
   by_uid_.clear();
   pods_.clear();
   for (const char* resource : {kDeployments, kStatefulSets, kServingPods}) {
-    KUOTA_RETURN_IF_ERROR(store::ListEach(store_, resource, [&](Json& item) {
-      store::WatchEvent ev;
-      ev.type = store::EventType::kAdded;
-      ev.resource = resource;
-      ev.object = std::move(item);
-      Handle(ev);
-    }));
+    KUOTA_RETURN_IF_ERROR(
+        store::ListEach(store_, resource, [&](Json& item) { Replay(resource, std::move(item)); }));
   }
-  KUOTA_ASSIGN_OR_RETURN(watcher_, store_.Watch(store::kAllButEvents, "", rv));
   return Status::Ok();
 }
 
@@ -86,13 +69,13 @@ void ServingReconciler::Handle(const store::WatchEvent& ev) {
     if (ev.type == store::EventType::kDeleted) {
       objects_.erase(key);
       by_uid_.erase(uid);
-      dirty_.erase(key);
+      Forget(key);
       CascadeDelete(uid, control::MetaString(ev.object, "namespace"));
       return;
     }
     objects_[key] = ev.object;
     by_uid_[uid] = key;
-    dirty_.insert(key);
+    MarkDirty(key);
     return;
   }
   if (ev.resource != kServingPods) return;
@@ -108,7 +91,7 @@ void ServingReconciler::Handle(const store::WatchEvent& ev) {
     pods_[owner][name] = ev.object;
   }
   if (auto it = by_uid_.find(owner); it != by_uid_.end()) {
-    dirty_.insert(it->second);
+    MarkDirty(it->second);
   } else if (ev.type != store::EventType::kDeleted && !objects_.empty()) {
     // An orphan (its owner was deleted while kuotad was down): collected.
     CascadeDelete(owner, control::MetaString(ev.object, "namespace"));
@@ -124,39 +107,12 @@ void ServingReconciler::CascadeDelete(const std::string& uid, const std::string&
   }
 }
 
-void ServingReconciler::Run() {
-  while (!stop_) {
-    std::string err = control::CatchAll([&] {
-      while (!stop_) {
-        store::EventPtr ev;
-        auto wait = dirty_.empty() ? options_.idle_tick : std::chrono::milliseconds(0);
-        while (!stop_ && watcher_->Next(&ev, wait)) {
-          Handle(*ev);
-          wait = std::chrono::milliseconds(0);
-        }
-        if (stop_) break;
-        if (!watcher_->Alive()) {
-          if (!Sync().ok()) std::this_thread::sleep_for(std::chrono::seconds(1));
-          continue;
-        }
-        std::set<std::string> work;
-        work.swap(dirty_);
-        for (const auto& key : work) {
-          if (stop_) break;
-          Reconcile(key);
-        }
-      }
-    });
-    if (err.empty()) break;
-    std::fprintf(stderr, "kuotad: deployment/statefulset controller: %s; resynchronizing\n",
-                 err.c_str());
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-    err = control::CatchAll([&] { (void)Sync(); });
-    if (!err.empty()) std::fprintf(stderr, "kuotad: serving controller: %s\n", err.c_str());
-  }
+bool ServingReconciler::Reconcile(const std::string& key) {
+  ReconcileObject(key);
+  return false;
 }
 
-void ServingReconciler::Reconcile(const std::string& key) {
+void ServingReconciler::ReconcileObject(const std::string& key) {
   auto it = objects_.find(key);
   if (it == objects_.end()) return;
   Json& object = it->second;

@@ -6,21 +6,19 @@
 // subresource. Pods of a deleted Deployment or StatefulSet are deleted too
 // (background cascading deletion). Kueue's part (gating, Workloads,
 // admission) is the pod integration's: the pods it makes carry what Kueue's
-// webhooks put on their templates. Owns one thread; Start/Stop are
+// webhooks put on their templates. A StoreLoop: Start/Stop/WaitIdle are
 // thread-safe.
 #pragma once
 
-#include <atomic>
+#include <chrono>
 #include <map>
-#include <memory>
-#include <set>
 #include <string>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "base/clock.h"
 #include "base/status.h"
+#include "standalone/store_loop.h"
 #include "store/object_store.h"
 
 namespace kuota::standalone {
@@ -38,40 +36,30 @@ struct ServingReconcilerOptions {
   std::chrono::milliseconds idle_tick{200};
 };
 
-class ServingReconciler {
+class ServingReconciler : public StoreLoop {
  public:
   // `store` and `clock` must outlive the reconciler.
   ServingReconciler(store::ObjectStore& store, const Clock& clock,
                     ServingReconcilerOptions options);
-  ~ServingReconciler();
-  ServingReconciler(const ServingReconciler&) = delete;
-  ServingReconciler& operator=(const ServingReconciler&) = delete;
-
-  // Lists the objects and pods and starts the loop thread.
-  Status Start();
-  // Ends the loop and joins its thread. Idempotent.
-  void Stop();
+  ~ServingReconciler() override;
 
  private:
-  using Json = nlohmann::json;
-  Status Sync();
-  void Run();
-  void Handle(const store::WatchEvent& ev);
-  void Reconcile(const std::string& key);
+  // StoreLoop: Deployments, StatefulSets and their pods; a key is
+  // "resource/ns/name" of a Deployment or StatefulSet.
+  Status List() override;
+  void Handle(const store::WatchEvent& ev) override;
+  bool Reconcile(const std::string& key) override;
+  void ReconcileObject(const std::string& key);
   void CascadeDelete(const std::string& uid, const std::string& ns);
 
   store::ObjectStore& store_;
   const Clock& clock_;
   ServingReconcilerOptions options_;
-  std::unique_ptr<store::Watcher> watcher_;
-  std::thread thread_;
-  std::atomic<bool> stop_{false};
 
   // Loop-thread state.
   std::map<std::string, Json> objects_;                      // "resource/ns/name" -> object
   std::map<std::string, std::string> by_uid_;                // uid -> key
   std::map<std::string, std::map<std::string, Json>> pods_;  // owner uid -> pod name -> Pod
-  std::set<std::string> dirty_;
 };
 
 }  // namespace kuota::standalone

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "control/meta_string.h"
-#include "control/object_errors.h"
 #include "control/volcano_queue.h"
 #include "store/list_all.h"
 
@@ -19,6 +18,8 @@ constexpr const char* kLocalQueues = "localqueues.kueue.x-k8s.io";
 constexpr const char* kResourceFlavors = "resourceflavors.kueue.x-k8s.io";
 constexpr const char* kNamespaces = "namespaces";
 constexpr const char* kVolcanoJobs = "jobs.batch.volcano.sh";
+// The one key: every change is reconciled by one full pass.
+constexpr const char* kEverything = "*";
 
 Result<std::vector<Json>> VqListLabelled(store::ObjectStore& store, const std::string& resource,
                                          const std::string& label_selector) {
@@ -50,9 +51,12 @@ bool Relevant(const store::WatchEvent& ev) {
 
 }  // namespace
 
-VolcanoQueueReconciler::VolcanoQueueReconciler(store::ObjectStore& store,
+VolcanoQueueReconciler::VolcanoQueueReconciler(store::ObjectStore& store, const Clock& clock,
                                                VolcanoQueueReconcilerOptions options)
-    : store_(store), options_(std::move(options)) {}
+    : StoreLoop(store, clock, "volcano queues", options.idle_tick),
+      store_(store),
+      clock_(clock),
+      options_(std::move(options)) {}
 
 VolcanoQueueReconciler::~VolcanoQueueReconciler() { Stop(); }
 
@@ -79,64 +83,27 @@ bool VolcanoQueueReconciler::AnyVolcanoJob() {
   return jobs.ok() && !jobs->items.empty();
 }
 
-Status VolcanoQueueReconciler::Start() {
+Status VolcanoQueueReconciler::List() {
   if (AnyVolcanoJob()) KUOTA_RETURN_IF_ERROR(EnsureDefaultQueue());
-  KUOTA_RETURN_IF_ERROR(Watch());
-  Status st;
-  std::string err = control::CatchAll([&] { st = ReconcileAll(); });
-  if (!err.empty()) return Status::Internal("volcano queues: " + err);
-  KUOTA_RETURN_IF_ERROR(st);
-  thread_ = std::thread([this] { Run(); });
-  return Status::Ok();
+  return ReconcileAll();
 }
 
-void VolcanoQueueReconciler::Stop() {
-  stop_ = true;
-  if (watcher_) watcher_->Stop();
-  if (thread_.joinable()) thread_.join();
-}
-
-Status VolcanoQueueReconciler::Watch() {
-  KUOTA_ASSIGN_OR_RETURN(watcher_,
-                         store_.Watch(store::kAllButEvents, "", store_.CurrentResourceVersion()));
-  return Status::Ok();
-}
-
-void VolcanoQueueReconciler::Run() {
-  bool dirty = false;
-  while (!stop_) {
-    if (!watcher_ || !watcher_->Alive()) {
-      // The watch ended (fell behind): watch again and redo everything.
-      Status st = Watch();
-      if (!st.ok()) {
-        std::fprintf(stderr, "kuotad: volcano queues: %s\n", st.message().c_str());
-        std::this_thread::sleep_for(std::chrono::seconds(1));
-        continue;
-      }
-      dirty = true;
-    }
-    store::EventPtr ev;
-    // Drain what is queued before reconciling: one pass per burst.
-    if (watcher_->Next(&ev, dirty ? std::chrono::milliseconds(0) : options_.idle_tick)) {
-      dirty |= Relevant(*ev);
-      if (ev->resource == kVolcanoJobs && !default_ensured_) {
-        Status st = EnsureDefaultQueue();
-        if (!st.ok()) std::fprintf(stderr, "kuotad: volcano queues: %s\n", st.message().c_str());
-        dirty = true;
-      }
-      continue;
-    }
-    if (!dirty || stop_) continue;
-    dirty = false;
-    Status st;
-    std::string err = control::CatchAll([&] { st = ReconcileAll(); });
-    if (!err.empty()) st = Status::Internal(err);
-    if (!st.ok()) {
-      std::fprintf(stderr, "kuotad: volcano queues: %s; retrying\n", st.message().c_str());
-      std::this_thread::sleep_for(std::chrono::seconds(1));
-      dirty = true;
-    }
+void VolcanoQueueReconciler::Handle(const store::WatchEvent& ev) {
+  if (Relevant(ev)) MarkDirty(kEverything);
+  if (ev.resource == kVolcanoJobs && !default_ensured_) {
+    Status st = EnsureDefaultQueue();
+    if (!st.ok()) std::fprintf(stderr, "kuotad: volcano queues: %s\n", st.message().c_str());
+    MarkDirty(kEverything);
   }
+}
+
+bool VolcanoQueueReconciler::Reconcile(const std::string& key) {
+  Status st = ReconcileAll();
+  if (!st.ok()) {
+    std::fprintf(stderr, "kuotad: volcano queues: %s; retrying\n", st.message().c_str());
+    WakeAt(key, clock_.Now() + Duration{1000});
+  }
+  return false;
 }
 
 Status VolcanoQueueReconciler::Apply(const std::string& resource, const Json& desired) {

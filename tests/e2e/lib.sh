@@ -5,8 +5,10 @@
 #   scratch MARK             ROOT and TMP (a fresh directory), PID, PIDS (a
 #                            script's other kuotads), TAG=MARK-PID marking this
 #                            run's processes; on exit: cleanup_more (when the
-#                            script defines it; quietly), PID, PIDS and every
-#                            process carrying TAG killed, ROOT removed
+#                            script defines it; quietly), PID, PIDS, every
+#                            process carrying TAG and the process groups of
+#                            the pods left running (kill_pod_groups) killed,
+#                            ROOT removed
 #                            (KEEP_TMP=1 keeps it)
 #   start_kuotad [FLAGS...]  kuotad on $TMP/data, sets PID; kubectl via k()
 #   stop_kuotad              SIGTERM, reaped
@@ -52,7 +54,25 @@ scratch_cleanup() {
   # (Reaped here, quietly: else bash reports each as Killed after the summary.)
   { for p in "$PID" "${PIDS[@]}"; do [[ -z $p ]] || { kill -9 "$p"; wait "$p"; }; done; } 2>/dev/null || true
   pkill -9 -f "$TAG" 2>/dev/null || true
+  kill_pod_groups
   if [[ -n "${KEEP_TMP:-}" ]]; then echo "kept $ROOT"; else rm -rf "$ROOT"; fi
+}
+
+# Pods outlive their kuotad by design (a restarted kuotad adopts them), so a
+# test's kuotads leave their keepers behind: processes with kuotad's command
+# line, which names ROOT. Each keeper's process group and its command's are
+# killed (not this script's own group, which holds its kuotads).
+kill_pod_groups() {
+  [[ -n ${ROOT:-} && $ROOT == /*/* ]] || return 0
+  local me p c g
+  me=$(ps -o pgid= -p $$ | tr -d ' ')
+  for p in $(pgrep -f -- "$ROOT/"); do
+    for c in $(pgrep -P "$p") "$p"; do
+      g=$(ps -o pgid= -p "$c" | tr -d ' ')
+      [[ -n $g && $g != "$me" ]] && kill -9 -- "-$g"
+    done
+  done 2>/dev/null
+  return 0
 }
 
 k() { kubectl --kubeconfig "$TMP/kubeconfig" "$@"; }

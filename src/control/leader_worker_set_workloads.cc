@@ -47,7 +47,10 @@ Result<LeaderWorkerSetWorkloads::Changes> LeaderWorkerSetWorkloads::Reconcile(
     by_name[name] = std::move(wl);
   }
   const std::string queue = jobs::JobKind::QueueName(lws);
-  const int64_t replicas = jobs::LeaderWorkerSetKind::Replicas(lws);
+  // A MultiKueue worker's copy: the manager copies its group Workloads here.
+  const int64_t replicas = jobs::LeaderWorkerSetKind::IsMultiKueueCopy(lws)
+                               ? 0
+                               : jobs::LeaderWorkerSetKind::Replicas(lws);
   for (int64_t i = 0; i < replicas; ++i) {
     const std::string name = jobs::LeaderWorkerSetKind::GroupWorkloadName(lws, i);
     auto it = by_name.find(name);

@@ -30,8 +30,9 @@ class LeaderWorkerSetWorkloads {
     std::vector<std::string> deleted;     // their "ns/name"
   };
   // Makes the set's group Workloads match spec.replicas (each new one with
-  // `finalizer` when not empty). A failed write is returned; what was done
-  // before it stays done.
+  // `finalizer` when not empty); none for a MultiKueue worker's copy of a
+  // set, whose pods join the copies of the manager's group Workloads. A failed write is returned;
+  // what was done before it stays done.
   Result<Changes> Reconcile(const jobs::LeaderWorkerSetKind& kind, const nlohmann::json& lws,
                             const std::string& finalizer);
   // Deletes every Workload of the set `lws` (it is gone: Kubernetes'

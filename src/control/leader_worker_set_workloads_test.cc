@@ -108,6 +108,44 @@ TEST_F(LeaderWorkerSetWorkloadsTest, LabelsTheSetsPodsForTheirGroup) {
   EXPECT_FALSE(labelled->has_value());
 }
 
+// A MultiKueue worker's copy of a set (Kueue's LWS adapter made it): no
+// Workloads of its own; its pods join the manager's group Workloads, whose
+// copies carry the manager's names.
+TEST_F(LeaderWorkerSetWorkloadsTest, AWorkersCopyMakesNoWorkloadsAndItsPodsJoinTheManagers) {
+  Json copy = lws_;
+  copy["metadata"].erase("uid");
+  copy["metadata"].erase("resourceVersion");
+  copy["metadata"]["name"] = "serve-copy";
+  copy["metadata"]["labels"]["kueue.x-k8s.io/multikueue-origin"] = "manager";
+  copy["metadata"]["annotations"]["kueue.x-k8s.io/multikueue-origin-uid"] = "manager-uid";
+  auto stored = store_->Create(kLwsSets, copy);
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  EXPECT_TRUE(jobs::LeaderWorkerSetKind::IsMultiKueueCopy(*stored));
+  EXPECT_FALSE(jobs::LeaderWorkerSetKind::IsMultiKueueCopy(lws_));
+  EXPECT_EQ(jobs::LeaderWorkerSetKind::OwnerUid(*stored), "manager-uid");
+  EXPECT_EQ(jobs::LeaderWorkerSetKind::OwnerUid(lws_), lws_["metadata"]["uid"]);
+
+  LeaderWorkerSetWorkloads w(*store_);
+  auto changes = w.Reconcile(kind_, *stored, "");
+  ASSERT_TRUE(changes.ok()) << changes.status().ToString();
+  EXPECT_TRUE(changes->created.empty());
+  EXPECT_TRUE(Groups().empty());
+
+  // The manager's set of that name and uid names its groups' Workloads so.
+  Json managers = *stored;
+  managers["metadata"]["uid"] = "manager-uid";
+  managers["metadata"]["labels"].erase("kueue.x-k8s.io/multikueue-origin");
+  const std::string group1 = jobs::LeaderWorkerSetKind::GroupWorkloadName(managers, 1);
+  EXPECT_EQ(jobs::LeaderWorkerSetKind::GroupWorkloadName(*stored, 1), group1);
+  EXPECT_NE(jobs::LeaderWorkerSetKind::GroupWorkloadName(lws_, 1), group1);
+  auto pod = store_->Create("pods", jobs::LeaderWorkerSetPod(*stored, 1, 0));
+  ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+  auto labelled = w.DefaultPod(*pod);
+  ASSERT_TRUE(labelled.ok()) << labelled.status().ToString();
+  ASSERT_TRUE(labelled->has_value());
+  EXPECT_EQ((**labelled)["metadata"]["labels"]["kueue.x-k8s.io/prebuilt-workload-name"], group1);
+}
+
 TEST(LeaderWorkerSetPodIntegration, ImplicitlyEnabledForParentSuspendedPodsOnly) {
   api::Configuration config;
   config.integrations.frameworks =

@@ -23,12 +23,33 @@ constexpr const char* kMkConfigs = "multikueueconfigs.kueue.x-k8s.io";
 constexpr const char* kMkQueues = "clusterqueues.kueue.x-k8s.io";
 constexpr const char* kMkLocalQueues = "localqueues.kueue.x-k8s.io";
 constexpr const char* kMkPods = "pods";
+constexpr const char* kMkLeaderWorkerSets = "leaderworkersets.leaderworkerset.x-k8s.io";
 constexpr const char* kMkComponent = "kueue-multikueue";
 constexpr const char* kIncremental = "kueue.x-k8s.io/multikueue-dispatcher-incremental";
 constexpr const char* kDispatched = "kueue_multikueue_workloads_dispatched_total";
 constexpr const char* kAdmitted = "kueue_multikueue_workloads_admitted_total";
 
 std::string MkKey(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+
+constexpr const char* kComponentIndexAnnotation = "kueue.x-k8s.io/component-workload-index";
+constexpr const char* kJobOwnerGvkAnnotation = "kueue.x-k8s.io/job-owner-gvk";
+constexpr const char* kJobOwnerNameAnnotation = "kueue.x-k8s.io/job-owner-name";
+constexpr const char* kLwsOwnerGvk = "leaderworkerset.x-k8s.io/v1, Kind=LeaderWorkerSet";
+
+std::string MkAnnotation(const Json& object, const char* key) {
+  const Json& a = server::FieldValue(object, {"metadata", "annotations"});
+  return a.is_object() && a.contains(key) && a[key].is_string() ? a[key].get<std::string>() : "";
+}
+
+// Kueue's multi-workload adapters (LeaderWorkerSet): one of several
+// Workloads of one job, numbered by the component index (-1: none).
+int64_t ComponentIndex(const Json& wl) {
+  if (MkAnnotation(wl, kJobOwnerGvkAnnotation) != kLwsOwnerGvk) return -1;
+  const std::string index = MkAnnotation(wl, kComponentIndexAnnotation);
+  char* end = nullptr;
+  const long long n = std::strtoll(index.c_str(), &end, 10);
+  return index.empty() || *end != '\0' || n < 0 ? -1 : n;
+}
 
 // The admission check names a stored (v1beta2) ClusterQueue lists.
 std::vector<std::string> CheckNames(const Json& cq) {
@@ -243,6 +264,11 @@ bool MultiKueueController::RunOnce() {
   if (!any && dispatched_.empty()) return !workers_.empty();
   Result<store::ListResult> workloads = store_.List(kMkWorkloads, {});
   if (!workloads.ok()) return true;
+  components_.clear();
+  for (const Json& wl : workloads->items) {
+    if (ComponentIndex(wl) < 0) continue;
+    if (std::optional<OwnerJob> owner = OwnerJobOf(wl)) components_[owner->uid].push_back(&wl);
+  }
   std::set<std::string> seen;
   for (const Json& wl : workloads->items) {
     const std::string key = MkKey(MetaString(wl, "namespace"), MetaString(wl, "name"));
@@ -259,6 +285,7 @@ bool MultiKueueController::RunOnce() {
     }
     SyncWorkload(wl, use == uses.end() ? nullptr : &use->second);
   }
+  components_.clear();
   // Gone here: gone from the workers too (deleting a job on the manager
   // deletes it on its worker).
   for (auto it = dispatched_.begin(); it != dispatched_.end();) {
@@ -283,6 +310,8 @@ bool MultiKueueController::RunOnce() {
 std::string MultiKueueController::CannotDispatch(const Json& wl) {
   if (!OwnerPodsOf(wl).empty()) return "";  // plain pods: Kueue's pod adapter
   std::optional<OwnerJob> owner = OwnerJobOf(wl);
+  // Kueue's LeaderWorkerSet adapter: it has no managedBy, every set goes.
+  if (owner && ComponentIndex(wl) >= 0) return "";
   if (!owner || !jobs::ManagedByPointer(*owner->kind)) {
     for (const Json& ref : server::FieldValue(wl, {"metadata", "ownerReferences"})) {
       if (!ref.is_object() || !ref.value("controller", false)) continue;
@@ -428,7 +457,15 @@ void MultiKueueController::SyncWorkload(const Json& wl, const CheckUse* use) {
                      std::nullopt);
     return;
   }
-  const std::vector<std::string> nominated = Nominate(*use, d);
+  std::vector<std::string> nominated;
+  if (ComponentIndex(wl) >= 0) {
+    std::optional<std::string> follow;
+    if (!ComponentMayGo(wl, &follow)) return;
+    if (follow && workers_.Active(*follow) == nullptr) return;  // it waits for that worker
+    nominated = follow ? std::vector<std::string>{*follow} : Nominate(*use, d);
+  } else {
+    nominated = Nominate(*use, d);
+  }
   const std::string cq =
       server::FieldValue(wl, {"status", "admission", "clusterQueue"}).get<std::string>();
   for (const std::string& cluster : use->clusters) {
@@ -459,6 +496,41 @@ void MultiKueueController::SyncWorkload(const Json& wl, const CheckUse* use) {
   }
 }
 
+bool MultiKueueController::ComponentMayGo(const Json& wl, std::optional<std::string>* follow) {
+  std::optional<OwnerJob> owner = OwnerJobOf(wl);
+  if (!owner) return false;
+  Result<Json> job = store_.Get(owner->kind->Resource(), MetaString(wl, "namespace"), owner->name);
+  if (!job.ok()) return false;
+  auto siblings = components_.find(owner->uid);
+  if (siblings == components_.end()) return false;
+  // Every group's Workload exists before any is dispatched.
+  const int64_t expected = server::FieldValue(*job, {"spec", "replicas"}).is_number_integer()
+                               ? server::FieldValue(*job, {"spec", "replicas"}).get<int64_t>()
+                               : 1;
+  if (static_cast<int64_t>(siblings->second.size()) < expected) return false;
+  const std::string name = MetaString(wl, "name");
+  const int64_t index = ComponentIndex(wl);
+  bool lower = false;
+  for (const Json* member : siblings->second) {
+    if (MetaString(*member, "name") == name) continue;
+    const Json& cn = server::FieldValue(*member, {"status", "clusterName"});
+    if (cn.is_string() && !cn.get<std::string>().empty()) {
+      if (*follow && **follow != cn.get<std::string>()) {
+        std::fprintf(stderr, "kuotad: multikueue: the Workloads of %s %s are on %s and %s\n",
+                     owner->kind->Kind().c_str(), owner->name.c_str(), (*follow)->c_str(),
+                     cn.get_ref<const std::string&>().c_str());
+        return false;
+      }
+      *follow = cn.get<std::string>();
+    }
+    const int64_t other = ComponentIndex(*member);
+    if (other >= 0 && other < index) lower = true;
+  }
+  // The others follow the worker one of them went to; until then the
+  // lowest-numbered one alone is dispatched.
+  return *follow || !lower;
+}
+
 std::vector<std::string> MultiKueueController::Nominate(const CheckUse& use, Dispatch& d) {
   std::vector<std::string> active;
   for (const std::string& c : use.clusters) {
@@ -484,6 +556,17 @@ void MultiKueueController::RemoveRemote(RemoteCluster& remote, const std::string
   if (Result<Json> wl = rs.Get(kMkWorkloads, ns, name); wl.ok()) {
     if (std::optional<OwnerJob> owner = OwnerJobOf(*wl)) {
       (void)rs.Delete(owner->kind->Resource(), ns, owner->name);
+    }
+    // Kueue's LeaderWorkerSet adapter: the worker's copy of the set goes
+    // with any of its group Workloads (re-made when one is dispatched again).
+    if (ComponentIndex(*wl) >= 0) {
+      const std::string set = MkAnnotation(*wl, kJobOwnerNameAnnotation);
+      if (!set.empty()) {
+        Result<Json> there = rs.Get(kMkLeaderWorkerSets, ns, set);
+        if (there.ok() && LabelString(*there, kMultiKueueOriginLabel) == options_.settings.origin) {
+          (void)rs.Delete(kMkLeaderWorkerSets, ns, set);
+        }
+      }
     }
   }
   // A job made before its Workload took it (not yet owned), and pods, are
@@ -535,10 +618,14 @@ void MultiKueueController::SyncJob(RemoteCluster& remote, const Json& wl,
   const std::map<std::string, Json>* objects = RemoteObjects(cluster, remote, resource, ns);
   if (objects == nullptr) return;
   auto found = objects->find(owner->name);
+  // Kueue's LeaderWorkerSet adapter: one copy of the set serves every group
+  // Workload (so no prebuilt Workload name), and its status is not copied
+  // back (LWS has no managedBy: the manager's own controller writes it).
+  const bool one_of_several = ComponentIndex(wl) >= 0;
   if (found == objects->end()) {
     Result<Json> created = rs.Create(
-        resource,
-        RemoteJobFor(*owner->kind, *local, MetaString(wl, "name"), options_.settings.origin));
+        resource, RemoteJobFor(*owner->kind, *local, one_of_several ? "" : MetaString(wl, "name"),
+                               options_.settings.origin));
     if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
       std::fprintf(stderr, "kuotad: multikueue: creating %s %s/%s on %s: %s\n",
                    owner->kind->Kind().c_str(), ns.c_str(), owner->name.c_str(), cluster.c_str(),
@@ -547,6 +634,7 @@ void MultiKueueController::SyncJob(RemoteCluster& remote, const Json& wl,
     return;
   }
   const Json* there = &found->second;
+  if (one_of_several) return;
   if (LabelString(*there, kMultiKueueOriginLabel) != options_.settings.origin ||
       LabelString(*there, kPrebuiltWorkloadLabel) != MetaString(wl, "name")) {
     return;  // not ours: Kueue leaves such an object alone

@@ -7,7 +7,10 @@
 // others are removed, the job is created on that worker (multikueue_objects.h),
 // the check turns Ready ("The workload was admitted on \"w1\"") with
 // status.clusterName, and the worker's job status is copied to the manager's
-// job until it finishes. A Workload that no longer holds quota, finished, or
+// job until it finishes. A LeaderWorkerSet's group Workloads go to one
+// worker (Kueue's multi-workload adapter): group 0's is dispatched once every
+// group's exists, the others follow it there, and one copy of the set is
+// made there. A Workload that no longer holds quota, finished, or
 // is gone has its copies and job removed from the workers. A worker
 // unreachable for longer than workerLostTimeout sets the check to Retry
 // ("Admitting remote lost"), which evicts the Workload so that it is
@@ -116,6 +119,12 @@ class MultiKueueController {
                   const std::optional<std::vector<std::string>>& nominated);
   void CollectGarbage(const std::map<std::string, CheckUse>& uses);
   std::vector<std::string> Nominate(const CheckUse& use, Dispatch& d);
+  // Kueue's multi-workload rule for `wl`, one of a LeaderWorkerSet's group
+  // Workloads: false while it waits (not every group's Workload exists yet,
+  // or a lower-numbered one has not gone to a worker); true with `follow`
+  // set to the worker its siblings went to, or unset when it is the one to
+  // dispatch first.
+  bool ComponentMayGo(const Json& wl, std::optional<std::string>* follow);
 
   store::ObjectStore& store_;
   const Clock& clock_;
@@ -125,6 +134,8 @@ class MultiKueueController {
   std::optional<Time> last_gc_;
   // This pass's reads of the workers (RemoteObjects); nullopt: the read failed.
   std::map<std::string, std::optional<std::map<std::string, Json>>> snapshot_;
+  // This pass's group Workloads of multi-workload jobs, by the job's uid.
+  std::map<std::string, std::vector<const Json*>> components_;
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -21,6 +21,9 @@ constexpr const char* kLwsSubGroupSizePath =
 constexpr const char* kLwsDomainPrefix = "leaderworkerset.sigs.k8s.io";
 constexpr int64_t kLwsMaxReplicas = 1000000;
 constexpr const char* kLwsPodIndexOffsetAnnotation = "kueue.x-k8s.io/pod-index-offset";
+// What the MultiKueue manager puts on its copy of a set for a worker.
+constexpr const char* kLwsMultiKueueOriginLabel = "kueue.x-k8s.io/multikueue-origin";
+constexpr const char* kLwsMultiKueueOriginUidAnnotation = "kueue.x-k8s.io/multikueue-origin-uid";
 
 const Json& LwsTemplate(const Json& job) { return ObjAt(SpecOf(job), "leaderWorkerTemplate"); }
 
@@ -427,9 +430,22 @@ void LeaderWorkerSetKind::DefaultOnCreate(Json& job) const {
   }
 }
 
+bool LeaderWorkerSetKind::IsMultiKueueCopy(const Json& job) {
+  const Json& labels = ObjAt(ObjAt(job, "metadata"), "labels");
+  return labels.is_object() && labels.contains(kLwsMultiKueueOriginLabel);
+}
+
+std::string LeaderWorkerSetKind::OwnerUid(const Json& job) {
+  if (IsMultiKueueCopy(job)) {
+    const std::string origin = MetaMapValue(job, "annotations", kLwsMultiKueueOriginUidAnnotation);
+    if (!origin.empty()) return origin;
+  }
+  return MetaStr(job, "uid");
+}
+
 std::string LeaderWorkerSetKind::GroupWorkloadName(const Json& job, int64_t index) {
   return WorkloadNameFor("LeaderWorkerSet", JobName(job) + "-" + std::to_string(index),
-                         MetaStr(job, "uid"));
+                         OwnerUid(job));
 }
 
 Result<Json> LeaderWorkerSetKind::GroupWorkload(const Json& job, int64_t index) const {

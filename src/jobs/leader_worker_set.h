@@ -75,8 +75,17 @@ class LeaderWorkerSetKind final : public JobKind {
   // labels and annotations (but its name), with topology requests whose
   // worker pod index label is leaderworkerset.sigs.k8s.io/worker-index.
   Result<Json> GroupWorkload(const Json& job, int64_t index) const;
-  // The name GroupWorkload gives group `index`.
+  // The name GroupWorkload gives group `index`; on a MultiKueue worker's
+  // copy of a set it is the manager's name, so the copies of the manager's
+  // group Workloads are the ones its pods join.
   static std::string GroupWorkloadName(const Json& job, int64_t index);
+  // Kueue's GetOwnerUID: the manager's uid (the multikueue-origin-uid
+  // annotation) on a MultiKueue worker's copy, else the set's own.
+  static std::string OwnerUid(const Json& job);
+  // Whether `job` is a MultiKueue worker's copy (it has the
+  // kueue.x-k8s.io/multikueue-origin label): Kueue's LWS controller makes
+  // no Workloads for it, the manager copies its own.
+  static bool IsMultiKueueCopy(const Json& job);
   // Kueue's LWS controller on one of the LWS's pods (its setDefault): the
   // managed label, the group's Workload as the pod's group name and
   // prebuilt workload, the group's size as the total count, and the pod

@@ -17,6 +17,10 @@
 #     its status (Succeeded) comes back;
 #   * a second Job lands on the other worker when the first is full;
 #   * deleting a Job on the manager deletes it on its worker;
+#   * a LeaderWorkerSet's two group Workloads both go to one worker (group 1
+#     follows group 0 and is never copied elsewhere), where one copy of the
+#     set runs its pods as the manager's group Workloads; deleting it on the
+#     manager deletes it there;
 #   * a worker SIGKILLed mid-run: after workerLostTimeout its workload is
 #     dispatched to the survivor and finishes there; never admitted on two
 #     workers at once (sampled all along);
@@ -37,8 +41,10 @@ scratch kuota-multikueue
 chmod 0711 "$TMP"
 U=mk$$
 SAMPLER=
+LWS_SAMPLER=
 cleanup_more() {
   [[ -z "$SAMPLER" ]] || { kill "$SAMPLER"; wait "$SAMPLER"; }
+  [[ -z "$LWS_SAMPLER" ]] || { kill "$LWS_SAMPLER"; wait "$LWS_SAMPLER"; }
   pkill -9 -u "$U"
   userdel -r "$U"
 }
@@ -81,7 +87,7 @@ cat >"$TMP/worker-config.yaml" <<EOF
 apiVersion: config.kueue.x-k8s.io/v1beta1
 kind: Configuration
 integrations:
-  frameworks: [batch/job, kubeflow.org/pytorchjob, pod, workload.codeflare.dev/appwrapper]
+  frameworks: [batch/job, kubeflow.org/pytorchjob, pod, workload.codeflare.dev/appwrapper, leaderworkerset.x-k8s.io/leaderworkerset]
 EOF
 
 # --- two workers: queues, and the manager's identity there -------------------
@@ -107,6 +113,9 @@ rules:
 - apiGroups: [workload.codeflare.dev]
   resources: [appwrappers, appwrappers/status]
   verbs: [create, delete, get, list, watch]
+- apiGroups: [leaderworkerset.x-k8s.io]
+  resources: [leaderworkersets, leaderworkersets/status]
+  verbs: [create, delete, get, list, watch]
 - apiGroups: [""]
   resources: [pods]
   verbs: [create, delete, get, list, watch]
@@ -126,7 +135,7 @@ cat >"$TMP/manager-config.yaml" <<EOF
 apiVersion: config.kueue.x-k8s.io/v1beta1
 kind: Configuration
 integrations:
-  frameworks: [batch/job, kubeflow.org/pytorchjob, pod, workload.codeflare.dev/appwrapper]
+  frameworks: [batch/job, kubeflow.org/pytorchjob, pod, workload.codeflare.dev/appwrapper, leaderworkerset.x-k8s.io/leaderworkerset]
 multiKueue:
   gcInterval: 3s
   workerLostTimeout: 5s
@@ -367,9 +376,77 @@ eventually "... and its Workload deactivated" 10 "false" \
 expect_eq "... with no copy on any worker" "gone gone" "$(gone w1 workloads own-controller) $(gone w2 workloads own-controller)"
 kc m delete job own-controller -n team-a >/dev/null
 
-# --- a worker lost mid-run ----------------------------------------------------------
 kc m delete job long-b -n team-a >/dev/null
 eventually "long-b is gone from $wb" 20 gone gone "$wb" jobs long-b
+
+# --- a LeaderWorkerSet: its group Workloads go to one worker, the set once ----------
+# (Kueue's multi-workload adapter: group 0 is dispatched first, group 1
+# follows it; the worker's LWS controller makes the pods, which join the
+# copies of the manager's group Workloads.)
+lws_container() {
+  printf '          containers:\n          - {name: %s, image: probe, command: [sh, -c, "echo size=$LWS_GROUP_SIZE worker=$LWS_WORKER_INDEX; sleep 300; : %s"], resources: {requests: {cpu: 200m}}}\n' "$1" "$TAG"
+}
+# Which group Workloads each worker ever held, sampled.
+( while :; do
+    for w in w1 w2; do
+      kc "$w" get workloads -n team-a --no-headers 2>/dev/null | awk -v w="$w" '/leaderworkerset-serve-/ {print w, $1}'
+    done
+    sleep 0.1
+  done >"$TMP/lws-seen" ) &
+LWS_SAMPLER=$!
+kc m apply -f - >/dev/null <<EOF
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: serve
+  namespace: team-a
+  labels: {kueue.x-k8s.io/queue-name: team-a-queue}
+spec:
+  replicas: 2
+  leaderWorkerTemplate:
+    size: 2
+    leaderTemplate:
+      spec:
+$(lws_container leader)
+    workerTemplate:
+      spec:
+$(lws_container worker)
+EOF
+# The workers the set's group Workloads were admitted on, one line each.
+lws_clusters() {
+  kc m get workloads -n team-a \
+    -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].kind=="LeaderWorkerSet")]}{.status.clusterName}{"\n"}{end}'
+}
+same_worker() {
+  local c
+  c=$(lws_clusters)
+  [[ $(grep -c w <<<"$c") -eq 2 && $(sort -u <<<"$c" | wc -l) -eq 1 ]] && echo yes || echo "no: $c"
+}
+eventually "both of the set's group Workloads are admitted on one worker" 40 "yes" same_worker
+wl=$(lws_clusters | head -1)
+wo=$([[ $wl == w1 ]] && echo w2 || echo w1)
+sleep 1
+kill "$LWS_SAMPLER"; wait "$LWS_SAMPLER" 2>/dev/null; LWS_SAMPLER=
+expect_eq "the sampler saw both group Workloads on $wl" "2" \
+  "$(awk -v w="$wl" '$1 == w {sub(/-[^-]*$/, "", $2); print $2}' "$TMP/lws-seen" | sort -u | wc -l)"
+expect_eq "group 1 was never copied to $wo: it followed group 0" "" \
+  "$(awk -v w="$wo" '$1 == w && $2 ~ /^leaderworkerset-serve-1-/' "$TMP/lws-seen" | head -1)"
+eventually "the set's 4 pods run on $wl" 30 "4" \
+  bash -c "kubectl --kubeconfig $TMP/$wl/kubeconfig get pods -n team-a -l leaderworkerset.sigs.k8s.io/name=serve --no-headers | grep -c Running"
+expect_eq "one copy of the set on $wl" "serve" "$(kc "$wl" get leaderworkersets -n team-a -o jsonpath='{.items[*].metadata.name}')"
+expect_eq "... none on $wo" "" "$(kc "$wo" get leaderworkersets -n team-a -o jsonpath='{.items[*].metadata.name}' 2>/dev/null)"
+expect_eq "$wl runs the manager's 2 group Workloads, none of its own" "2" \
+  "$(kc "$wl" get workloads -n team-a --no-headers | grep -c leaderworkerset-serve-)"
+eventually "group 1's worker runs with LWS's environment there" 20 "size=2 worker=1" \
+  kc "$wl" logs -n team-a serve-1-1
+expect_eq "the manager's pods stay gated" "4" \
+  "$(kc m get pods -n team-a -l leaderworkerset.sigs.k8s.io/name=serve -o jsonpath='{range .items[*]}{.spec.schedulingGates[*].name}{"\n"}{end}' | grep -c kueue.x-k8s.io/admission)"
+kc m delete leaderworkerset serve -n team-a >/dev/null
+eventually "deleting the set on the manager deletes it on $wl" 20 gone gone "$wl" leaderworkersets serve
+eventually "... its Workloads there" 20 gone gone "$wl" workloads leaderworkerset-serve-
+eventually "... and its pods there" 30 gone gone "$wl" pods serve-
+
+# --- a worker lost mid-run ----------------------------------------------------------
 job_yaml team-a survivor queue=team-a-queue "cmd=sleep 4; echo done; : $TAG" "requests=cpu: 1" | kc m apply -f - >/dev/null
 eventually "survivor is admitted on a worker" 20 "Ready" \
   kc m get workloads -n team-a -o jsonpath='{.items[?(@.metadata.ownerReferences[0].name=="survivor")].status.admissionChecks[0].state}'

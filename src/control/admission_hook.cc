@@ -213,6 +213,7 @@ Status KuotaAdmissionHook::Admit(const server::ResourceInfo& resource, Operation
     if (op == Operation::kCreate)
       KUOTA_RETURN_IF_ERROR(ValidateElasticJobAnnotation(*kind, *object));
     if (op == Operation::kCreate) kind->DefaultOnCreate(*object);
+    if (op == Operation::kUpdate) kind->DefaultOnUpdate(*object);
     // A job built from another object (a TrainJob's runtime) is checked
     // once the controller has copied it in.
     if (kind->PendingReference(*object)) return Status::Ok();

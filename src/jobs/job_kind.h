@@ -87,6 +87,9 @@ class JobKind {
   virtual void Default(Json& /*job*/) const {}
   // Kueue's webhook on create of a managed job: it starts suspended.
   virtual void DefaultOnCreate(Json& job) const = 0;
+  // Kueue's webhook on update of a managed job, for the kinds whose webhook
+  // defaults on update too (LeaderWorkerSet). Default: nothing.
+  virtual void DefaultOnUpdate(Json& /*job*/) const {}
   // The Workload (kueue.x-k8s.io/v1beta1) that represents the job.
   virtual Result<Json> BuildWorkload(const Json& job) const = 0;
   virtual bool IsSuspended(const Json& job) const = 0;

@@ -51,6 +51,9 @@ class LeaderWorkerSetKind final : public JobKind {
   // pod-group-serving annotations (and, with a leader, the workers
   // kueue.x-k8s.io/pod-index-offset "1" unless grouped).
   void DefaultOnCreate(Json& job) const override;
+  // Kueue's LWS webhook defaults on update as on create, so a replaced set
+  // keeps its templates' marks (its pods would otherwise start ungated).
+  void DefaultOnUpdate(Json& job) const override { DefaultOnCreate(job); }
   // The Workload of group 0 (every group's is alike but for its name).
   Result<Json> BuildWorkload(const Json& job) const override;
   // Never: Kueue stops an LWS by deleting its groups' pods.

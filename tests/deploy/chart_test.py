@@ -873,6 +873,9 @@ KUEUE_WEBHOOKS = (["clusterqueues", "resourceflavors", "workloads"],
 
 # Kueue's serving integrations on apps/v1 (their pods are plain pods).
 SERVING_KINDS = [("apps", "deployments"), ("apps", "statefulsets")]
+# The kinds whose mutating webhook Kueue calls on update too (their
+# kubebuilder markers: verbs=create;update).
+DEFAULTED_ON_UPDATE = {"deployments", "statefulsets", "leaderworkersets"}
 
 
 def check_admission_webhooks(objs, namespace, job_selector=None):
@@ -907,8 +910,10 @@ def check_admission_webhooks(objs, namespace, job_selector=None):
             group, version = r["apiGroups"][0], r["apiVersions"][0]
             plural = r["resources"][0]
             ops = r.get("operations")
-            # Kueue's deployment and statefulset defaulters run on updates too.
-            check(ops == (["CREATE"] if mutating and group != "apps" else ["CREATE", "UPDATE"]),
+            # Kueue's deployment, statefulset and leaderworkerset defaulters run on
+            # updates too.
+            check(ops == (["CREATE"] if mutating and plural not in DEFAULTED_ON_UPDATE
+                          else ["CREATE", "UPDATE"]),
                   f"{name}/{wn}: operations {ops} are not Kueue's")
             path = svc.get("path") or ""
             check(path.startswith(("/mutate-" if mutating else "/validate-") +

@@ -135,6 +135,17 @@ k delete job -n "$NS" boss --wait=false >/dev/null
 until_eq 40 running 4 || bad "the preempted group did not resume" "$(pods)"
 expect_eq "the preempted group resumed" 4 "$(running)"
 
+echo "== replaced without Kueue's marks: Kueue's webhook puts them back"
+k get lws -n "$NS" serve -o json | python3 -c "
+import json, sys
+o = json.load(sys.stdin)
+for t in ('leaderTemplate', 'workerTemplate'):
+    o['spec']['leaderWorkerTemplate'][t]['metadata'].pop('annotations', None)
+print(json.dumps(o))" | k replace -f - >/dev/null || bad "kubectl replace the set"
+expect_eq "the replaced set's worker template still names Kueue's LWS integration" \
+  "leaderworkerset.x-k8s.io/leaderworkerset" \
+  "$(k get lws -n "$NS" serve -o jsonpath='{.spec.leaderWorkerTemplate.workerTemplate.metadata.annotations.kueue\.x-k8s\.io/pod-suspending-parent}')"
+
 echo "== scaled down to one group: the other group's Workload and pods go"
 contains "its scale subresource selects the leaders (for an HPA)" \
   '"selector":"leaderworkerset.sigs.k8s.io/name=serve,leaderworkerset.sigs.k8s.io/worker-index=0"' \

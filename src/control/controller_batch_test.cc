@@ -194,7 +194,12 @@ class ControllerBatchTest : public testing::SqliteStoreTest {
 };
 
 TEST_F(ControllerBatchTest, ABurstsStatusesAreOneBatchAndPreemptionsFollowAdmissions) {
-  controller_ = std::make_unique<Controller>(*counting_, clock_, ControllerOptions{});
+  // A round long enough for the ten cycles however loaded the machine is
+  // (with the default 100 ms, a slow sanitized run split them in two
+  // rounds; ARoundStopsWhenItsTimeIsUp covers the limit).
+  ControllerOptions options;
+  options.schedule_round = std::chrono::milliseconds(10'000);
+  controller_ = std::make_unique<Controller>(*counting_, clock_, options);
   ASSERT_TRUE(controller_->Start().ok());
   EXPECT_EQ(WaitForReserved(10), 10);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // Events written

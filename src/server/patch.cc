@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <set>
 
 #include "server/json_limits.h"
 #include "server/media_types.h"
@@ -150,8 +151,18 @@ std::optional<PatchType> PatchTypeFromContentType(std::string_view content_type)
 }
 
 bool SupportsStrategicMergePatch(const ResourceInfo& resource) {
-  return resource.group.empty() || resource.group == "batch" ||
-         resource.group == "scheduling.k8s.io";
+  // kube-apiserver's own groups among those served (custom resources have
+  // no strategic merge patch).
+  static const std::set<std::string> kBuiltIn = {"",
+                                                 "apps",
+                                                 "batch",
+                                                 "scheduling.k8s.io",
+                                                 "rbac.authorization.k8s.io",
+                                                 "coordination.k8s.io",
+                                                 "apiextensions.k8s.io",
+                                                 "admissionregistration.k8s.io",
+                                                 "apiregistration.k8s.io"};
+  return kBuiltIn.count(resource.group) != 0;
 }
 
 ApiError UnsupportedPatchError(const ResourceInfo& resource) {

@@ -1,7 +1,11 @@
 // Strategic merge patch (table of cases from apimachinery's semantics) and
 // the PATCH verb over HTTP with every patch type.
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "server/patch.h"
+#include "server/resource_info.h"
 #include "server/strategic_merge_patch.h"
 #include "server/test_server.h"
 
@@ -140,6 +144,33 @@ TEST_F(PatchHttpTest, StrategicMergePatchOnJob) {
                    "application/strategic-merge-patch+json");
   ASSERT_EQ(st.status, 200) << st.raw;
   EXPECT_EQ(st.body["status"]["conditions"][0]["type"], "Suspended");
+}
+
+// kube-apiserver serves strategic merge patch for its own kinds (kubectl
+// rollout restart and client-side apply send it), not for custom resources.
+TEST(StrategicMergePatchKinds, BuiltInKindsOnly) {
+  for (const auto& [group, plural] : std::vector<std::pair<std::string, std::string>>{
+           {"", "pods"},
+           {"apps", "deployments"},
+           {"apps", "statefulsets"},
+           {"batch", "jobs"},
+           {"rbac.authorization.k8s.io", "roles"},
+           {"coordination.k8s.io", "leases"},
+           {"admissionregistration.k8s.io", "validatingwebhookconfigurations"}}) {
+    const ResourceInfo* r = FindResource(group, plural);
+    ASSERT_NE(r, nullptr) << group << "/" << plural;
+    EXPECT_TRUE(SupportsStrategicMergePatch(*r)) << group << "/" << plural;
+  }
+  for (const auto& [group, plural] : std::vector<std::pair<std::string, std::string>>{
+           {"kueue.x-k8s.io", "clusterqueues"},
+           {"kubeflow.org", "pytorchjobs"},
+           {"leaderworkerset.x-k8s.io", "leaderworkersets"},
+           {"scheduling.volcano.sh", "queues"},
+           {"autoscaling.x-k8s.io", "provisioningrequests"}}) {
+    const ResourceInfo* r = FindResource(group, plural);
+    ASSERT_NE(r, nullptr) << group << "/" << plural;
+    EXPECT_FALSE(SupportsStrategicMergePatch(*r)) << group << "/" << plural;
+  }
 }
 
 TEST_F(PatchHttpTest, ApplyPatchCreatesThenMerges) {

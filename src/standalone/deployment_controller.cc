@@ -46,23 +46,57 @@ bool IsGated(const Json& pod) {
   return gates.is_array() && !gates.empty();
 }
 
-// The ceiling of maxUnavailable (an int or a percent of replicas, rounded down as kube does).
-int64_t MaxUnavailable(const Json& spec, int64_t replicas) {
-  const Json strategy = spec.value("strategy", Json::object());
-  if (!strategy.is_object() || strategy.value("type", "") != "RollingUpdate") return 0;
-  const Json ru = strategy.value("rollingUpdate", Json::object());
-  const Json v = ru.is_object() ? ru.value("maxUnavailable", Json("25%")) : Json("25%");
-  if (v.is_number_integer()) return std::min<int64_t>(replicas, v.get<int64_t>());
-  if (v.is_string()) {
-    std::string s = v.get<std::string>();
-    if (!s.empty() && s.back() == '%') s.pop_back();
-    try {
-      return std::min<int64_t>(replicas, replicas * std::stoll(s) / 100);
-    } catch (...) {
-      return 0;
-    }
+// An int-or-percent of `replicas` (`fallback` when absent or malformed);
+// a percent rounded up or down as kube does for maxSurge and maxUnavailable.
+int64_t IntOrPercent(const Json& ru, const char* key, const char* fallback, int64_t replicas,
+                     bool round_up) {
+  const Json v = ru.is_object() ? ru.value(key, Json(fallback)) : Json(fallback);
+  if (v.is_number_integer()) return std::max<int64_t>(0, v.get<int64_t>());
+  if (!v.is_string()) return 0;
+  std::string s = v.get<std::string>();
+  if (!s.empty() && s.back() == '%') s.pop_back();
+  int64_t percent = 0;
+  try {
+    percent = std::stoll(s);
+  } catch (...) {
+    return 0;
   }
-  return 0;
+  return std::max<int64_t>(0, (replicas * percent + (round_up ? 99 : 0)) / 100);
+}
+
+// spec.strategy as the Deployment controller reads it: Recreate, or a
+// rolling update (the default) with maxSurge (25%, rounded up) and
+// maxUnavailable (25%, rounded down; 1 when both come to 0).
+struct Strategy {
+  bool recreate = false;
+  int64_t max_surge = 0;
+  int64_t max_unavailable = 0;
+};
+
+Strategy StrategyOf(const Json& spec, int64_t replicas) {
+  Strategy out;
+  const Json strategy = spec.value("strategy", Json::object());
+  if (strategy.is_object() && strategy.value("type", "") == "Recreate") {
+    out.recreate = true;
+    out.max_unavailable = replicas;
+    return out;
+  }
+  const Json ru = strategy.is_object() ? strategy.value("rollingUpdate", Json::object()) : Json();
+  out.max_surge = IntOrPercent(ru, "maxSurge", "25%", replicas, true);
+  out.max_unavailable =
+      std::min<int64_t>(replicas, IntOrPercent(ru, "maxUnavailable", "25%", replicas, false));
+  if (out.max_surge == 0 && out.max_unavailable == 0) out.max_unavailable = 1;
+  return out;
+}
+
+// kube's ranking of pods to delete first: gated (never started), then not
+// ready, then the newest.
+void SortForDeletion(std::vector<const Json*>& pods) {
+  std::stable_sort(pods.begin(), pods.end(), [](const Json* a, const Json* b) {
+    if (IsGated(*a) != IsGated(*b)) return IsGated(*a);
+    if (ServingPodReady(*a) != ServingPodReady(*b)) return !ServingPodReady(*a);
+    return DeployMeta(*a, "creationTimestamp") > DeployMeta(*b, "creationTimestamp");
+  });
 }
 
 }  // namespace
@@ -124,30 +158,51 @@ Result<ServingActions> ReconcileDeployment(const Json& deployment, const std::ve
   const std::string hash = PodTemplateHash(tmpl);
   ServingActions out;
 
-  // Pods of an older template or ended go; the rest are counted.
-  std::vector<const Json*> current;
+  const Strategy strategy = StrategyOf(spec, replicas);
+
+  // Ended pods go; the others are the current template's or an older one's.
+  std::vector<const Json*> current, older;
   std::set<std::string> names;
+  bool older_terminating = false;
   for (const Json& p : pods) {
     names.insert(DeployMeta(p, "name"));
-    if (!DeployMeta(p, "deletionTimestamp").empty()) continue;
-    if (!ServingPodActive(p) || DeployLabel(p, kPodTemplateHashLabel) != hash) {
+    const bool ours = DeployLabel(p, kPodTemplateHashLabel) == hash;
+    if (!DeployMeta(p, "deletionTimestamp").empty()) {
+      older_terminating = older_terminating || !ours;
+      continue;
+    }
+    if (!ServingPodActive(p)) {
       out.delete_pods.push_back(DeployMeta(p, "name"));
       continue;
     }
-    current.push_back(&p);
+    (ours ? current : older).push_back(&p);
   }
-  if (static_cast<int64_t>(current.size()) > replicas) {
-    // Scale down: gated (never started) pods first, then the newest.
-    std::stable_sort(current.begin(), current.end(), [](const Json* a, const Json* b) {
-      if (IsGated(*a) != IsGated(*b)) return IsGated(*a);
-      return DeployMeta(*a, "creationTimestamp") > DeployMeta(*b, "creationTimestamp");
-    });
-    while (static_cast<int64_t>(current.size()) > replicas) {
+  auto count = [](const std::vector<const Json*>& v) { return static_cast<int64_t>(v.size()); };
+  auto ready_in = [](const std::vector<const Json*>& v) {
+    int64_t n = 0;
+    for (const Json* p : v) n += ServingPodReady(*p);
+    return n;
+  };
+
+  // How many pods of the current template: all replicas once no older pod
+  // is left; during a rolling update at most replicas + maxSurge pods in all;
+  // Recreate starts none before every older pod is gone.
+  int64_t want = replicas;
+  if (strategy.recreate) {
+    if (!older.empty() || older_terminating) want = 0;
+  } else if (!older.empty()) {
+    const int64_t room = replicas + strategy.max_surge - count(older) - count(current);
+    want = count(current) + std::max<int64_t>(0, std::min(room, replicas - count(current)));
+  }
+  if (count(current) > want && (older.empty() || strategy.recreate)) {
+    // Scale down: gated (never started) pods first, then not ready, then the newest.
+    SortForDeletion(current);
+    while (count(current) > want) {
       out.delete_pods.push_back(DeployMeta(*current.front(), "name"));
       current.erase(current.begin());
     }
   }
-  for (int64_t i = static_cast<int64_t>(current.size()); i < replicas; ++i) {
+  for (int64_t i = count(current); i < want; ++i) {
     std::string pod_name;
     for (uint64_t salt = 0;; ++salt) {
       pod_name = name + "-" + hash + "-" +
@@ -170,15 +225,34 @@ Result<ServingActions> ReconcileDeployment(const Json& deployment, const std::ve
                                {"metadata", meta},
                                {"spec", tmpl.value("spec", Json::object())}});
   }
+  const int64_t updated = count(current) + static_cast<int64_t>(out.create_pods.size());
 
-  int64_t ready = 0;
-  for (const Json* p : current) ready += ServingPodReady(*p);
-  const int64_t existing = static_cast<int64_t>(current.size() + out.create_pods.size());
+  // Older pods go as availability allows (kube's rolling update: every pod
+  // beyond replicas - maxUnavailable available, less the current template's
+  // not yet available); all at once for Recreate.
+  int64_t older_left = count(older);
+  if (!older.empty()) {
+    int64_t may_go = count(older);
+    if (!strategy.recreate) {
+      const int64_t min_available = replicas - strategy.max_unavailable;
+      const int64_t unavailable_new = updated - ready_in(current);
+      may_go = count(older) + updated - min_available - unavailable_new;
+    }
+    SortForDeletion(older);
+    for (int64_t i = 0; i < std::min(may_go, count(older)); ++i) {
+      out.delete_pods.push_back(DeployMeta(*older[static_cast<size_t>(i)], "name"));
+      --older_left;
+    }
+    older.erase(older.begin(), older.begin() + (count(older) - older_left));
+  }
+
+  const int64_t ready = ready_in(current) + ready_in(older);
+  const int64_t existing = updated + older_left;
   const Json old = deployment.value("status", Json::object());
   Json status = old.is_object() ? old : Json::object();
   status["observedGeneration"] = deployment["metadata"].value("generation", 1);
   status["replicas"] = existing;
-  status["updatedReplicas"] = existing;
+  status["updatedReplicas"] = updated;
   status["readyReplicas"] = ready;
   status["availableReplicas"] = ready;
   status["unavailableReplicas"] = std::max<int64_t>(0, replicas - ready);
@@ -186,14 +260,14 @@ Result<ServingActions> ReconcileDeployment(const Json& deployment, const std::ve
   if (ready == 0) status.erase("availableReplicas");
   if (replicas - ready <= 0) status.erase("unavailableReplicas");
   Json conditions = status.value("conditions", Json::array());
-  const bool available = ready >= replicas - MaxUnavailable(spec, replicas);
+  const bool available = ready >= replicas - strategy.max_unavailable;
   conditions =
       SetServingCondition(conditions, "Available", available ? "True" : "False",
                           available ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
                           available ? "Deployment has minimum availability."
                                     : "Deployment does not have minimum availability.",
                           now);
-  const bool done = ready >= replicas;
+  const bool done = older_left == 0 && updated == replicas && ready_in(current) >= replicas;
   conditions = SetServingCondition(
       conditions, "Progressing", "True", done ? "NewReplicaSetAvailable" : "ReplicaSetUpdated",
       done ? "ReplicaSet \"" + name + "-" + hash + "\" has successfully progressed."

@@ -2,6 +2,10 @@
 // delete and the status they write.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+#include <vector>
+
 #include "standalone/deployment_controller.h"
 #include "standalone/stateful_set_controller.h"
 
@@ -85,6 +89,111 @@ TEST(DeploymentControllerTest, KeepsReplicasAndWritesStatus) {
   ASSERT_TRUE(e.ok());
   EXPECT_EQ(e->delete_pods, std::vector<std::string>{failed["metadata"]["name"]});
   EXPECT_EQ(e->create_pods.size(), 1u);
+}
+
+// Pods of `d`'s current template, running and ready.
+std::vector<Json> ReadyPods(const Json& d, int n) {
+  Result<ServingActions> a = ReconcileDeployment(d, {}, kNow);
+  std::vector<Json> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back(Running(a->create_pods.at(static_cast<size_t>(i)), true));
+  return out;
+}
+
+Json WithImage(Json d, const std::string& image) {
+  d["spec"]["template"]["spec"]["containers"][0]["image"] = image;
+  return d;
+}
+
+std::set<std::string> NamesOf(const std::vector<Json>& pods) {
+  std::set<std::string> out;
+  for (const Json& p : pods) out.insert(p["metadata"]["name"]);
+  return out;
+}
+
+// A changed template rolls out as kube's Deployment controller does it: at
+// most replicas + maxSurge pods, never fewer than replicas - maxUnavailable
+// available; a pod of the new template that waits gated (for quota) holds
+// the older ones back.
+TEST(DeploymentControllerTest, RollingUpdateKeepsAvailability) {
+  Json d = App("Deployment", 4);
+  d["spec"]["strategy"] = {{"type", "RollingUpdate"},
+                           {"rollingUpdate", {{"maxSurge", 1}, {"maxUnavailable", 1}}}};
+  std::vector<Json> older = ReadyPods(d, 4);
+  const Json next = WithImage(d, "v2");
+
+  Result<ServingActions> a = ReconcileDeployment(next, older, kNow);
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->create_pods.size(), 1u);  // 4 + maxSurge 1
+  ASSERT_EQ(a->delete_pods.size(), 1u);  // 4 - maxUnavailable 1 stay available
+  EXPECT_EQ(NamesOf(older).count(a->delete_pods[0]), 1u);
+  ASSERT_TRUE(a->status);
+  EXPECT_EQ((*a->status)["replicas"], 4);  // 3 older + 1 updated
+  EXPECT_EQ((*a->status)["updatedReplicas"], 1);
+  EXPECT_EQ((*a->status)["conditions"][1]["reason"], "ReplicaSetUpdated");
+
+  // The new pod waits gated: one more new pod (5 in all), but no older pod
+  // goes (3 available is the floor).
+  Json waiting = a->create_pods[0];
+  waiting["metadata"]["uid"] = "w";
+  waiting["spec"]["schedulingGates"] = {{{"name", "kueue.x-k8s.io/admission"}}};
+  std::vector<Json> three(older.begin() + 1, older.end());
+  std::vector<Json> now = three;
+  now.push_back(waiting);
+  Result<ServingActions> b = ReconcileDeployment(next, now, kNow);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->create_pods.size(), 1u);
+  EXPECT_TRUE(b->delete_pods.empty());
+
+  // Once it runs ready, one more new pod and one more older pod gone.
+  now.back() = Running(a->create_pods[0], true);
+  Result<ServingActions> c = ReconcileDeployment(next, now, kNow);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->create_pods.size(), 1u);
+  ASSERT_EQ(c->delete_pods.size(), 1u);
+  EXPECT_EQ(NamesOf(three).count(c->delete_pods[0]), 1u);
+
+  // All new and ready, no older left: done.
+  std::vector<Json> fresh = ReadyPods(next, 4);
+  Json done = next;
+  Result<ServingActions> e = ReconcileDeployment(done, fresh, kNow);
+  ASSERT_TRUE(e.ok());
+  EXPECT_TRUE(e->create_pods.empty());
+  EXPECT_TRUE(e->delete_pods.empty());
+  EXPECT_EQ((*e->status)["updatedReplicas"], 4);
+  EXPECT_EQ((*e->status)["conditions"][1]["reason"], "NewReplicaSetAvailable");
+}
+
+// Kube's defaults (25% surge rounded up, 25% unavailable rounded down) on 2
+// replicas: one surge pod and none unavailable, so with no quota to spare
+// the rollout waits for the surge pod's admission.
+TEST(DeploymentControllerTest, DefaultStrategyOnTwoReplicasSurgesOne) {
+  const Json d = App("Deployment", 2);
+  const std::vector<Json> older = ReadyPods(d, 2);
+  const Json next = WithImage(d, "v2");
+  Result<ServingActions> a = ReconcileDeployment(next, older, kNow);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->create_pods.size(), 1u);
+  EXPECT_TRUE(a->delete_pods.empty());
+}
+
+// Recreate: every older pod goes first; the new ones come once none is left.
+TEST(DeploymentControllerTest, RecreateStopsTheOldBeforeStartingTheNew) {
+  Json d = App("Deployment", 2);
+  d["spec"]["strategy"] = {{"type", "Recreate"}};
+  std::vector<Json> older = ReadyPods(d, 2);
+  const Json next = WithImage(d, "v2");
+  Result<ServingActions> a = ReconcileDeployment(next, older, kNow);
+  ASSERT_TRUE(a.ok());
+  EXPECT_TRUE(a->create_pods.empty());
+  EXPECT_EQ(a->delete_pods.size(), 2u);
+  for (Json& p : older) p["metadata"]["deletionTimestamp"] = kNow;
+  Result<ServingActions> b = ReconcileDeployment(next, older, kNow);
+  ASSERT_TRUE(b.ok());
+  EXPECT_TRUE(b->create_pods.empty()) << "not while an older pod is still stopping";
+  Result<ServingActions> c = ReconcileDeployment(next, {}, kNow);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->create_pods.size(), 2u);
 }
 
 TEST(StatefulSetControllerTest, OrdinalsInOrderWithKueueLabels) {

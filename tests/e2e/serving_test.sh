@@ -5,7 +5,10 @@
 # StatefulSet's pods (one pod group) are created gated and wait while a
 # filler Job holds the quota, run on the right flavor with their environment
 # once it is gone, `kubectl rollout status` and `kubectl get` read their
-# status; `kubectl scale` up waits for quota (a Deployment's new pod) or is
+# status; `kubectl rollout restart` rolls the Deployment as kube does (the
+# default surge pod waits for quota and holds the old pods; with
+# maxUnavailable 1 it completes, never below one running pod); `kubectl
+# scale` up waits for quota (a Deployment's new pod) or is
 # refused as Kueue refuses it (a queued StatefulSet changes size only to and
 # from zero), scale down frees quota at once; a high-priority Job preempts
 # them (pods deleted, made again gated) and they resume; deleting them
@@ -17,6 +20,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/lib.sh"
 need kubectl
 scratch kuota-serving   # TAG marks this run's processes (in their arguments)
+ROLLOUT_SAMPLER=
+cleanup_more() { [[ -z "$ROLLOUT_SAMPLER" ]] || { kill "$ROLLOUT_SAMPLER"; wait "$ROLLOUT_SAMPLER"; }; }
 
 cat >"$TMP/config.yaml" <<YAML
 apiVersion: config.kueue.x-k8s.io/v1beta1
@@ -124,6 +129,33 @@ eventually "a StatefulSet pod prints its environment" 10 "ROLE=db-server POD=db-
 expect_eq "db-1 has its ordinal label and hostname" "1 db-1 db" \
   "$(k get pod -n web db-1 -o jsonpath='{.metadata.labels.apps\.kubernetes\.io/pod-index} {.spec.hostname} {.spec.subdomain}')"
 eventually "the quota used is 400m" 10 "[400m]" usage
+
+# --- A rolling update (kubectl rollout restart) -------------------------------
+# kube's defaults on 2 replicas: one surge pod, none unavailable. The quota is
+# full, so the surge pod waits gated and no old pod goes: the rollout waits.
+hashes() { k get pods -n web -l app=web -o jsonpath='{range .items[*]}{.metadata.labels.pod-template-hash}{"\n"}{end}' | sort -u | wc -l; }
+k rollout restart deploy/web -n web >/dev/null
+eventually "the surge pod waits gated for quota" 10 1 gated web
+expect_eq "both old pods keep running" 2 "$(count web)"
+contains "kubectl rollout status: waiting for the new replicas" "1 out of 2 new replicas have been updated" \
+  "$(k rollout status deploy/web -n web --timeout=1s 2>&1)"
+# maxUnavailable 1: an old pod may go, which frees the quota the new ones need.
+( while :; do count web; sleep 0.2; done >"$TMP/web-running" ) &
+ROLLOUT_SAMPLER=$!
+k patch deploy web -n web \
+  -p '{"spec":{"strategy":{"rollingUpdate":{"maxSurge":1,"maxUnavailable":1}}}}' >/dev/null
+if k rollout status deploy/web -n web --timeout=40s >/dev/null 2>&1; then
+  ok "with maxUnavailable 1 the rollout completes (kubectl rollout status)"
+else
+  bad "rollout status after maxUnavailable 1" "$(k get pods -n web -l app=web 2>&1)"
+fi
+kill "$ROLLOUT_SAMPLER"; wait "$ROLLOUT_SAMPLER" 2>/dev/null; ROLLOUT_SAMPLER=
+eventually "every Deployment pod is of the new template" 10 1 hashes
+eventually "two of them run" 10 2 count web
+least=$(sort -n "$TMP/web-running" | head -1)
+expect_eq "never fewer than replicas - maxUnavailable (1) running meanwhile" "yes" \
+  "$([[ -n $least && $least -ge 1 ]] && echo yes || echo "no: at least $least")"
+eventually "the quota used is 400m again" 10 "[400m]" usage
 
 # --- kubectl scale ----------------------------------------------------------
 k scale deploy/web -n web --replicas=3 >/dev/null

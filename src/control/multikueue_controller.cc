@@ -8,6 +8,7 @@
 #include "control/meta_string.h"
 #include "control/multikueue_objects.h"
 #include "control/object_errors.h"
+#include "jobs/job_fields.h"
 #include "jobs/managed_by.h"
 #include "jobs/registry.h"
 #include "server/json_fields.h"
@@ -36,16 +37,11 @@ constexpr const char* kJobOwnerGvkAnnotation = "kueue.x-k8s.io/job-owner-gvk";
 constexpr const char* kJobOwnerNameAnnotation = "kueue.x-k8s.io/job-owner-name";
 constexpr const char* kLwsOwnerGvk = "leaderworkerset.x-k8s.io/v1, Kind=LeaderWorkerSet";
 
-std::string MkAnnotation(const Json& object, const char* key) {
-  const Json& a = server::FieldValue(object, {"metadata", "annotations"});
-  return a.is_object() && a.contains(key) && a[key].is_string() ? a[key].get<std::string>() : "";
-}
-
 // Kueue's multi-workload adapters (LeaderWorkerSet): one of several
 // Workloads of one job, numbered by the component index (-1: none).
 int64_t ComponentIndex(const Json& wl) {
-  if (MkAnnotation(wl, kJobOwnerGvkAnnotation) != kLwsOwnerGvk) return -1;
-  const std::string index = MkAnnotation(wl, kComponentIndexAnnotation);
+  if (jobs::MetaMapValue(wl, "annotations", kJobOwnerGvkAnnotation) != kLwsOwnerGvk) return -1;
+  const std::string index = jobs::MetaMapValue(wl, "annotations", kComponentIndexAnnotation);
   char* end = nullptr;
   const long long n = std::strtoll(index.c_str(), &end, 10);
   return index.empty() || *end != '\0' || n < 0 ? -1 : n;
@@ -560,7 +556,7 @@ void MultiKueueController::RemoveRemote(RemoteCluster& remote, const std::string
     // Kueue's LeaderWorkerSet adapter: the worker's copy of the set goes
     // with any of its group Workloads (re-made when one is dispatched again).
     if (ComponentIndex(*wl) >= 0) {
-      const std::string set = MkAnnotation(*wl, kJobOwnerNameAnnotation);
+      const std::string set = jobs::MetaMapValue(*wl, "annotations", kJobOwnerNameAnnotation);
       if (!set.empty()) {
         Result<Json> there = rs.Get(kMkLeaderWorkerSets, ns, set);
         if (there.ok() && LabelString(*there, kMultiKueueOriginLabel) == options_.settings.origin) {

@@ -12,6 +12,9 @@
 # One whose component kuotad cannot create fails (CreateFailed) and frees its
 # quota; one whose Job fails is reset (components made again) up to its
 # retryLimit, then fails, at once when its exit code is declared terminal.
+# One wrapping a Deployment (its pod set inferred from replicas) runs its
+# replicas on the admitted flavor with no Workload of their own, and deleting
+# it takes the Deployment and its pods.
 # Usage: appwrapper_test.sh PATH/TO/kuotad
 set -uo pipefail
 KUOTAD=${1:?usage: $0 PATH/TO/kuotad}
@@ -232,6 +235,50 @@ expect_eq "its pod is deleted once the 2s success TTL passed" "" "$(brief_pod)"
 until_eq 5 False brief '.status.conditions[?(@.type=="ResourcesDeployed")].status'
 contains "ResourcesDeployed says so" "Time to live after success of 2s expired" \
   "$(brief '.status.conditions[?(@.type=="ResourcesDeployed")].message')"
+
+echo "== A Deployment component (serving behind an AppWrapper): admitted whole, it runs its replicas"
+cat <<YAML | k create -f - >/dev/null 2>"$TMP/err" || bad "create failed" "$(cat "$TMP/err")"
+apiVersion: workload.codeflare.dev/v1beta2
+kind: AppWrapper
+metadata:
+  name: serve
+  namespace: $NS
+  labels: {kueue.x-k8s.io/queue-name: lq}
+spec:
+  components:
+  - template:
+      apiVersion: apps/v1
+      kind: Deployment
+      metadata: {name: serve-web}
+      spec:
+        replicas: 2
+        selector: {matchLabels: {app: serve-web}}
+        template:
+          metadata: {labels: {app: serve-web}}
+          spec:
+            terminationGracePeriodSeconds: 1
+            containers: [{name: main, image: busybox, command: [sh, -c, "sleep 300; true $TAG"],
+                          resources: {requests: {cpu: 40m}}}]
+YAML
+serve() { k get appwrapper -n "$NS" serve -o jsonpath="{$1}" 2>/dev/null; }
+serve_wl() {
+  k get workloads -n "$NS" -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].name=="serve")]}{.spec.podSets[*].name}:{.spec.podSets[*].count}{"\n"}{end}'
+}
+serve_running() { k get pods -n "$NS" -l app=serve-web --no-headers 2>/dev/null | grep -c Running; }
+until_eq 20 "serve-0:2" serve_wl
+expect_eq "its Workload has the Deployment's pod set, inferred (replicas 2)" "serve-0:2" "$(serve_wl)"
+until_eq 30 Running serve '.status.phase'
+expect_eq "the AppWrapper runs" "Running" "$(serve '.status.phase')"
+until_eq 20 2 serve_running
+expect_eq "the Deployment's 2 pods run" 2 "$(serve_running)"
+expect_eq "they run on the big flavor" "big big" \
+  "$(k get pods -n "$NS" -l app=serve-web -o jsonpath='{.items[*].spec.nodeSelector.kuota\.dev/pool}')"
+expect_eq "no Workload of their own (the AppWrapper's covers them)" "1" \
+  "$(k get workloads -n "$NS" --no-headers | grep -c -- '-serve-\|serve-web')"
+k delete appwrapper -n "$NS" serve --wait=false >/dev/null
+until_eq 20 0 serve_running
+expect_eq "deleting the AppWrapper stops the Deployment's pods" 0 "$(serve_running)"
+expect_eq "... and deletes the Deployment" "" "$(k get deploy -n "$NS" serve-web -o name 2>/dev/null)"
 
 echo "== A component kuotad cannot create: the AppWrapper fails and frees its quota"
 cat <<YAML | k create -f - >/dev/null 2>"$TMP/err" || bad "create failed" "$(cat "$TMP/err")"

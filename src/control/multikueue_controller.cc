@@ -10,6 +10,7 @@
 #include "control/object_errors.h"
 #include "jobs/job_fields.h"
 #include "jobs/managed_by.h"
+#include "jobs/pod_kind.h"
 #include "jobs/registry.h"
 #include "server/json_fields.h"
 
@@ -601,6 +602,17 @@ bool MultiKueueController::RemoveRemotes(const std::string& ns, const std::strin
 void MultiKueueController::SyncJob(RemoteCluster& remote, const Json& wl,
                                    const std::string& cluster) {
   if (std::vector<std::string> pods = OwnerPodsOf(wl); !pods.empty()) {
+    // A pod group's pods made after its Workload (a StatefulSet's next
+    // ordinal) are found by the group's label.
+    store::ListOptions o;
+    o.ns = MetaString(wl, "namespace");
+    o.label_selector = std::string(jobs::kPodGroupNameLabel) + "=" + MetaString(wl, "name");
+    if (Result<store::ListResult> members = store_.List(kMkPods, o); members.ok()) {
+      for (const Json& p : members->items) {
+        const std::string name = MetaString(p, "name");
+        if (std::find(pods.begin(), pods.end(), name) == pods.end()) pods.push_back(name);
+      }
+    }
     SyncPods(remote, wl, cluster, pods);
     return;
   }

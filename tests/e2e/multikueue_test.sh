@@ -21,6 +21,8 @@
 #     follows group 0 and is never copied elsewhere), where one copy of the
 #     set runs its pods as the manager's group Workloads; deleting it on the
 #     manager deletes it there;
+#   * a StatefulSet's two pods run on one worker (the second, made after
+#     its Workload, follows), its status comes back to the manager's set;
 #   * a worker SIGKILLed mid-run: after workerLostTimeout its workload is
 #     dispatched to the survivor and finishes there; never admitted on two
 #     workers at once (sampled all along);
@@ -87,7 +89,7 @@ cat >"$TMP/worker-config.yaml" <<EOF
 apiVersion: config.kueue.x-k8s.io/v1beta1
 kind: Configuration
 integrations:
-  frameworks: [batch/job, kubeflow.org/pytorchjob, pod, workload.codeflare.dev/appwrapper, leaderworkerset.x-k8s.io/leaderworkerset]
+  frameworks: [batch/job, kubeflow.org/pytorchjob, pod, workload.codeflare.dev/appwrapper, leaderworkerset.x-k8s.io/leaderworkerset, statefulset]
 EOF
 
 # --- two workers: queues, and the manager's identity there -------------------
@@ -135,7 +137,7 @@ cat >"$TMP/manager-config.yaml" <<EOF
 apiVersion: config.kueue.x-k8s.io/v1beta1
 kind: Configuration
 integrations:
-  frameworks: [batch/job, kubeflow.org/pytorchjob, pod, workload.codeflare.dev/appwrapper, leaderworkerset.x-k8s.io/leaderworkerset]
+  frameworks: [batch/job, kubeflow.org/pytorchjob, pod, workload.codeflare.dev/appwrapper, leaderworkerset.x-k8s.io/leaderworkerset, statefulset]
 multiKueue:
   gcInterval: 3s
   workerLostTimeout: 5s
@@ -445,6 +447,45 @@ kc m delete leaderworkerset serve -n team-a >/dev/null
 eventually "deleting the set on the manager deletes it on $wl" 20 gone gone "$wl" leaderworkersets serve
 eventually "... its Workloads there" 20 gone gone "$wl" workloads leaderworkerset-serve-
 eventually "... and its pods there" 30 gone gone "$wl" pods serve-
+
+# --- a StatefulSet: its pod group's pods run on one worker --------------------------
+# (Kuota dispatches the set's serving pod group as plain pods, as for any pod
+# group: the manager's pods stay gated, copies run on the worker, their
+# status comes back, so the manager's StatefulSet controller makes the next
+# ordinal. Kueue's StatefulSet adapter creates the set on the worker instead.)
+kc m apply -f - >/dev/null <<EOF
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+  namespace: team-a
+  labels: {kueue.x-k8s.io/queue-name: team-a-queue}
+spec:
+  replicas: 2
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - {name: main, image: busybox, command: [sh, -c, "echo pod=\$POD; sleep 300; : $TAG"], env: [{name: POD, valueFrom: {fieldRef: {fieldPath: metadata.name}}}], resources: {requests: {cpu: 200m}}}
+EOF
+sts_cluster() {
+  kc m get workloads -n team-a -o jsonpath='{range .items[*]}{.metadata.name}={.status.clusterName}{"\n"}{end}' |
+    grep '^statefulset-db-' | cut -d= -f2
+}
+eventually "the StatefulSet's Workload is admitted on a worker" 30 "w" sts_cluster
+ws=$(sts_cluster)
+eventually "both of its pods run on $ws" 40 "2" \
+  bash -c "kubectl --kubeconfig $TMP/$ws/kubeconfig get pods -n team-a --no-headers db-0 db-1 2>/dev/null | grep -c Running"
+eventually "db-1 says so there" 20 "pod=db-1" kc "$ws" logs -n team-a db-1
+eventually "the manager's StatefulSet counts them ready (their status came back)" 20 "2" \
+  kc m get sts db -n team-a -o jsonpath='{.status.readyReplicas}'
+expect_eq "the manager's pods stay gated" "2" \
+  "$(kc m get pods -n team-a db-0 db-1 -o jsonpath='{range .items[*]}{.spec.schedulingGates[*].name}{"\n"}{end}' | grep -c kueue.x-k8s.io/admission)"
+kc m delete sts db -n team-a >/dev/null
+eventually "deleting the set on the manager deletes its pods on $ws" 30 gone gone "$ws" pods db-
 
 # --- a worker lost mid-run ----------------------------------------------------------
 job_yaml team-a survivor queue=team-a-queue "cmd=sleep 4; echo done; : $TAG" "requests=cpu: 1" | kc m apply -f - >/dev/null

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <future>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "api/codec/decode.h"
@@ -723,6 +724,9 @@ void Controller::ReconcilePodWorkload(const std::string& key) {
     }
     return;
   }
+  EnsureOwnedByMembers(key, group, *wl);
+  wl = engine_.FindWorkload(key);
+  if (wl == nullptr) return;
   if (wl->state == engine::WorkloadState::kAdmitted) {
     StartJob(key);
     const bool ready = group.PodsReady();
@@ -736,6 +740,37 @@ void Controller::ReconcilePodWorkload(const std::string& key) {
   } else {
     StopJob(key);
   }
+}
+
+void Controller::EnsureOwnedByMembers(const std::string& key, const jobs::PodGroup& group,
+                                      const engine::WorkloadInfo& wl) {
+  std::set<std::string> owners;
+  for (const api::OwnerReference& ref : wl.object.metadata.owner_references) {
+    if (ref.kind != "Pod") return;  // prebuilt (a LeaderWorkerSet's group)
+    owners.insert(ref.uid);
+  }
+  if (owners.empty()) return;
+  std::vector<const Json*> missing;
+  for (const Json* pod : group.ActivePods()) {
+    if (owners.count(MetaString(*pod, "uid")) == 0) missing.push_back(pod);
+  }
+  if (missing.empty()) return;
+  const size_t slash = key.find('/');
+  Result<Json> stored = store_.Get(kWorkloads, key.substr(0, slash), key.substr(slash + 1));
+  if (!stored.ok()) return;
+  Json& refs = (*stored)["metadata"]["ownerReferences"];
+  if (!refs.is_array()) return;
+  for (const Json* pod : missing) {
+    refs.push_back({{"apiVersion", "v1"},
+                    {"kind", "Pod"},
+                    {"name", MetaString(*pod, "name")},
+                    {"uid", MetaString(*pod, "uid")},
+                    {"blockOwnerDeletion", true}});
+  }
+  Result<Json> updated = store_.Update(kWorkloads, std::move(*stored));
+  if (!updated.ok()) return;  // a conflict: the next pod event tries again
+  NoteOwnWrite(kWorkloads, *updated);
+  ApplyObject(kWorkloads, *updated);
 }
 
 namespace {

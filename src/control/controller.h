@@ -156,6 +156,12 @@ class Controller : public server::PendingWorkloadsSource {
   void ApplyNonTasPod(const Json& pod, bool deleted);
   // Creates, finishes, starts or stops the Workload of managed pods `key`.
   void ReconcilePodWorkload(const std::string& key);
+  // Kueue's pod reconciler: every active member of a pod group owns the
+  // Workload the pods made (not a prebuilt one), so that a garbage collector
+  // keeps it while any member is left and a pod made later (a StatefulSet's
+  // next ordinal, a recreated pod) is found by its owners.
+  void EnsureOwnedByMembers(const std::string& key, const jobs::PodGroup& group,
+                            const engine::WorkloadInfo& wl);
   // What admission decided for each pod set of `wl`: flavors' node labels
   // and tolerations.
   std::vector<jobs::PodSetPlacement> PlacementOf(const engine::WorkloadInfo& wl);

@@ -129,6 +129,10 @@ eventually "a StatefulSet pod prints its environment" 10 "ROLE=db-server POD=db-
 expect_eq "db-1 has its ordinal label and hostname" "1 db-1 db" \
   "$(k get pod -n web db-1 -o jsonpath='{.metadata.labels.apps\.kubernetes\.io/pod-index} {.spec.hostname} {.spec.subdomain}')"
 eventually "the quota used is 400m" 10 "[400m]" usage
+# Kueue's pod reconciler: each member owns the group's Workload, db-1 (made
+# after the Workload) too.
+sts_owners() { k get -n web "$(k get workloads -n web -o name | grep statefulset-db-)" -o jsonpath='{.metadata.ownerReferences[*].name}' | tr ' ' '\n' | sort | tr '\n' ' '; }
+eventually "both StatefulSet pods own its Workload" 10 "db-0 db-1 " sts_owners
 
 # --- A rolling update (kubectl rollout restart) -------------------------------
 # kube's defaults on 2 replicas: one surge pod, none unavailable. The quota is

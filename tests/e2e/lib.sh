@@ -53,8 +53,10 @@ scratch_cleanup() {
   if declare -F cleanup_more >/dev/null; then { cleanup_more; } 2>/dev/null || true; fi
   # (Reaped here, quietly: else bash reports each as Killed after the summary.)
   { for p in "$PID" "${PIDS[@]}"; do [[ -z $p ]] || { kill -9 "$p"; wait "$p"; }; done; } 2>/dev/null || true
-  pkill -9 -f "$TAG" 2>/dev/null || true
+  # The pods' groups first: killing a pod's command alone (pkill) ends its
+  # keeper and orphans the rest of the group.
   kill_pod_groups
+  pkill -9 -f "$TAG" 2>/dev/null || true
   if [[ -n "${KEEP_TMP:-}" ]]; then echo "kept $ROOT"; else rm -rf "$ROOT"; fi
 }
 

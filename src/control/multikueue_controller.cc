@@ -9,8 +9,8 @@
 #include "control/multikueue_objects.h"
 #include "control/object_errors.h"
 #include "jobs/job_fields.h"
+#include "jobs/leader_worker_set.h"
 #include "jobs/managed_by.h"
-#include "jobs/pod_kind.h"
 #include "jobs/registry.h"
 #include "server/json_fields.h"
 
@@ -501,10 +501,9 @@ bool MultiKueueController::ComponentMayGo(const Json& wl, std::optional<std::str
   auto siblings = components_.find(owner->uid);
   if (siblings == components_.end()) return false;
   // Every group's Workload exists before any is dispatched.
-  const int64_t expected = server::FieldValue(*job, {"spec", "replicas"}).is_number_integer()
-                               ? server::FieldValue(*job, {"spec", "replicas"}).get<int64_t>()
-                               : 1;
-  if (static_cast<int64_t>(siblings->second.size()) < expected) return false;
+  if (static_cast<int64_t>(siblings->second.size()) < jobs::LeaderWorkerSetKind::Replicas(*job)) {
+    return false;
+  }
   const std::string name = MetaString(wl, "name");
   const int64_t index = ComponentIndex(wl);
   bool lower = false;
@@ -602,17 +601,8 @@ bool MultiKueueController::RemoveRemotes(const std::string& ns, const std::strin
 void MultiKueueController::SyncJob(RemoteCluster& remote, const Json& wl,
                                    const std::string& cluster) {
   if (std::vector<std::string> pods = OwnerPodsOf(wl); !pods.empty()) {
-    // A pod group's pods made after its Workload (a StatefulSet's next
-    // ordinal) are found by the group's label.
-    store::ListOptions o;
-    o.ns = MetaString(wl, "namespace");
-    o.label_selector = std::string(jobs::kPodGroupNameLabel) + "=" + MetaString(wl, "name");
-    if (Result<store::ListResult> members = store_.List(kMkPods, o); members.ok()) {
-      for (const Json& p : members->items) {
-        const std::string name = MetaString(p, "name");
-        if (std::find(pods.begin(), pods.end(), name) == pods.end()) pods.push_back(name);
-      }
-    }
+    // (Every member of a pod group owns its Workload, a StatefulSet's later
+    // ordinals too: Controller::EnsureOwnedByMembers.)
     SyncPods(remote, wl, cluster, pods);
     return;
   }

@@ -230,7 +230,6 @@ Result<ServingActions> ReconcileDeployment(const Json& deployment, const std::ve
   // Older pods go as availability allows (kube's rolling update: every pod
   // beyond replicas - maxUnavailable available, less the current template's
   // not yet available); all at once for Recreate.
-  int64_t older_left = count(older);
   if (!older.empty()) {
     int64_t may_go = count(older);
     if (!strategy.recreate) {
@@ -239,12 +238,12 @@ Result<ServingActions> ReconcileDeployment(const Json& deployment, const std::ve
       may_go = count(older) + updated - min_available - unavailable_new;
     }
     SortForDeletion(older);
-    for (int64_t i = 0; i < std::min(may_go, count(older)); ++i) {
-      out.delete_pods.push_back(DeployMeta(*older[static_cast<size_t>(i)], "name"));
-      --older_left;
-    }
-    older.erase(older.begin(), older.begin() + (count(older) - older_left));
+    const auto going = older.begin() + std::clamp<int64_t>(may_go, 0, count(older));
+    for (auto it = older.begin(); it != going; ++it)
+      out.delete_pods.push_back(DeployMeta(**it, "name"));
+    older.erase(older.begin(), going);
   }
+  const int64_t older_left = count(older);
 
   const int64_t ready = ready_in(current) + ready_in(older);
   const int64_t existing = updated + older_left;
